@@ -1,0 +1,84 @@
+import type Database from 'better-sqlite3';
+
+/**
+ * Forward-only migrations. PRAGMA user_version holds how many have run. A shard whose version is higher than
+ * MIGRATIONS.length was written by a newer arborist and is refused rather than guessed at.
+ */
+const MIGRATIONS: string[] = [
+  `
+  CREATE TABLE sessions (
+    sid          TEXT PRIMARY KEY,
+    label        TEXT,
+    created_at   TEXT NOT NULL,
+    next_seq     INTEGER NOT NULL DEFAULT 1,   -- seqs are minted here and never reused
+    n_nodes      INTEGER NOT NULL DEFAULT 0,
+    session_root BLOB NOT NULL
+  );
+  CREATE INDEX sessions_label ON sessions(label) WHERE label IS NOT NULL;
+
+  CREATE TABLE nodes (
+    id               INTEGER PRIMARY KEY AUTOINCREMENT,  -- internal; also the FTS rowid. Never reused.
+    bates            TEXT NOT NULL UNIQUE,
+    sid              TEXT NOT NULL REFERENCES sessions(sid),
+    seq              INTEGER NOT NULL,
+    parent_id        INTEGER REFERENCES nodes(id),       -- may be a node of another session
+    is_top           INTEGER NOT NULL,                   -- 1 when the parent is null or in another session
+    depth            INTEGER NOT NULL,                   -- distance to the tree's root, across sessions
+    n_children       INTEGER NOT NULL DEFAULT 0,
+    question         TEXT NOT NULL,
+    answer_text      TEXT NOT NULL,
+    cited_titles_json TEXT NOT NULL DEFAULT '[]',
+    n_cited_sources  INTEGER NOT NULL DEFAULT 0,
+    audit            TEXT NOT NULL,
+    cache_key        TEXT,
+    source           TEXT,
+    source_id        TEXT,
+    created_at       TEXT NOT NULL,
+    node_hash        BLOB NOT NULL,
+    subtree_hash     BLOB NOT NULL,
+    UNIQUE (sid, seq)
+  );
+  CREATE INDEX nodes_children ON nodes(parent_id, sid, seq);
+  CREATE INDEX nodes_tops ON nodes(sid, seq) WHERE is_top = 1;
+  CREATE INDEX nodes_cache_key ON nodes(cache_key) WHERE cache_key IS NOT NULL;
+
+  CREATE VIRTUAL TABLE nodes_fts USING fts5(
+    question, answer_text, cited_titles_json,
+    content = 'nodes', content_rowid = 'id',   -- external content: the text is stored once, in nodes
+    tokenize = 'unicode61 remove_diacritics 2',
+    prefix = '2 3'
+  );
+  CREATE VIRTUAL TABLE nodes_vocab USING fts5vocab(nodes_fts, 'row');
+
+  CREATE TABLE audit_events (
+    seq        INTEGER PRIMARY KEY,
+    ts         TEXT NOT NULL,
+    kind       TEXT NOT NULL,
+    body       BLOB NOT NULL,     -- the canonical JSON bytes exactly as hashed
+    prev_hash  BLOB NOT NULL,
+    event_hash BLOB NOT NULL
+  );
+
+  CREATE TABLE answer_cache (
+    cache_key         TEXT PRIMARY KEY,
+    answer_text       TEXT NOT NULL,
+    cited_titles_json TEXT NOT NULL DEFAULT '[]',
+    created_at        TEXT NOT NULL
+  );
+  `,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+export function currentVersion(db: Database.Database): number {
+  return db.pragma('user_version', { simple: true }) as number;
+}
+
+export function migrate(db: Database.Database): { from: number; to: number } {
+  const from = currentVersion(db);
+  for (let v = from; v < MIGRATIONS.length; v++) {
+    db.exec(MIGRATIONS[v]);
+    db.pragma(`user_version = ${v + 1}`);
+  }
+  return { from, to: MIGRATIONS.length };
+}

@@ -1,0 +1,492 @@
+import { randomBytes } from 'node:crypto';
+import type Database from 'better-sqlite3';
+import { AuditLog, type ChainCheck, formatHead } from './audit.js';
+import { describeSqliteError, type OpenOptions, openDatabase } from './db.js';
+import { ArboristError, badInput, notFound } from './errors.js';
+import { type FindHit, type FindOptions, findTurns } from './find.js';
+import { hex, nodeHash, sessionRoot, subtreeHash } from './hash.js';
+import { migrate, SCHEMA_VERSION } from './schema.js';
+import { type VerifyReport, verifyShard } from './verify.js';
+
+export interface Session {
+  sid: string;
+  label: string | null;
+  created_at: string;
+  n_nodes: number;
+  session_root: string;
+}
+
+export interface TurnNode {
+  id: number;
+  bates: string;
+  sid: string;
+  seq: number;
+  parent_bates: string | null;
+  is_top: boolean;
+  depth: number;
+  n_children: number;
+  question: string;
+  answer_text: string;
+  cited_titles: string[];
+  n_cited_sources: number;
+  audit: string;
+  cache_key: string | null;
+  source: string | null;
+  source_id: string | null;
+  created_at: string;
+  node_hash: string;
+  subtree_hash: string;
+}
+
+export interface TreeNode extends TurnNode {
+  /** Depth inside this session's tree: a top node (first turn, or a fork from another session) is 0. */
+  local_depth: number;
+}
+
+export interface NewTurn {
+  question: string;
+  answer_text: string;
+  cited_titles?: string[];
+  n_cited_sources?: number;
+  audit?: string;
+  cache_key?: string | null;
+  /** The session the turn belongs to (sid or label). Absent: the parent's session, or a new session. */
+  session?: string;
+  /** Bates id of the parent, in any session. */
+  parent?: string;
+  /** Label for the new session when one is created. */
+  label?: string;
+  source?: string | null;
+  source_id?: string | null;
+  created_at?: string;
+}
+
+export interface AddedTurn {
+  bates: string;
+  sid: string;
+  seq: number;
+  parent_bates: string | null;
+  node_hash: string;
+  subtree_hash: string;
+  session_root: string;
+  created_session: boolean;
+}
+
+export type Resolved = { kind: 'node'; node: TurnNode } | { kind: 'session'; session: Session };
+
+const BATES_RE = /^([a-z0-9]+)-(\d{6,})$/;
+const SID_RE = /^[a-z0-9]{1,32}$/;
+const MAX_TEXT = 16 * 1024 * 1024;
+
+export function formatBates(sid: string, seq: number): string {
+  return `${sid}-${String(seq).padStart(6, '0')}`;
+}
+
+export function parseBates(x: string): { sid: string; seq: number } | null {
+  const m = BATES_RE.exec(x);
+  return m ? { sid: m[1], seq: Number(m[2]) } : null;
+}
+
+/** Text is stored as given, except that it must be well-formed Unicode to have a canonical JSON form. */
+function cleanText(field: string, v: unknown, allowEmpty: boolean): string {
+  if (typeof v !== 'string') throw badInput(`${field} must be text`);
+  if (!allowEmpty && v.trim() === '') throw badInput(`${field} is empty`);
+  if (v.length > MAX_TEXT) throw badInput(`${field} is larger than 16 MiB`);
+  return v.toWellFormed();
+}
+
+type NodeRowRaw = Omit<TurnNode, 'is_top' | 'cited_titles' | 'node_hash' | 'subtree_hash'> & {
+  is_top: number;
+  cited_titles_json: string;
+  node_hash: Buffer;
+  subtree_hash: Buffer;
+};
+
+const NODE_COLS = `n.id, n.bates, n.sid, n.seq, p.bates AS parent_bates, n.is_top, n.depth, n.n_children, n.question,
+  n.answer_text, n.cited_titles_json, n.n_cited_sources, n.audit, n.cache_key, n.source, n.source_id, n.created_at,
+  n.node_hash, n.subtree_hash`;
+const NODE_FROM = 'nodes n LEFT JOIN nodes p ON p.id = n.parent_id';
+
+function toNode(r: NodeRowRaw): TurnNode {
+  const { cited_titles_json, ...rest } = r;
+  return {
+    ...rest,
+    is_top: r.is_top === 1,
+    cited_titles: JSON.parse(cited_titles_json) as string[],
+    node_hash: r.node_hash.toString('hex'),
+    subtree_hash: r.subtree_hash.toString('hex'),
+  };
+}
+
+interface SessionRaw {
+  sid: string;
+  label: string | null;
+  created_at: string;
+  n_nodes: number;
+  session_root: Buffer;
+}
+
+function toSession(r: SessionRaw): Session {
+  return { ...r, session_root: r.session_root.toString('hex') };
+}
+
+/** The shard: every session, turn and audit event, in one SQLite file. Synchronous, like better-sqlite3. */
+export class Shard {
+  readonly audit: AuditLog;
+  private readonly st: Record<string, Database.Statement>;
+
+  private constructor(
+    readonly db: Database.Database,
+    readonly path: string,
+    readonly readonly: boolean,
+  ) {
+    this.audit = new AuditLog(db);
+    const q = (sql: string) => db.prepare(sql);
+    this.st = {
+      sessionBySid: q('SELECT sid, label, created_at, n_nodes, session_root FROM sessions WHERE sid = ?'),
+      sessionsByLabel: q('SELECT sid, label, created_at, n_nodes, session_root FROM sessions WHERE label = ?'),
+      sessions: q('SELECT sid, label, created_at, n_nodes, session_root FROM sessions ORDER BY created_at, sid'),
+      insertSession: q('INSERT INTO sessions (sid, label, created_at, session_root) VALUES (?, ?, ?, ?)'),
+      mintSeq: q(
+        'UPDATE sessions SET next_seq = next_seq + 1, n_nodes = n_nodes + 1 WHERE sid = ? RETURNING next_seq - 1 AS seq',
+      ).pluck(),
+      nodeByBates: q(`SELECT ${NODE_COLS} FROM ${NODE_FROM} WHERE n.bates = ?`),
+      nodeById: q(`SELECT ${NODE_COLS} FROM ${NODE_FROM} WHERE n.id = ?`),
+      nodeBySeq: q(`SELECT ${NODE_COLS} FROM ${NODE_FROM} WHERE n.sid = ? AND n.seq = ?`),
+      parentInfo: q('SELECT id, sid, depth FROM nodes WHERE bates = ?'),
+      insertNode: q(`INSERT INTO nodes (bates, sid, seq, parent_id, is_top, depth, question, answer_text,
+        cited_titles_json, n_cited_sources, audit, cache_key, source, source_id, created_at, node_hash, subtree_hash)
+        VALUES (@bates, @sid, @seq, @parent_id, @is_top, @depth, @question, @answer_text, @cited_titles_json,
+        @n_cited_sources, @audit, @cache_key, @source, @source_id, @created_at, @node_hash, @subtree_hash)`),
+      insertFts: q('INSERT INTO nodes_fts (rowid, question, answer_text, cited_titles_json) VALUES (?, ?, ?, ?)'),
+      bumpChildren: q('UPDATE nodes SET n_children = n_children + 1 WHERE id = ?'),
+      ancestors: q(`WITH RECURSIVE a(id, parent_id, sid, node_hash, n_children) AS (
+          SELECT id, parent_id, sid, node_hash, n_children FROM nodes WHERE id = ?
+          UNION ALL
+          SELECT n.id, n.parent_id, n.sid, n.node_hash, n.n_children FROM nodes n JOIN a ON n.id = a.parent_id)
+        SELECT id, sid, node_hash, n_children FROM a`).raw(true),
+      childHashes: q('SELECT subtree_hash FROM nodes WHERE parent_id = ? ORDER BY sid, seq').pluck(),
+      setSubtree: q('UPDATE nodes SET subtree_hash = ? WHERE id = ?'),
+      topHashes: q('SELECT subtree_hash FROM nodes WHERE sid = ? AND is_top = 1 ORDER BY seq').pluck(),
+      setRoot: q('UPDATE sessions SET session_root = ? WHERE sid = ?'),
+      children: q(`SELECT ${NODE_COLS} FROM ${NODE_FROM} WHERE n.parent_id = ? ORDER BY n.sid, n.seq`),
+      sessionNodes: q(`SELECT ${NODE_COLS} FROM ${NODE_FROM} WHERE n.sid = ? ORDER BY n.seq`),
+      branchPointsAll: q(
+        'SELECT bates, n_children FROM nodes WHERE n_children >= 2 ORDER BY sid, seq',
+      ),
+      branchPointsOf: q('SELECT bates, n_children FROM nodes WHERE sid = ? AND n_children >= 2 ORDER BY seq'),
+      byCacheKey: q(`SELECT ${NODE_COLS} FROM ${NODE_FROM} WHERE n.cache_key = ? ORDER BY n.id`),
+    };
+  }
+
+  /** Opens (creating when missing) and migrates a shard. Every failure is one ArboristError line. */
+  static open(path: string, opts: OpenOptions = {}): Shard {
+    const db = openDatabase(path, opts);
+    try {
+      if (!opts.readonly) {
+        const version = db.pragma('user_version', { simple: true }) as number;
+        if (version < SCHEMA_VERSION) {
+          db.transaction(() => {
+            const { from, to } = migrate(db);
+            if (from !== to) {
+              const log = new AuditLog(db);
+              log.append(from === 0 ? 'shard.init' : 'shard.migrate', { from, to });
+            }
+          }).immediate();
+        }
+      }
+      return new Shard(db, path, opts.readonly ?? false);
+    } catch (err) {
+      db.close();
+      if (err instanceof ArboristError) throw err;
+      throw describeSqliteError(path, err);
+    }
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+
+  /** Runs fn in a BEGIN IMMEDIATE transaction (a savepoint when one is already open). */
+  write<T>(fn: () => T): T {
+    if (this.readonly) throw new ArboristError('shard', `${this.path} is open read-only`);
+    try {
+      return this.db.transaction(fn).immediate();
+    } catch (err) {
+      if (err instanceof ArboristError) throw err;
+      if ((err as { code?: string }).code?.startsWith('SQLITE_')) throw describeSqliteError(this.path, err);
+      throw err;
+    }
+  }
+
+  /** Changes whenever another connection commits: cheap to poll. */
+  dataVersion(): number {
+    return this.db.pragma('data_version', { simple: true }) as number;
+  }
+
+  // ---- sessions --------------------------------------------------------------------------------------------
+
+  private newSid(): string {
+    const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
+    for (;;) {
+      const bytes = randomBytes(8);
+      let sid = '';
+      for (const b of bytes) sid += alphabet[b % 36];
+      if (!this.st.sessionBySid.get(sid)) return sid;
+    }
+  }
+
+  createSession(opts: { label?: string | null; created_at?: string; sid?: string } = {}): Session {
+    const label = opts.label == null || opts.label === '' ? null : cleanText('label', opts.label, false);
+    if (label !== null && label.length > 200) throw badInput('label is longer than 200 characters');
+    return this.write(() => {
+      const sid = opts.sid ?? this.newSid();
+      if (!SID_RE.test(sid)) throw badInput(`session id '${sid}' must be 1-32 lowercase letters or digits`);
+      if (this.st.sessionBySid.get(sid)) throw badInput(`session ${sid} already exists`);
+      const created_at = opts.created_at ?? new Date().toISOString();
+      const root = sessionRoot(sid, []);
+      this.st.insertSession.run(sid, label, created_at, root);
+      this.audit.append('session.create', { label, session_root: root.toString('hex'), sid });
+      return { sid, label, created_at, n_nodes: 0, session_root: root.toString('hex') };
+    });
+  }
+
+  getSession(sid: string): Session | undefined {
+    const r = this.st.sessionBySid.get(sid) as SessionRaw | undefined;
+    return r ? toSession(r) : undefined;
+  }
+
+  listSessions(): Session[] {
+    return (this.st.sessions.all() as SessionRaw[]).map(toSession);
+  }
+
+  /** A session by sid, else by label (an ambiguous label is an error, not a guess). */
+  resolveSession(x: string): Session {
+    const bySid = this.getSession(x);
+    if (bySid) return bySid;
+    const byLabel = this.st.sessionsByLabel.all(x) as SessionRaw[];
+    if (byLabel.length === 1) return toSession(byLabel[0]);
+    if (byLabel.length > 1) {
+      throw badInput(`label '${x}' names ${byLabel.length} sessions (${byLabel.map((s) => s.sid).join(', ')}); use a sid`);
+    }
+    throw notFound(`no session '${x}'`);
+  }
+
+  // ---- nodes -----------------------------------------------------------------------------------------------
+
+  getNode(bates: string): TurnNode | undefined {
+    const r = this.st.nodeByBates.get(bates) as NodeRowRaw | undefined;
+    return r ? toNode(r) : undefined;
+  }
+
+  nodeById(id: number): TurnNode | undefined {
+    const r = this.st.nodeById.get(id) as NodeRowRaw | undefined;
+    return r ? toNode(r) : undefined;
+  }
+
+  requireNode(bates: string): TurnNode {
+    const n = this.getNode(bates);
+    if (!n) throw notFound(parseBates(bates) ? `no turn ${bates}` : `'${bates}' is not a Bates id (<sid>-<6 digits>)`);
+    return n;
+  }
+
+  /**
+   * Adds one turn and ripples its hash up the path to the root(s): O(depth) updates, siblings untouched.
+   * Everything (seq minting, node, FTS row, hashes, audit event) commits together or not at all.
+   */
+  addTurn(input: NewTurn): AddedTurn {
+    const question = cleanText('question', input.question, false);
+    const answer_text = cleanText('answer', input.answer_text, true);
+    const cited = input.cited_titles ?? [];
+    if (!Array.isArray(cited)) throw badInput('cited titles must be a list of text');
+    const cited_titles = cited.map((t) => cleanText('cited title', t, false));
+    const n_cited_sources = input.n_cited_sources ?? cited_titles.length;
+    if (!Number.isInteger(n_cited_sources) || n_cited_sources < 0) throw badInput('n_cited_sources must be >= 0');
+    const audit = input.audit ?? 'manual';
+    if (!/^[a-z][a-z0-9_-]{0,31}$/.test(audit)) throw badInput(`audit tag '${audit}' is not a short lowercase word`);
+    const created_at = input.created_at ?? new Date().toISOString();
+
+    return this.write(() => {
+      let parent: { id: number; sid: string; depth: number; bates: string } | null = null;
+      if (input.parent !== undefined) {
+        const p = this.st.parentInfo.get(input.parent) as { id: number; sid: string; depth: number } | undefined;
+        if (!p) this.requireNode(input.parent); // throws the precise message
+        parent = { ...p!, bates: input.parent };
+      }
+      let sid: string;
+      let created_session = false;
+      if (input.session !== undefined) sid = this.resolveSession(input.session).sid;
+      else if (parent) sid = parent.sid;
+      else {
+        sid = this.createSession({ label: input.label, created_at }).sid;
+        created_session = true;
+      }
+      const seq = this.st.mintSeq.get(sid) as number;
+      const bates = formatBates(sid, seq);
+      const content = {
+        bates,
+        parent_bates: parent?.bates ?? null,
+        question,
+        answer_text,
+        cited_titles,
+        n_cited_sources,
+        audit,
+        cache_key: input.cache_key ?? null,
+        created_at,
+        source: input.source ?? null,
+        source_id: input.source_id ?? null,
+      };
+      const nh = nodeHash(content);
+      const sh = subtreeHash(nh, []);
+      const cited_titles_json = JSON.stringify(cited_titles);
+      const info = this.st.insertNode.run({
+        ...content,
+        sid,
+        seq,
+        parent_id: parent?.id ?? null,
+        is_top: parent === null || parent.sid !== sid ? 1 : 0,
+        depth: parent ? parent.depth + 1 : 0,
+        cited_titles_json,
+        node_hash: nh,
+        subtree_hash: sh,
+      });
+      const id = Number(info.lastInsertRowid);
+      this.st.insertFts.run(id, question, answer_text, cited_titles_json);
+      const touched = new Set<string>([sid]);
+      if (parent) {
+        this.st.bumpChildren.run(parent.id);
+        this.ripple(parent.id, sh, touched);
+      }
+      const roots: Record<string, string> = {};
+      for (const s of touched) roots[s] = this.recomputeRoot(s).toString('hex');
+      this.audit.append(
+        'node.add',
+        { bates, node_hash: nh.toString('hex'), parent_bates: content.parent_bates, session_roots: roots },
+        created_at,
+      );
+      return {
+        bates,
+        sid,
+        seq,
+        parent_bates: content.parent_bates,
+        node_hash: nh.toString('hex'),
+        subtree_hash: sh.toString('hex'),
+        session_root: roots[sid],
+        created_session,
+      };
+    });
+  }
+
+  /** Recomputes subtree hashes from `startId` up to the root, given the new hash of the child on the path. */
+  private ripple(startId: number, childHash: Buffer, touched: Set<string>): void {
+    const chain = this.st.ancestors.all(startId) as [number, string, Buffer, number][];
+    let h = childHash;
+    for (const [id, sid, nh, nChildren] of chain) {
+      // A single child is the one on the path: no need to read it back. Branch points read their children, whose
+      // rows already hold the updated hash of the path child.
+      const kids = nChildren === 1 ? [h] : (this.st.childHashes.all(id) as Buffer[]);
+      h = subtreeHash(nh, kids);
+      this.st.setSubtree.run(h, id);
+      touched.add(sid);
+    }
+  }
+
+  private recomputeRoot(sid: string): Buffer {
+    const root = sessionRoot(sid, this.st.topHashes.all(sid) as Buffer[]);
+    this.st.setRoot.run(root, sid);
+    return root;
+  }
+
+  // ---- tree queries ----------------------------------------------------------------------------------------
+
+  children(bates: string): TurnNode[] {
+    const n = this.requireNode(bates);
+    return (this.st.children.all(n.id) as NodeRowRaw[]).map(toNode);
+  }
+
+  childrenById(id: number): TurnNode[] {
+    return (this.st.children.all(id) as NodeRowRaw[]).map(toNode);
+  }
+
+  /** The nodes from the root of the tree down to `bates`, crossing sessions. */
+  pathTo(bates: string): TurnNode[] {
+    const out: TurnNode[] = [];
+    let cur: TurnNode | undefined = this.requireNode(bates);
+    while (cur) {
+      out.push(cur);
+      cur = cur.parent_bates ? this.getNode(cur.parent_bates) : undefined;
+    }
+    return out.reverse();
+  }
+
+  branchPoints(sid?: string): { bates: string; n_children: number }[] {
+    if (sid === undefined) return this.st.branchPointsAll.all() as { bates: string; n_children: number }[];
+    const s = this.resolveSession(sid);
+    return this.st.branchPointsOf.all(s.sid) as { bates: string; n_children: number }[];
+  }
+
+  /** A session's own turns in depth-first order (children by sid, seq), each with its depth in that session. */
+  sessionTree(x: string): TreeNode[] {
+    const s = this.resolveSession(x);
+    const nodes = (this.st.sessionNodes.all(s.sid) as NodeRowRaw[]).map(toNode);
+    const kids = new Map<string, TurnNode[]>();
+    const tops: TurnNode[] = [];
+    for (const n of nodes) {
+      if (n.is_top || n.parent_bates === null) tops.push(n);
+      else {
+        const list = kids.get(n.parent_bates);
+        if (list) list.push(n);
+        else kids.set(n.parent_bates, [n]);
+      }
+    }
+    const out: TreeNode[] = [];
+    const stack: [TurnNode, number][] = tops.reverse().map((n) => [n, 0]);
+    while (stack.length > 0) {
+      const [n, d] = stack.pop()!;
+      out.push({ ...n, local_depth: d });
+      const ch = kids.get(n.bates);
+      if (ch) for (let i = ch.length - 1; i >= 0; i--) stack.push([ch[i], d + 1]);
+    }
+    return out;
+  }
+
+  /** A Bates id, a bare seq (in `currentSid`), a sid, or a label. */
+  resolve(x: string, currentSid?: string): Resolved {
+    const s = x.trim();
+    if (s === '') throw badInput('empty id');
+    if (parseBates(s)) return { kind: 'node', node: this.requireNode(s) };
+    if (/^\d+$/.test(s)) {
+      if (!currentSid) throw badInput(`a bare turn number (${s}) needs a current session`);
+      const r = this.st.nodeBySeq.get(currentSid, Number(s)) as NodeRowRaw | undefined;
+      if (!r) throw notFound(`no turn ${formatBates(currentSid, Number(s))}`);
+      return { kind: 'node', node: toNode(r) };
+    }
+    return { kind: 'session', session: this.resolveSession(s) };
+  }
+
+  // ---- find, chain, verify ---------------------------------------------------------------------------------
+
+  find(query: string, opts: FindOptions = {}): FindHit[] {
+    return findTurns(this.db, query, opts);
+  }
+
+  findByCacheKey(key: string): TurnNode[] {
+    return (this.st.byCacheKey.all(key) as NodeRowRaw[]).map(toNode);
+  }
+
+  chainCheck(opts: { from?: { seq: number; hash: string }; onProgress?: (n: number) => void } = {}): ChainCheck {
+    const from = opts.from ? { seq: opts.from.seq, hash: Buffer.from(opts.from.hash, 'hex') } : undefined;
+    return this.audit.check(from, opts.onProgress);
+  }
+
+  chainHead(): string {
+    const h = this.audit.head();
+    return formatHead(h.seq, h.hash);
+  }
+
+  verify(): VerifyReport {
+    return verifyShard(this.db);
+  }
+}
+
+export { hex };
