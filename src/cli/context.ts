@@ -1,0 +1,47 @@
+import { existsSync, statSync } from 'node:fs';
+import { ArboristError, resolveDbPath, Shard } from '../store/index.js';
+import type { Parsed } from './args.js';
+import { makeOutput, type Output } from './output.js';
+
+export interface Context {
+  out: Output;
+  dbPath: string;
+  env: NodeJS.ProcessEnv;
+  /** Opens the shard for writing (created when missing). */
+  writable(): Shard;
+  /**
+   * Opens an existing shard for reading. A missing file is an error rather than a new empty shard, so a
+   * mistyped --db path is noticed instead of answering "nothing found". A read-only file is opened read-only.
+   */
+  readable(): Shard;
+  close(): void;
+}
+
+export function makeContext(p: Parsed, env: NodeJS.ProcessEnv): Context {
+  const dbPath = resolveDbPath(typeof p.values.db === 'string' ? p.values.db : undefined, env);
+  const out = makeOutput(p.values.json === true, env, p.values['no-color'] === true);
+  let shard: Shard | undefined;
+  return {
+    out,
+    dbPath,
+    env,
+    writable() {
+      shard ??= Shard.open(dbPath);
+      return shard;
+    },
+    readable() {
+      if (shard) return shard;
+      if (!existsSync(dbPath)) {
+        throw new ArboristError('shard', `no shard at ${dbPath} (create one with \`arborist new\` or \`arborist demo\`)`);
+      }
+      const st = statSync(dbPath);
+      const readOnlyFile = st.isFile() && (st.mode & 0o200) === 0;
+      shard = Shard.open(dbPath, { readonly: readOnlyFile });
+      return shard;
+    },
+    close() {
+      shard?.close();
+      shard = undefined;
+    },
+  };
+}

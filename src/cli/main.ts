@@ -1,0 +1,73 @@
+import { ArboristError } from '../store/index.js';
+import { parse } from './args.js';
+import { askCmd } from './ask.js';
+import { COMMANDS, type Command } from './commands.js';
+import { makeContext } from './context.js';
+import { safeJson } from './output.js';
+
+const VERSION = '0.1.0';
+const ALL: Command[] = [...COMMANDS, askCmd];
+
+function help(): string {
+  const lines = [
+    'arborist: browse, search and fork a tamper-evident tree of AI conversation turns',
+    '',
+    'usage: arborist [--db PATH]            open the full-screen browser',
+    '       arborist COMMAND [options]      (every command takes --db PATH and --json)',
+    '',
+    'commands:',
+    ...ALL.map((c) => `  ${c.name.padEnd(12)} ${c.summary}`),
+    '',
+    'The shard is --db PATH, else $ARBORIST_DB, else $ARBORIST_HOME/sessions.db (default ~/.arborist/sessions.db).',
+    'Exit codes: 0 success, 1 a check found damage, 2 bad usage, bad input, unknown id or unusable shard.',
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const first = argv[0];
+  if (first === '--version' || first === '-V') {
+    process.stdout.write(`${VERSION}\n`);
+    return 0;
+  }
+  const cmd = ALL.find((c) => c.name === first);
+  if (cmd === undefined && first !== undefined && !first.startsWith('-')) {
+    throw new ArboristError('usage', `unknown command '${first}' (see arborist --help)`);
+  }
+  const p = parse(cmd ? argv.slice(1) : argv, cmd ? cmd.options : {});
+  if (p.values.help) {
+    process.stdout.write(cmd ? `usage: ${cmd.usage}\n${cmd.summary}\n` : help());
+    return 0;
+  }
+  const ctx = makeContext(p, env);
+  try {
+    if (cmd) return await cmd.run(p, ctx);
+    if (p.positionals.length > 0) throw new ArboristError('usage', `unexpected argument '${p.positionals[0]}'`);
+    process.stdout.write(help());
+    return 0;
+  } finally {
+    ctx.close();
+  }
+}
+
+function report(err: unknown, json: boolean): number {
+  if (err instanceof ArboristError) {
+    const line = err.message.replace(/[\r\n]+/g, ' ');
+    process.stderr.write(`arborist: ${line}\n`);
+    if (json) process.stdout.write(`${safeJson({ error: line, kind: err.kind })}\n`);
+    return 2;
+  }
+  const e = err as Error;
+  process.stderr.write(`arborist: internal error: ${(e?.message ?? String(err)).split('\n')[0]}\n`);
+  if (process.env.ARBORIST_DEBUG) process.stderr.write(`${e?.stack}\n`);
+  return 2;
+}
+
+const argv = process.argv.slice(2);
+main(argv)
+  .then((code) => {
+    process.exitCode = code;
+  })
+  .catch((err) => {
+    process.exitCode = report(err, argv.includes('--json'));
+  });
