@@ -1,4 +1,4 @@
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { ArboristError } from '../store/index.js';
 
 export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
@@ -19,7 +19,12 @@ export interface Parsed {
 /** util.parseArgs with strict checking; its errors become one usage line. */
 export function parse(argv: string[], options: OptionSpec): Parsed {
   try {
-    const r = parseArgs({ args: argv, options: { ...GLOBAL_OPTIONS, ...options }, allowPositionals: true, strict: true });
+    const r = parseArgs({
+      args: argv,
+      options: { ...GLOBAL_OPTIONS, ...options },
+      allowPositionals: true,
+      strict: true,
+    });
     return { values: r.values as Parsed['values'], positionals: r.positionals };
   } catch (err) {
     const msg = (err as Error).message.split('\n')[0].replace(/\. To specify a positional.*$/, '');

@@ -5,7 +5,8 @@ import { printJson } from './output.js';
 
 export const askCmd: Command = {
   name: 'ask',
-  usage: 'arborist ask QUESTION [--session SID] [--parent BATES] [--answer TEXT] [--cite TITLE]... [--label L]',
+  usage:
+    'arborist ask QUESTION [--session SID] [--parent BATES] [--answer TEXT] [--cite TITLE]... [--label L]',
   summary: 'add a turn: a new session, a follow-up, or a fork from any turn of any session',
   options: {
     answer: { type: 'string' },

@@ -19,7 +19,11 @@ function nodeJson(n: TurnNode) {
   return rest;
 }
 
-function printNodeLines<T extends TurnNode>(ctx: Context, nodes: T[], indent: (n: T) => number = () => 0): void {
+function printNodeLines<T extends TurnNode>(
+  ctx: Context,
+  nodes: T[],
+  indent: (n: T) => number = () => 0,
+): void {
   const c = ctx.out.color;
   const width = Math.max(40, (process.stdout.columns ?? 100) - 2);
   for (const n of nodes) {
@@ -72,7 +76,13 @@ const listCmd: Command = {
     }
     ctx.out.out(
       `${table(
-        sessions.map((s) => [s.sid, truncate(oneLine(s.label ?? ''), 40), String(s.n_nodes), when(s.created_at), short(s.session_root)]),
+        sessions.map((s) => [
+          s.sid,
+          truncate(oneLine(s.label ?? ''), 40),
+          String(s.n_nodes),
+          when(s.created_at),
+          short(s.session_root),
+        ]),
         ['SID', 'LABEL', 'TURNS', 'CREATED', 'ROOT'],
       )}\n`,
     );
@@ -89,7 +99,8 @@ const showCmd: Command = {
     const [id] = exactPositionals(p, 1, this.usage);
     const shard = ctx.readable();
     const r = shard.resolve(id);
-    if (r.kind !== 'node') throw new ArboristError('input', `'${id}' is a session; show takes a turn's Bates id`);
+    if (r.kind !== 'node')
+      throw new ArboristError('input', `'${id}' is a session; show takes a turn's Bates id`);
     const n = r.node;
     if (ctx.out.json) {
       printJson(ctx.out, nodeJson(n));
@@ -111,7 +122,9 @@ const showCmd: Command = {
     ];
     if (n.source) rows.push(['source', `${oneLine(n.source)} ${oneLine(n.source_id ?? '')}`]);
     for (const [k, v] of rows) ctx.out.out(`${c.dim(k.padEnd(10))} ${v}\n`);
-    ctx.out.out(`\n${c.bold('Q')} ${stripControls(n.question)}\n\n${c.bold('A')} ${stripControls(n.answer_text)}\n`);
+    ctx.out.out(
+      `\n${c.bold('Q')} ${stripControls(n.question)}\n\n${c.bold('A')} ${stripControls(n.answer_text)}\n`,
+    );
     return 0;
   },
 };
@@ -160,7 +173,13 @@ const branchesCmd: Command = {
     const rows = ctx.readable().branchPoints(p.positionals[0]);
     if (ctx.out.json) printJson(ctx.out, rows);
     else if (rows.length === 0) ctx.out.out('no branch points\n');
-    else ctx.out.out(`${table(rows.map((r) => [r.bates, String(r.n_children)]), ['BATES', 'CHILDREN'])}\n`);
+    else
+      ctx.out.out(
+        `${table(
+          rows.map((r) => [r.bates, String(r.n_children)]),
+          ['BATES', 'CHILDREN'],
+        )}\n`,
+      );
     return 0;
   },
 };
@@ -176,7 +195,11 @@ const findCmd: Command = {
     if (key !== undefined) {
       exactPositionals(p, 0, this.usage);
       const nodes = shard.findByCacheKey(key);
-      if (ctx.out.json) printJson(ctx.out, nodes.map((n) => ({ bates: n.bates, audit: n.audit, question: n.question })));
+      if (ctx.out.json)
+        printJson(
+          ctx.out,
+          nodes.map((n) => ({ bates: n.bates, audit: n.audit, question: n.question })),
+        );
       else printNodeLines(ctx, nodes);
       return 0;
     }
@@ -197,7 +220,9 @@ const findCmd: Command = {
     if (hits.length === 0) ctx.out.out('no turns match\n');
     const width = Math.max(40, (process.stdout.columns ?? 100) - 2);
     for (const h of hits) {
-      ctx.out.out(`[${c.cyan(h.bates)}] ${c.dim(h.audit)} ${truncate(oneLine(h.question), width - h.bates.length - h.audit.length - 4)}\n`);
+      ctx.out.out(
+        `[${c.cyan(h.bates)}] ${c.dim(h.audit)} ${truncate(oneLine(h.question), width - h.bates.length - h.audit.length - 4)}\n`,
+      );
       ctx.out.out(`    ${c.dim(truncate(oneLine(h.snippet), width - 4))}\n`);
     }
     return 0;
@@ -250,7 +275,9 @@ const verifyCmd: Command = {
       const c = ctx.out.color;
       if (r.ok) ctx.out.out(`${c.green('verified')}: ${r.nodes} turns, every hash matches\n`);
       else {
-        ctx.out.out(`${c.red.bold('MISMATCH')}: ${r.mismatches.length} of ${r.nodes} turns differ from their content\n`);
+        ctx.out.out(
+          `${c.red.bold('MISMATCH')}: ${r.mismatches.length} of ${r.nodes} turns differ from their content\n`,
+        );
         if (r.edited.length) ctx.out.out(`edited: ${r.edited.join(' ')}\n`);
         ctx.out.out(`mismatches: ${r.mismatches.join(' ')}\n`);
         if (r.sessions.length) ctx.out.out(`session roots: ${r.sessions.join(' ')}\n`);
@@ -271,4 +298,3 @@ export const COMMANDS: Command[] = [
   chainCheckCmd,
   verifyCmd,
 ];
-

@@ -32,7 +32,10 @@ export function makeContext(p: Parsed, env: NodeJS.ProcessEnv): Context {
     readable() {
       if (shard) return shard;
       if (!existsSync(dbPath)) {
-        throw new ArboristError('shard', `no shard at ${dbPath} (create one with \`arborist new\` or \`arborist demo\`)`);
+        throw new ArboristError(
+          'shard',
+          `no shard at ${dbPath} (create one with \`arborist new\` or \`arborist demo\`)`,
+        );
       }
       const st = statSync(dbPath);
       const readOnlyFile = st.isFile() && (st.mode & 0o200) === 0;

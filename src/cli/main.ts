@@ -42,7 +42,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   const ctx = makeContext(p, env);
   try {
     if (cmd) return await cmd.run(p, ctx);
-    if (p.positionals.length > 0) throw new ArboristError('usage', `unexpected argument '${p.positionals[0]}'`);
+    if (p.positionals.length > 0)
+      throw new ArboristError('usage', `unexpected argument '${p.positionals[0]}'`);
     process.stdout.write(help());
     return 0;
   } finally {

@@ -13,7 +13,11 @@ export interface Output {
   err: (s: string) => void;
 }
 
-export function makeOutput(json: boolean, env: NodeJS.ProcessEnv = process.env, forceNoColor = false): Output {
+export function makeOutput(
+  json: boolean,
+  env: NodeJS.ProcessEnv = process.env,
+  forceNoColor = false,
+): Output {
   const tty = process.stdout.isTTY === true;
   const noColor = forceNoColor || (env.NO_COLOR !== undefined && env.NO_COLOR !== '') || env.TERM === 'dumb';
   const level = !tty || noColor ? 0 : 1;
@@ -48,7 +52,11 @@ export function pad(s: string, width: number): string {
 export function table(rows: string[][], header?: string[]): string {
   const all = header ? [header, ...rows] : rows;
   const widths: number[] = [];
-  for (const r of all) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, displayWidth(c))));
+  for (const r of all) {
+    r.forEach((c, i) => {
+      widths[i] = Math.max(widths[i] ?? 0, displayWidth(c));
+    });
+  }
   return all
     .map((r) =>
       r

@@ -40,7 +40,9 @@ export class AuditLog {
   private readonly pageStmt: Database.Statement;
 
   constructor(private readonly db: Database.Database) {
-    this.lastStmt = db.prepare('SELECT seq, event_hash FROM audit_events ORDER BY seq DESC LIMIT 1').raw(true);
+    this.lastStmt = db
+      .prepare('SELECT seq, event_hash FROM audit_events ORDER BY seq DESC LIMIT 1')
+      .raw(true);
     this.insertStmt = db.prepare(
       'INSERT INTO audit_events (seq, ts, kind, body, prev_hash, event_hash) VALUES (?, ?, ?, ?, ?, ?)',
     );
@@ -114,7 +116,9 @@ export class AuditLog {
   }
 
   event(seq: number): AuditEvent | undefined {
-    const row = this.db.prepare('SELECT seq, ts, kind, body, prev_hash, event_hash FROM audit_events WHERE seq = ?').get(seq) as
+    const row = this.db
+      .prepare('SELECT seq, ts, kind, body, prev_hash, event_hash FROM audit_events WHERE seq = ?')
+      .get(seq) as
       | { seq: number; ts: string; kind: string; body: Buffer; prev_hash: Buffer; event_hash: Buffer }
       | undefined;
     if (!row) return undefined;

@@ -48,7 +48,8 @@ export function describeSqliteError(path: string, err: unknown): ArboristError {
   if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') {
     return new ArboristError('shard', `${path} is corrupt (${code}); it was not changed`);
   }
-  if (code.startsWith('SQLITE_READONLY')) return new ArboristError('shard', `${path} cannot be written (${code})`);
+  if (code.startsWith('SQLITE_READONLY'))
+    return new ArboristError('shard', `${path} cannot be written (${code})`);
   if (code.startsWith('SQLITE_CANTOPEN')) return new ArboristError('shard', `${path} cannot be opened`);
   if (code.startsWith('SQLITE_FULL')) return new ArboristError('shard', `the disk holding ${path} is full`);
   return new ArboristError('shard', `${path}: ${(e.message ?? String(err)).split('\n')[0]}`);

@@ -144,8 +144,12 @@ export class Shard {
     const q = (sql: string) => db.prepare(sql);
     this.st = {
       sessionBySid: q('SELECT sid, label, created_at, n_nodes, session_root FROM sessions WHERE sid = ?'),
-      sessionsByLabel: q('SELECT sid, label, created_at, n_nodes, session_root FROM sessions WHERE label = ?'),
-      sessions: q('SELECT sid, label, created_at, n_nodes, session_root FROM sessions ORDER BY created_at, sid'),
+      sessionsByLabel: q(
+        'SELECT sid, label, created_at, n_nodes, session_root FROM sessions WHERE label = ?',
+      ),
+      sessions: q(
+        'SELECT sid, label, created_at, n_nodes, session_root FROM sessions ORDER BY created_at, sid',
+      ),
       insertSession: q('INSERT INTO sessions (sid, label, created_at, session_root) VALUES (?, ?, ?, ?)'),
       mintSeq: q(
         'UPDATE sessions SET next_seq = next_seq + 1, n_nodes = n_nodes + 1 WHERE sid = ? RETURNING next_seq - 1 AS seq',
@@ -158,7 +162,9 @@ export class Shard {
         cited_titles_json, n_cited_sources, audit, cache_key, source, source_id, created_at, node_hash, subtree_hash)
         VALUES (@bates, @sid, @seq, @parent_id, @is_top, @depth, @question, @answer_text, @cited_titles_json,
         @n_cited_sources, @audit, @cache_key, @source, @source_id, @created_at, @node_hash, @subtree_hash)`),
-      insertFts: q('INSERT INTO nodes_fts (rowid, question, answer_text, cited_titles_json) VALUES (?, ?, ?, ?)'),
+      insertFts: q(
+        'INSERT INTO nodes_fts (rowid, question, answer_text, cited_titles_json) VALUES (?, ?, ?, ?)',
+      ),
       bumpChildren: q('UPDATE nodes SET n_children = n_children + 1 WHERE id = ?'),
       ancestors: q(`WITH RECURSIVE a(id, parent_id, sid, node_hash, n_children) AS (
           SELECT id, parent_id, sid, node_hash, n_children FROM nodes WHERE id = ?
@@ -171,9 +177,7 @@ export class Shard {
       setRoot: q('UPDATE sessions SET session_root = ? WHERE sid = ?'),
       children: q(`SELECT ${NODE_COLS} FROM ${NODE_FROM} WHERE n.parent_id = ? ORDER BY n.sid, n.seq`),
       sessionNodes: q(`SELECT ${NODE_COLS} FROM ${NODE_FROM} WHERE n.sid = ? ORDER BY n.seq`),
-      branchPointsAll: q(
-        'SELECT bates, n_children FROM nodes WHERE n_children >= 2 ORDER BY sid, seq',
-      ),
+      branchPointsAll: q('SELECT bates, n_children FROM nodes WHERE n_children >= 2 ORDER BY sid, seq'),
       branchPointsOf: q('SELECT bates, n_children FROM nodes WHERE sid = ? AND n_children >= 2 ORDER BY seq'),
       byCacheKey: q(`SELECT ${NODE_COLS} FROM ${NODE_FROM} WHERE n.cache_key = ? ORDER BY n.id`),
     };
@@ -267,7 +271,9 @@ export class Shard {
     const byLabel = this.st.sessionsByLabel.all(x) as SessionRaw[];
     if (byLabel.length === 1) return toSession(byLabel[0]);
     if (byLabel.length > 1) {
-      throw badInput(`label '${x}' names ${byLabel.length} sessions (${byLabel.map((s) => s.sid).join(', ')}); use a sid`);
+      throw badInput(
+        `label '${x}' names ${byLabel.length} sessions (${byLabel.map((s) => s.sid).join(', ')}); use a sid`,
+      );
     }
     throw notFound(`no session '${x}'`);
   }
@@ -286,7 +292,10 @@ export class Shard {
 
   requireNode(bates: string): TurnNode {
     const n = this.getNode(bates);
-    if (!n) throw notFound(parseBates(bates) ? `no turn ${bates}` : `'${bates}' is not a Bates id (<sid>-<6 digits>)`);
+    if (!n)
+      throw notFound(
+        parseBates(bates) ? `no turn ${bates}` : `'${bates}' is not a Bates id (<sid>-<6 digits>)`,
+      );
     return n;
   }
 
@@ -301,15 +310,19 @@ export class Shard {
     if (!Array.isArray(cited)) throw badInput('cited titles must be a list of text');
     const cited_titles = cited.map((t) => cleanText('cited title', t, false));
     const n_cited_sources = input.n_cited_sources ?? cited_titles.length;
-    if (!Number.isInteger(n_cited_sources) || n_cited_sources < 0) throw badInput('n_cited_sources must be >= 0');
+    if (!Number.isInteger(n_cited_sources) || n_cited_sources < 0)
+      throw badInput('n_cited_sources must be >= 0');
     const audit = input.audit ?? 'manual';
-    if (!/^[a-z][a-z0-9_-]{0,31}$/.test(audit)) throw badInput(`audit tag '${audit}' is not a short lowercase word`);
+    if (!/^[a-z][a-z0-9_-]{0,31}$/.test(audit))
+      throw badInput(`audit tag '${audit}' is not a short lowercase word`);
     const created_at = input.created_at ?? new Date().toISOString();
 
     return this.write(() => {
       let parent: { id: number; sid: string; depth: number; bates: string } | null = null;
       if (input.parent !== undefined) {
-        const p = this.st.parentInfo.get(input.parent) as { id: number; sid: string; depth: number } | undefined;
+        const p = this.st.parentInfo.get(input.parent) as
+          | { id: number; sid: string; depth: number }
+          | undefined;
         if (!p) this.requireNode(input.parent); // throws the precise message
         parent = { ...p!, bates: input.parent };
       }
@@ -474,7 +487,9 @@ export class Shard {
     return (this.st.byCacheKey.all(key) as NodeRowRaw[]).map(toNode);
   }
 
-  chainCheck(opts: { from?: { seq: number; hash: string }; onProgress?: (n: number) => void } = {}): ChainCheck {
+  chainCheck(
+    opts: { from?: { seq: number; hash: string }; onProgress?: (n: number) => void } = {},
+  ): ChainCheck {
     const from = opts.from ? { seq: opts.from.seq, hash: Buffer.from(opts.from.hash, 'hex') } : undefined;
     return this.audit.check(from, opts.onProgress);
   }

@@ -124,13 +124,26 @@ export function verifyShard(db: Database.Database): VerifyReport {
     else topsBySid.set(sids[k], [k]);
   }
   const badSessions: string[] = [];
-  for (const [sid, stored] of db.prepare('SELECT sid, session_root FROM sessions ORDER BY sid').raw(true).iterate() as IterableIterator<
-    [string, Buffer]
-  >) {
+  for (const [sid, stored] of db
+    .prepare('SELECT sid, session_root FROM sessions ORDER BY sid')
+    .raw(true)
+    .iterate() as IterableIterator<[string, Buffer]>) {
     const list = (topsBySid.get(sid) ?? []).sort((a, b) => seqs[a] - seqs[b]);
-    if (!sessionRoot(sid, list.map((k) => computedSub[k])).equals(stored)) badSessions.push(sid);
+    if (
+      !sessionRoot(
+        sid,
+        list.map((k) => computedSub[k]),
+      ).equals(stored)
+    )
+      badSessions.push(sid);
   }
 
   const mismatches = [...mismatch].sort((a, b) => a - b).map((k) => bates[k]);
-  return { ok: mismatches.length === 0 && badSessions.length === 0, nodes: n, mismatches, edited, sessions: badSessions };
+  return {
+    ok: mismatches.length === 0 && badSessions.length === 0,
+    nodes: n,
+    mismatches,
+    edited,
+    sessions: badSessions,
+  };
 }

@@ -7,7 +7,8 @@ export function displayWidth(s: string): number {
   let w = 0;
   for (const ch of s) {
     const cp = ch.codePointAt(0)!;
-    if (cp < 0x20 || (cp >= 0x300 && cp <= 0x36f) || cp === 0x200d || (cp >= 0xfe00 && cp <= 0xfe0f)) continue;
+    if (cp < 0x20 || (cp >= 0x300 && cp <= 0x36f) || cp === 0x200d || (cp >= 0xfe00 && cp <= 0xfe0f))
+      continue;
     w += isWide(cp) ? 2 : 1;
   }
   return w;
@@ -41,4 +42,3 @@ export function truncate(s: string, max: number): string {
   }
   return `${out}…`;
 }
-

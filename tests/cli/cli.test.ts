@@ -58,7 +58,15 @@ describe('arborist CLI', () => {
     expect(show.bates).toBe(c.bates);
     expect(show.cited_titles).toEqual(['The Rust Book 10.3']);
     expect(show.parent_bates).toBe(a.bates);
-    for (const k of ['question', 'answer_text', 'audit', 'created_at', 'node_hash', 'subtree_hash', 'cache_key']) {
+    for (const k of [
+      'question',
+      'answer_text',
+      'audit',
+      'created_at',
+      'node_hash',
+      'subtree_hash',
+      'cache_key',
+    ]) {
       expect(show).toHaveProperty(k);
     }
 
@@ -79,7 +87,9 @@ describe('arborist CLI', () => {
     expect(cli(['branches', other.sid, '--db', db, '--json']).json()).toEqual([]);
 
     const found = cli(['find', 'structs', '--db', db, '--json']).json();
-    expect(found[0]).toEqual(expect.objectContaining({ bates: b.bates, audit: 'manual', question: 'and for structs' }));
+    expect(found[0]).toEqual(
+      expect.objectContaining({ bates: b.bates, audit: 'manual', question: 'and for structs' }),
+    );
     expect(Object.keys(found[0]).sort()).toEqual(['audit', 'bates', 'question', 'snippet']);
     expect(BATES.test(found[0].bates)).toBe(true);
   });
@@ -94,7 +104,11 @@ describe('arborist CLI', () => {
       expect(r.code, q).toBe(0);
       expect(Array.isArray(r.json())).toBe(true);
     }
-    expect(cli(['find', 'NEAR(x', '--db', db, '--json']).json().map((h: { bates: string }) => h.bates)).toEqual([a.bates]);
+    expect(
+      cli(['find', 'NEAR(x', '--db', db, '--json'])
+        .json()
+        .map((h: { bates: string }) => h.bates),
+    ).toEqual([a.bates]);
     for (let i = 0; i < 5; i++) ask(db, `plain again ${i}`);
     expect(cli(['find', 'plain', '--limit', '3', '--db', db, '--json']).json()).toHaveLength(3);
     expect(cli(['find', 'plain', '--scope', a.sid, '--db', db, '--json']).json()).toEqual([]);
@@ -114,7 +128,14 @@ describe('arborist CLI', () => {
     expect(doc.events).toBeGreaterThanOrEqual(3);
     expect(doc.head).toMatch(/^\d+:[0-9a-f]{64}$/);
     expect(cli(['chain-check', '--expect-head', doc.head, '--db', db]).code).toBe(0);
-    const wrong = cli(['chain-check', '--expect-head', `${doc.events}:${'0'.repeat(64)}`, '--db', db, '--json']);
+    const wrong = cli([
+      'chain-check',
+      '--expect-head',
+      `${doc.events}:${'0'.repeat(64)}`,
+      '--db',
+      db,
+      '--json',
+    ]);
     expect(wrong.code).toBe(1);
     expect(wrong.json().ok).toBe(false);
     expect(cli(['chain-check', '--expect-head', 'nonsense', '--db', db]).code).toBe(2);
@@ -211,14 +232,22 @@ describe('arborist CLI', () => {
     cli(['new', '--label', 'via env'], { env: { ARBORIST_DB: other, ARBORIST_HOME: home } });
     expect(cli(['list', '--json'], { env: { ARBORIST_DB: other } }).json()[0].label).toBe('via env');
     // --db beats ARBORIST_DB.
-    expect(cli(['list', '--json', '--db', join(home, 'sessions.db')], { env: { ARBORIST_DB: other } }).json()[0].label).toBeNull();
+    expect(
+      cli(['list', '--json', '--db', join(home, 'sessions.db')], { env: { ARBORIST_DB: other } }).json()[0]
+        .label,
+    ).toBeNull();
   });
 
   it('human output neutralises escape sequences in stored text, and JSON stays parseable', () => {
     const db = tempDb();
     const hostile = 'evil \x1b]52;c;aGVsbG8=\x07 \x1b[2J \x9b31m \x9d0;title\x9c \u202eabc done';
     const a = ask(db, hostile);
-    for (const args of [['show', a.bates], ['tree', a.sid], ['find', 'evil'], ['path', a.bates]]) {
+    for (const args of [
+      ['show', a.bates],
+      ['tree', a.sid],
+      ['find', 'evil'],
+      ['path', a.bates],
+    ]) {
       const r = cli([...args, '--db', db]);
       expect(r.code).toBe(0);
       expect(r.stdout).not.toMatch(/[\x1b\x9b\x9d\x9c\u202e\x07]/);

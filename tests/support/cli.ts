@@ -11,9 +11,17 @@ export interface CliResult {
 }
 
 /** Runs the built binary as a user would, with a clean environment (no colour, no inherited shard). */
-export function cli(args: string[], opts: { env?: NodeJS.ProcessEnv; input?: string; cwd?: string } = {}): CliResult {
+export function cli(
+  args: string[],
+  opts: { env?: NodeJS.ProcessEnv; input?: string; cwd?: string } = {},
+): CliResult {
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, ...opts.env };
-  const r = spawnSync(process.execPath, [BIN, ...args], { env, input: opts.input ?? '', encoding: 'utf8', cwd: opts.cwd });
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    env,
+    input: opts.input ?? '',
+    encoding: 'utf8',
+    cwd: opts.cwd,
+  });
   return {
     code: r.status ?? -1,
     stdout: r.stdout,
