@@ -208,7 +208,7 @@ const findCmd: Command = {
     const limit = positiveInt(p, 'limit', 20, 1000);
     const scopeArg = str(p, 'scope');
     const scope = scopeArg === undefined ? undefined : shard.resolveSession(scopeArg).sid;
-    const hits = shard.find(query, { limit, scope, prefix: false });
+    const { hits, searched, corrections } = shard.search(query, { limit, scope, prefix: false });
     if (ctx.out.json) {
       printJson(
         ctx.out,
@@ -217,7 +217,10 @@ const findCmd: Command = {
       return 0;
     }
     const c = ctx.out.color;
-    if (hits.length === 0) ctx.out.out('no turns match\n');
+    for (const [typo, alts] of Object.entries(corrections)) {
+      ctx.out.err(`${c.dim(`(no '${oneLine(typo)}'; also searched ${alts.map(oneLine).join(', ')})`)}\n`);
+    }
+    if (hits.length === 0) ctx.out.out(`no turns match (searched ${searched})\n`);
     const width = Math.max(40, (process.stdout.columns ?? 100) - 2);
     for (const h of hits) {
       ctx.out.out(

@@ -6,6 +6,15 @@ export * as hashes from './hash.js';
 export { arboristHome, resolveDbPath } from './paths.js';
 export { SCHEMA_VERSION } from './schema.js';
 export {
+  type MatchField,
+  oneEditVariants,
+  type SearchHit,
+  type SearchOptions,
+  type SearchResult,
+  search,
+  termHighlights,
+} from './search.js';
+export {
   type AddedTurn,
   formatBates,
   type NewTurn,

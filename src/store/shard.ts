@@ -6,6 +6,7 @@ import { ArboristError, badInput, notFound } from './errors.js';
 import { type FindHit, type FindOptions, findTurns } from './find.js';
 import { hex, nodeHash, sessionRoot, subtreeHash } from './hash.js';
 import { migrate, SCHEMA_VERSION } from './schema.js';
+import { type SearchOptions, type SearchResult, search } from './search.js';
 import { type VerifyReport, verifyShard } from './verify.js';
 
 export interface Session {
@@ -483,6 +484,11 @@ export class Shard {
     return findTurns(this.db, query, opts);
   }
 
+  /** The find engine of the TUI and `arborist find`: FTS5 candidates, typo tolerance, Bates ids, labels, fuse.js. */
+  search(query: string, opts: SearchOptions = {}): SearchResult {
+    return search(this.db, query, opts);
+  }
+
   findByCacheKey(key: string): TurnNode[] {
     return (this.st.byCacheKey.all(key) as NodeRowRaw[]).map(toNode);
   }
@@ -502,6 +508,103 @@ export class Shard {
   verify(): VerifyReport {
     return verifyShard(this.db);
   }
+
+  // ---- answer cache (used by src/ask) ----------------------------------------------------------------------
+
+  /** The cached answer for a cache key, if any. The cache is derived data: its rows are not hashed. */
+  getCachedAnswer(key: string): { answer_text: string; cited_titles: string[]; created_at: string } | undefined {
+    const r = this.db
+      .prepare('SELECT answer_text, cited_titles_json, created_at FROM answer_cache WHERE cache_key = ?')
+      .get(key) as { answer_text: string; cited_titles_json: string; created_at: string } | undefined;
+    return r
+      ? { answer_text: r.answer_text, cited_titles: JSON.parse(r.cited_titles_json) as string[], created_at: r.created_at }
+      : undefined;
+  }
+
+  /**
+   * Stores (or replaces) the answer for a cache key. Call it inside the same write() as the addTurn that records the
+   * answer, so the cache never holds an answer that no turn carries.
+   */
+  putCachedAnswer(key: string, answer_text: string, cited_titles: string[], created_at?: string): void {
+    this.write(() => {
+      this.db
+        .prepare(
+          'INSERT OR REPLACE INTO answer_cache (cache_key, answer_text, cited_titles_json, created_at) VALUES (?, ?, ?, ?)',
+        )
+        .run(key, answer_text, JSON.stringify(cited_titles), created_at ?? new Date().toISOString());
+    });
+  }
+  // ---- outline (used by src/ui) ----------------------------------------------------------------------------
+
+  private outlineSt?: { own: Database.Statement; cross: Database.Statement };
+
+  /**
+   * A session's outline for tree views, light enough for big sessions: its own turns in depth-first order
+   * (children by sid, then seq), each with its depth inside the session (`local_depth`, a top turn is 0), and,
+   * right under a turn, its children that live in OTHER sessions (`cross: true`, with their own sid and Bates id,
+   * shown without their descendants). Questions are cut to `qChars` characters; answers are not read.
+   */
+  sessionOutline(sid: string, qChars = 160): OutlineNode[] {
+    this.outlineSt ??= {
+      own: this.db.prepare(`SELECT n.id, n.bates, n.sid, n.seq, p.bates AS parent_bates, n.is_top, n.n_children,
+          substr(n.question, 1, ?) AS question, n.audit, n.created_at
+        FROM nodes n LEFT JOIN nodes p ON p.id = n.parent_id WHERE n.sid = ? ORDER BY n.seq`),
+      cross: this.db.prepare(`SELECT c.id, c.bates, c.sid, c.seq, p.bates AS parent_bates, c.is_top, c.n_children,
+          substr(c.question, 1, ?) AS question, c.audit, c.created_at
+        FROM nodes p JOIN nodes c ON c.parent_id = p.id WHERE p.sid = ? AND c.sid <> p.sid ORDER BY c.sid, c.seq`),
+    };
+    type Raw = Omit<OutlineNode, 'is_top' | 'cross' | 'local_depth'> & { is_top: number };
+    const own = this.outlineSt.own.all(qChars, sid) as Raw[];
+    const cross = this.outlineSt.cross.all(qChars, sid) as Raw[];
+    const kids = new Map<string, Raw[]>();
+    const tops: Raw[] = [];
+    const add = (r: Raw) => {
+      const list = kids.get(r.parent_bates!);
+      if (list) list.push(r);
+      else kids.set(r.parent_bates!, [r]);
+    };
+    for (const r of own) {
+      if (r.is_top === 1 || r.parent_bates === null) tops.push(r);
+      else add(r);
+    }
+    const crossSet = new Set<Raw>(cross);
+    const mixed = new Set<Raw[]>();
+    for (const r of cross) {
+      add(r);
+      mixed.add(kids.get(r.parent_bates!)!);
+    }
+    for (const list of mixed) list.sort((a, b) => (a.sid < b.sid ? -1 : a.sid > b.sid ? 1 : a.seq - b.seq));
+    const out: OutlineNode[] = [];
+    const stack: [Raw, number][] = [];
+    for (let i = tops.length - 1; i >= 0; i--) stack.push([tops[i], 0]);
+    while (stack.length > 0) {
+      const [r, d] = stack.pop()!;
+      const isCross = crossSet.has(r);
+      out.push({ ...r, is_top: r.is_top === 1, cross: isCross, local_depth: d });
+      if (isCross) continue;
+      const ch = kids.get(r.bates);
+      if (ch) for (let i = ch.length - 1; i >= 0; i--) stack.push([ch[i], d + 1]);
+    }
+    return out;
+  }
+}
+
+/** One row of Shard.sessionOutline. */
+export interface OutlineNode {
+  id: number;
+  bates: string;
+  sid: string;
+  seq: number;
+  parent_bates: string | null;
+  is_top: boolean;
+  n_children: number;
+  /** The question, cut to the requested length. */
+  question: string;
+  audit: string;
+  created_at: string;
+  /** A child in another session, listed under its parent here. */
+  cross: boolean;
+  local_depth: number;
 }
 
 export { hex };

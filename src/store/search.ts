@@ -1,0 +1,348 @@
+import type Database from 'better-sqlite3';
+import Fuse from 'fuse.js';
+import { matchExpression, queryTerms } from './find.js';
+
+/**
+ * Find: every turn of every session, as you type, with typos forgiven.
+ *
+ * Shape (DESIGN.md section 4): FTS5 gives a bounded candidate set, newest first (question matches first, then any
+ * field); fuse.js ranks only those few hundred strings, never the shard. A term with no hits at all is retried as
+ * its one-edit variants that do exist in the index ("lifetme" -> "lifetime"). Bates ids (full or a prefix) and
+ * session labels are looked up directly. Everything is synchronous and bounded, so one keystroke costs a few ms.
+ */
+export interface SearchOptions {
+  limit?: number;
+  /** Only turns of this session (sid). */
+  scope?: string;
+  /** Match the last term as a prefix (type-ahead). Default true. */
+  prefix?: boolean;
+  /** How many of the top hits get a snippet (FTS5 re-reads their text, ~60 us each). Default: all. */
+  snippets?: number;
+}
+
+export type MatchField = 'bates' | 'label' | 'question' | 'answer';
+
+export interface SearchHit {
+  bates: string;
+  sid: string;
+  seq: number;
+  audit: string;
+  question: string;
+  label: string | null;
+  snippet: string;
+  created_at: string;
+  field: MatchField;
+  score: number;
+  /** Matched character ranges of `question`, inclusive [start, end] pairs, for highlighting. */
+  highlights: [number, number][];
+}
+
+export interface SearchResult {
+  hits: SearchHit[];
+  /** How many turns were searched (the shard, or the scoped session). */
+  searched: number;
+  /** Terms that had no hits and were replaced by existing one-edit variants. */
+  corrections: Record<string, string[]>;
+}
+
+/** How many of the newest matches of each FTS query are ranked. */
+const CANDIDATES = 300;
+const MIN_TYPO_LEN = 4;
+
+type Stmts = Record<string, Database.Statement>;
+const cache = new WeakMap<Database.Database, Stmts>();
+
+function stmts(db: Database.Database): Stmts {
+  let s = cache.get(db);
+  if (s) return s;
+  s = {
+    ftsAll: db
+      .prepare('SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ? ORDER BY rowid DESC LIMIT ?')
+      .pluck(),
+    ftsScoped: db
+      .prepare(
+        `SELECT f.rowid FROM nodes_fts f JOIN nodes n ON n.id = f.rowid
+         WHERE nodes_fts MATCH ? AND n.sid = ? ORDER BY f.rowid DESC LIMIT ?`,
+      )
+      .pluck(),
+    exists: db.prepare('SELECT 1 FROM nodes_fts WHERE nodes_fts MATCH ? LIMIT 1').pluck(),
+    vocab: db
+      .prepare('SELECT term, doc FROM nodes_vocab WHERE term IN (SELECT value FROM json_each(?))')
+      .raw(true),
+    rows: db.prepare(
+      `SELECT n.id, n.bates, n.sid, n.seq, n.audit, n.question, n.created_at, s.label
+       FROM nodes n JOIN sessions s ON s.sid = n.sid
+       WHERE n.id IN (SELECT value FROM json_each(?))`,
+    ),
+    batesRange: db
+      .prepare(`SELECT n.id FROM nodes n WHERE n.bates >= ? AND n.bates < ? ORDER BY n.bates LIMIT 20`)
+      .pluck(),
+    labels: db
+      .prepare(
+        `SELECT (SELECT id FROM nodes WHERE sid = s.sid ORDER BY seq LIMIT 1) AS id
+         FROM sessions s WHERE s.label LIKE ? ESCAPE '\\' OR s.label LIKE ? ESCAPE '\\'
+         ORDER BY s.created_at DESC LIMIT 20`,
+      )
+      .pluck(),
+    snippets: db
+      .prepare(
+        `SELECT rowid, snippet(nodes_fts, -1, '«', '»', '…', 16) FROM nodes_fts
+         WHERE nodes_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))`,
+      )
+      .raw(true),
+    countAll: db.prepare('SELECT coalesce(sum(n_nodes), 0) FROM sessions').pluck(),
+    countScoped: db.prepare('SELECT n_nodes FROM sessions WHERE sid = ?').pluck(),
+  };
+  cache.set(db, s);
+  return s;
+}
+
+/** Every string one edit away (delete, transpose, substitute, insert) over the term's own letters and a-z. */
+export function oneEditVariants(term: string): string[] {
+  const chars = [...term];
+  const alphabet = new Set([...'abcdefghijklmnopqrstuvwxyz0123456789', ...chars]);
+  const out = new Set<string>();
+  for (let i = 0; i <= chars.length; i++) {
+    const head = chars.slice(0, i).join('');
+    const tail = chars.slice(i).join('');
+    if (i < chars.length) out.add(head + chars.slice(i + 1).join(''));
+    if (i < chars.length - 1) out.add(head + chars[i + 1] + chars[i] + chars.slice(i + 2).join(''));
+    for (const a of alphabet) {
+      if (i < chars.length) out.add(head + a + chars.slice(i + 1).join(''));
+      out.add(head + a + tail);
+    }
+  }
+  out.delete(term);
+  return [...out].filter((v) => v.length >= 2);
+}
+
+const counts = new WeakMap<Database.Database, { version: number; all: number }>();
+
+/** Turns in scope, for "37 of 12,408". The shard-wide sum is cached until another write (data_version). */
+function searchedCount(db: Database.Database, scope: string | undefined): number {
+  const s = stmts(db);
+  if (scope) return (s.countScoped.get(scope) as number | undefined) ?? 0;
+  const version = (db.pragma('data_version', { simple: true }) as number) + (db.inTransaction ? 0.5 : 0);
+  const c = counts.get(db);
+  if (c && c.version === version && !db.inTransaction) return c.all;
+  const all = s.countAll.get() as number;
+  counts.set(db, { version, all });
+  return all;
+}
+
+function quote(t: string): string {
+  return `"${t.replaceAll('"', '""')}"`;
+}
+
+/**
+ * Terms with no hits are replaced by an OR of their existing one-edit variants (at most three). The last term,
+ * when it is a prefix, is checked as a prefix: "sqlte" finds "sqlite".
+ */
+function correct(db: Database.Database, terms: string[], prefixLast: boolean): Record<string, string[]> {
+  const s = stmts(db);
+  const corrections: Record<string, string[]> = {};
+  terms.forEach((t, i) => {
+    if ([...t].length < MIN_TYPO_LEN) return;
+    const asPrefix = prefixLast && i === terms.length - 1;
+    const probe = (x: string) => (asPrefix ? `${quote(x)}*` : quote(x));
+    if (s.exists.get(probe(t))) return;
+    // Probing ~400 variants one by one costs a statement each; an OR of 64 answers "any of these?" in one, and
+    // only a chunk that hits is probed variant by variant.
+    // One look-up of all ~400 one-edit variants in the FTS5 vocabulary (an IN over fts5vocab seeks each term),
+    // keeping the three that occur in the most turns.
+    const found = (s.vocab.all(JSON.stringify(oneEditVariants(t))) as [string, number][])
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 3)
+      .map(([term]) => term);
+    if (found.length > 0) corrections[t] = found;
+  });
+  return corrections;
+}
+
+function expression(terms: string[], prefixLast: boolean, corrections: Record<string, string[]>): string {
+  return terms
+    .map((t, i) => {
+      const asPrefix = prefixLast && i === terms.length - 1 && [...t].length >= 2;
+      const one = (x: string) => (asPrefix ? `${quote(x)}*` : quote(x));
+      const alts = corrections[t];
+      return alts ? `(${[t, ...alts].map(one).join(' OR ')})` : one(t);
+    })
+    .join(' AND ');
+}
+
+interface Row {
+  id: number;
+  bates: string;
+  sid: string;
+  seq: number;
+  audit: string;
+  question: string;
+  created_at: string;
+  label: string | null;
+}
+
+export function search(db: Database.Database, text: string, opts: SearchOptions = {}): SearchResult {
+  const s = stmts(db);
+  const limit = Math.max(1, Math.min(opts.limit ?? 50, 1000));
+  const searched = searchedCount(db, opts.scope);
+  const result: SearchResult = { hits: [], searched: searched ?? 0, corrections: {} };
+  const trimmed = text.trim();
+  const terms = queryTerms(trimmed);
+  if (trimmed === '') return result;
+
+  const fieldOf = new Map<number, MatchField>();
+  const add = (ids: number[], field: MatchField) => {
+    for (const id of ids) if (id != null && !fieldOf.has(id)) fieldOf.set(id, field);
+  };
+
+  // Bates ids and sids: "k3m9x2qa-0000" or "k3m9" (a prefix). Cheap index range scans.
+  const lower = trimmed.toLowerCase();
+  if (/^[a-z0-9]{3,32}(-\d{0,9})?$/.test(lower))
+    add(s.batesRange.all(lower, `${lower}~`) as number[], 'bates');
+  // Labels: a substring match over the sessions table (thousands of rows, not millions).
+  if (!opts.scope && trimmed.length >= 2) {
+    // A label matches when it starts with the text, or one of its words does.
+    const esc = trimmed.replace(/[\\%_]/g, (c) => `\\${c}`);
+    add(s.labels.all(`${esc}%`, `% ${esc}%`) as number[], 'label');
+  }
+
+  let expr = '';
+  if (terms.length > 0) {
+    const prefixLast = (opts.prefix ?? true) && !/\s$/.test(text);
+    const run = (e: string) => {
+      const q = opts.scope
+        ? (s.ftsScoped.all(`{question} : (${e})`, opts.scope, CANDIDATES) as number[])
+        : (s.ftsAll.all(`{question} : (${e})`, CANDIDATES) as number[]);
+      add(q, 'question');
+      const any = opts.scope
+        ? (s.ftsScoped.all(e, opts.scope, CANDIDATES) as number[])
+        : (s.ftsAll.all(e, CANDIDATES) as number[]);
+      add(any, 'answer');
+      return q.length + any.length;
+    };
+    expr = matchExpression(terms, prefixLast);
+    const found = run(expr);
+    if (found < limit) {
+      result.corrections = correct(db, terms, prefixLast);
+      if (Object.keys(result.corrections).length > 0) {
+        expr = expression(terms, prefixLast, result.corrections);
+        run(expr);
+      }
+    }
+  }
+  if (fieldOf.size === 0) return result;
+
+  const rows = s.rows.all(JSON.stringify([...fieldOf.keys()])) as Row[];
+  const ranked = rank(rows, fieldOf, trimmed, terms, result.corrections, limit);
+  const top = ranked.slice(0, limit);
+
+  const snippets = new Map<number, string>();
+  const withSnippet = top.slice(0, opts.snippets ?? top.length);
+  if (expr !== '' && withSnippet.length > 0) {
+    for (const [rowid, snip] of s.snippets.all(expr, JSON.stringify(withSnippet.map((t) => t.row.id))) as [
+      number,
+      string,
+    ][]) {
+      snippets.set(rowid, snip);
+    }
+  }
+  result.hits = top.map(({ row, score, field, highlights }) => ({
+    bates: row.bates,
+    sid: row.sid,
+    seq: row.seq,
+    audit: row.audit,
+    question: row.question,
+    label: row.label,
+    snippet: snippets.get(row.id) ?? '',
+    created_at: row.created_at,
+    field,
+    score: Math.round(score * 1000) / 1000,
+    highlights,
+  }));
+  return result;
+}
+
+const FIELD_WEIGHT: Record<MatchField, number> = { bates: 400, label: 210, question: 200, answer: 0 };
+
+/**
+ * Ranking: exact Bates and labels first; then a match in the question above one in the answer; within a tier the
+ * whole phrase beats whole words, which beat fuzzy letters (fuse.js score); newer turns break ties.
+ */
+function rank(
+  rows: Row[],
+  fieldOf: Map<number, MatchField>,
+  text: string,
+  terms: string[],
+  corrections: Record<string, string[]>,
+  limit: number,
+) {
+  const phrase = terms.join(' ');
+  const wanted = terms.map((t) => [t, ...(corrections[t] ?? [])]);
+  let minId = Number.POSITIVE_INFINITY;
+  let maxId = 0;
+  for (const r of rows) {
+    minId = Math.min(minId, r.id);
+    maxId = Math.max(maxId, r.id);
+  }
+  // A cheap score for every candidate (tier, phrase, whole words, recency) ...
+  const scored = rows.map((row) => {
+    const field = fieldOf.get(row.id) ?? 'answer';
+    let score = FIELD_WEIGHT[field];
+    const qTerms = queryTerms(row.question);
+    if (phrase !== '' && qTerms.join(' ').includes(phrase)) score += 60;
+    if (wanted.length > 0) {
+      const words = new Set(qTerms);
+      score += (40 * wanted.filter((alts) => alts.some((a) => words.has(a))).length) / wanted.length;
+    }
+    score += maxId === minId ? 0 : (row.id - minId) / (maxId - minId + 1);
+    return { row, field, score, highlights: [] as [number, number][] };
+  });
+  scored.sort((a, b) => b.score - a.score || b.row.id - a.row.id);
+  // ... then fuse.js refines only the leaders: fuzzy closeness of the question to what was typed.
+  const leaders = scored.slice(0, Math.max(limit * 2, 40));
+  if (text.length <= 32) {
+    const fuse = new Fuse(
+      leaders.map((l) => l.row),
+      { keys: ['question'], includeScore: true, includeMatches: true, ignoreLocation: true, threshold: 1 },
+    );
+    const byId = new Map(leaders.map((l) => [l.row.id, l]));
+    for (const r of fuse.search(text)) {
+      const l = byId.get(r.item.id)!;
+      // Bates and label hits matched something other than the question: its letters say nothing about them.
+      if (l.field === 'bates' || l.field === 'label') continue;
+      l.score += 30 * (1 - (r.score ?? 1));
+      l.highlights = (r.matches?.[0]?.indices ?? []).map(([x, y]) => [x, y] as [number, number]);
+    }
+  }
+  for (const l of leaders) {
+    const exact = termHighlights(l.row.question, wanted.flat());
+    if (exact.length > 0) l.highlights = exact;
+  }
+  leaders.sort((a, b) => b.score - a.score || b.row.id - a.row.id);
+  return leaders;
+}
+
+/** Where the query's words (or their corrections) start a word of the question: inclusive ranges, merged. */
+export function termHighlights(question: string, words: string[]): [number, number][] {
+  const lower = question.toLowerCase();
+  const ranges: [number, number][] = [];
+  for (const w of words) {
+    if (w.length < 1 || lower.length !== question.length) continue;
+    let from = 0;
+    for (;;) {
+      const at = lower.indexOf(w, from);
+      if (at < 0) break;
+      const before = at === 0 ? '' : lower[at - 1];
+      if (before === '' || !/[\p{L}\p{N}]/u.test(before)) ranges.push([at, at + w.length - 1]);
+      from = at + w.length;
+    }
+  }
+  ranges.sort((a, b) => a[0] - b[0]);
+  const merged: [number, number][] = [];
+  for (const r of ranges) {
+    const last = merged[merged.length - 1];
+    if (last && r[0] <= last[1] + 1) last[1] = Math.max(last[1], r[1]);
+    else merged.push([r[0], r[1]]);
+  }
+  return merged;
+}
