@@ -61,9 +61,15 @@ export function openDatabase(path: string, opts: OpenOptions = {}): Database.Dat
   if (state === 'missing') {
     if (readonly) throw new ArboristError('shard', `no shard at ${path}`);
     const dir = dirname(path);
-    if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
-    // Create the file ourselves so it is born 0600; SQLite gives the -wal and -shm files the same mode.
-    closeSync(openSync(path, 'wx', 0o600));
+    try {
+      if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
+      // Create the file ourselves so it is born 0600; SQLite gives the -wal and -shm files the same mode.
+      closeSync(openSync(path, 'wx', 0o600));
+    } catch (err) {
+      // e.g. a folder on the path is a file, a dangling symlink, no permission: one line, not a stack trace.
+      const code = (err as { code?: string }).code ?? String(err);
+      throw new ArboristError('shard', `${path} cannot be created (${code})`);
+    }
   }
   let db: Database.Database;
   try {
@@ -79,6 +85,10 @@ export function openDatabase(path: string, opts: OpenOptions = {}): Database.Dat
         'shard',
         `${path} has schema version ${version}, newer than this arborist understands (${SCHEMA_VERSION}); upgrade arborist`,
       );
+    }
+    // Version 0 with tables already in it is some other program's database: never add ours to it (nor switch it to WAL).
+    if (version === 0 && (db.prepare('SELECT count(*) FROM sqlite_schema').pluck().get() as number) > 0) {
+      throw new ArboristError('shard', `${path} is an SQLite database but not an arborist shard`);
     }
     if (!readonly) {
       db.pragma('journal_mode = WAL');

@@ -1,0 +1,252 @@
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import type { Shard } from '../../src/store/index.js';
+import { newShard } from './util.js';
+
+const HEAD_RE = /^\d+:[0-9a-f]{64}$/;
+const sha256 = (...parts: Buffer[]) => createHash('sha256').update(Buffer.concat(parts)).digest();
+
+/** A shard with some history: 1 init + 3 sessions + 20 turns = 24 events. */
+function busy(): Shard {
+  const s = newShard();
+  s.createSession({ sid: 'aaaa', label: 'alpha' });
+  s.createSession({ sid: 'bbbb' });
+  let last: string | undefined;
+  for (let i = 0; i < 12; i++) {
+    last = s.addTurn({ question: `a ${i}`, answer_text: 'x', session: 'aaaa', parent: last }).bates;
+  }
+  for (let i = 0; i < 4; i++)
+    s.addTurn({ question: `fork ${i}`, answer_text: 'y', session: 'bbbb', parent: last });
+  for (let i = 0; i < 4; i++) s.addTurn({ question: `new ${i}`, answer_text: 'z' }); // each creates a session
+  return s;
+}
+
+function rows(s: Shard) {
+  return s.db
+    .prepare('SELECT seq, kind, body, prev_hash, event_hash FROM audit_events ORDER BY seq')
+    .all() as {
+    seq: number;
+    kind: string;
+    body: Buffer;
+    prev_hash: Buffer;
+    event_hash: Buffer;
+  }[];
+}
+
+function swapRows(s: Shard, i: number, j: number): void {
+  const get = s.db.prepare('SELECT body, prev_hash, event_hash FROM audit_events WHERE seq = ?');
+  const set = s.db.prepare('UPDATE audit_events SET body = ?, prev_hash = ?, event_hash = ? WHERE seq = ?');
+  const a = get.get(i) as { body: Buffer; prev_hash: Buffer; event_hash: Buffer };
+  const b = get.get(j) as { body: Buffer; prev_hash: Buffer; event_hash: Buffer };
+  set.run(b.body, b.prev_hash, b.event_hash, i);
+  set.run(a.body, a.prev_hash, a.event_hash, j);
+}
+
+describe('audit chain', () => {
+  it('starts with one shard.init event on a new shard', () => {
+    const s = newShard();
+    const c = s.chainCheck();
+    expect(c).toMatchObject({ ok: true, events: 1, first_broken_seq: null, reason: null });
+    expect(rows(s).map((r) => r.kind)).toEqual(['shard.init']);
+    expect(rows(s)[0].prev_hash.equals(Buffer.alloc(32))).toBe(true);
+  });
+
+  it('appends exactly one event per state change and stays intact', () => {
+    const s = busy();
+    const c = s.chainCheck();
+    expect(c.ok).toBe(true);
+    expect(c.events).toBe(1 + 2 + 12 + 4 + 4 * 2);
+    expect(c.first_broken_seq).toBeNull();
+    expect(c.head).toMatch(HEAD_RE);
+    expect(c.head).toBe(s.chainHead());
+    expect(c.head.startsWith(`${c.events}:`)).toBe(true);
+    expect(c.verified).toEqual({ seq: c.events, hash: c.head.split(':')[1] });
+
+    const kinds = rows(s).map((r) => r.kind);
+    expect(kinds.filter((k) => k === 'session.create')).toHaveLength(6);
+    expect(kinds.filter((k) => k === 'node.add')).toHaveLength(20);
+  });
+
+  it('links every event to the previous one by H(prev_hash || body), from 32 zero bytes', () => {
+    const s = busy();
+    let prev: Buffer = Buffer.alloc(32);
+    let seq = 0;
+    for (const r of rows(s)) {
+      expect(r.seq).toBe(++seq);
+      expect(r.prev_hash.equals(prev)).toBe(true);
+      expect(r.event_hash.equals(sha256(prev, r.body))).toBe(true);
+      // The body is canonical JSON holding seq, ts, kind and the payload.
+      const body = JSON.parse(r.body.toString('utf8'));
+      expect(Object.keys(body)).toEqual(['data', 'kind', 'seq', 'ts']);
+      expect(body.seq).toBe(r.seq);
+      expect(body.kind).toBe(r.kind);
+      prev = r.event_hash;
+    }
+    expect(s.chainHead()).toBe(`${seq}:${prev.toString('hex')}`);
+  });
+
+  it('records the Bates id, node hash and every touched session root in node.add', () => {
+    const s = newShard();
+    s.createSession({ sid: 'aaaa' });
+    s.createSession({ sid: 'bbbb' });
+    const a = s.addTurn({ question: 'a', answer_text: '', session: 'aaaa' });
+    const b = s.addTurn({ question: 'b', answer_text: '', session: 'bbbb', parent: a.bates });
+    const ev = s.audit.event(s.audit.head().seq)!;
+    expect(ev.kind).toBe('node.add');
+    expect(ev.data).toEqual({
+      bates: b.bates,
+      node_hash: b.node_hash,
+      parent_bates: a.bates,
+      session_roots: { aaaa: s.getSession('aaaa')!.session_root, bbbb: s.getSession('bbbb')!.session_root },
+    });
+  });
+
+  it('detects an edited body at that event', () => {
+    const s = busy();
+    const r = rows(s)[9];
+    const edited = Buffer.from(r.body.toString('utf8').replace('"kind":"', '"kind":"x'), 'utf8');
+    expect(edited.equals(r.body)).toBe(false);
+    s.db.prepare('UPDATE audit_events SET body = ? WHERE seq = ?').run(edited, 10);
+    const c = s.chainCheck();
+    expect(c.ok).toBe(false);
+    expect(c.first_broken_seq).toBe(10);
+    expect(c.reason).toMatch(/10/);
+    expect(c.verified.seq).toBe(9);
+  });
+
+  it('detects a single flipped byte in a body, a stored hash or a prev link', () => {
+    for (const [col, seq] of [
+      ['body', 3],
+      ['event_hash', 7],
+      ['prev_hash', 15],
+    ] as const) {
+      const s = busy();
+      const v = s.db.prepare(`SELECT ${col} FROM audit_events WHERE seq = ?`).pluck().get(seq) as Buffer;
+      const w = Buffer.from(v);
+      w[w.length - 1] ^= 1;
+      s.db.prepare(`UPDATE audit_events SET ${col} = ? WHERE seq = ?`).run(w, seq);
+      const c = s.chainCheck();
+      expect(c.ok, col).toBe(false);
+      expect(c.first_broken_seq, col).toBe(seq);
+      s.close();
+    }
+  });
+
+  it('detects a deleted event in the middle', () => {
+    const s = busy();
+    s.db.prepare('DELETE FROM audit_events WHERE seq = 12').run();
+    const c = s.chainCheck();
+    expect(c.ok).toBe(false);
+    expect(c.first_broken_seq).toBe(12);
+    expect(c.reason).toMatch(/missing/);
+  });
+
+  it('detects a deleted first event', () => {
+    const s = busy();
+    s.db.prepare('DELETE FROM audit_events WHERE seq = 1').run();
+    const c = s.chainCheck();
+    expect(c.ok).toBe(false);
+    expect(c.first_broken_seq).toBe(1);
+  });
+
+  it('shows a deleted last event as a different head (what --expect-head compares)', () => {
+    const s = busy();
+    const before = s.chainCheck();
+    s.db.prepare('DELETE FROM audit_events WHERE seq = ?').run(before.events);
+    const after = s.chainCheck();
+    expect(after.head).not.toBe(before.head);
+    expect(after.events).toBe(before.events - 1);
+  });
+
+  it('detects two swapped events at the first of the two', () => {
+    for (const [i, j] of [
+      [5, 17],
+      [8, 9],
+      [1, 2],
+    ]) {
+      const s = busy();
+      swapRows(s, i, j);
+      const c = s.chainCheck();
+      expect(c.ok, `${i}<->${j}`).toBe(false);
+      expect(c.first_broken_seq, `${i}<->${j}`).toBe(i);
+      s.close();
+    }
+  });
+
+  it('detects a chain rewritten from a point on, unless its head is known elsewhere', () => {
+    // An attacker who recomputes every later hash gets a consistent chain: only the head betrays it.
+    const s = busy();
+    const before = s.chainCheck();
+    const all = rows(s);
+    let prev = all[9].event_hash;
+    for (const r of all.slice(10)) {
+      const body = Buffer.from(r.body.toString('utf8').replace('"ts":"', '"ts":"1'), 'utf8');
+      const h = sha256(prev, body);
+      s.db
+        .prepare('UPDATE audit_events SET body = ?, prev_hash = ?, event_hash = ? WHERE seq = ?')
+        .run(body, prev, h, r.seq);
+      prev = h;
+    }
+    const after = s.chainCheck();
+    expect(after.ok).toBe(true);
+    expect(after.head).not.toBe(before.head);
+  });
+
+  it('checks incrementally from a verified event, seeing only later events', () => {
+    const s = busy();
+    const first = s.chainCheck();
+    expect(first.ok).toBe(true);
+    for (let i = 0; i < 5; i++) s.addTurn({ question: `later ${i}`, answer_text: '', session: 'aaaa' });
+
+    let seen = 0;
+    const inc = s.chainCheck({ from: first.verified, onProgress: (n) => (seen = n) });
+    expect(inc.ok).toBe(true);
+    expect(seen).toBe(5);
+    expect(inc.head).toBe(s.chainHead());
+    expect(inc.verified.seq).toBe(first.verified.seq + 5);
+
+    // Damage BEFORE the verified point is outside an incremental check (a full check still finds it).
+    s.db.prepare('UPDATE audit_events SET event_hash = zeroblob(32) WHERE seq = 3').run();
+    expect(s.chainCheck({ from: first.verified }).ok).toBe(true);
+    expect(s.chainCheck().first_broken_seq).toBe(3);
+  });
+
+  it('an incremental check still detects later tampering', () => {
+    const s = busy();
+    const first = s.chainCheck();
+    for (let i = 0; i < 5; i++) s.addTurn({ question: `later ${i}`, answer_text: '', session: 'aaaa' });
+    const target = first.verified.seq + 3;
+    const body = s.db.prepare('SELECT body FROM audit_events WHERE seq = ?').pluck().get(target) as Buffer;
+    const edited = Buffer.from(body.toString('utf8').replace('"kind":"', '"kind":"x'), 'utf8');
+    expect(edited.equals(body)).toBe(false);
+    s.db.prepare('UPDATE audit_events SET body = ? WHERE seq = ?').run(edited, target);
+    const inc = s.chainCheck({ from: first.verified });
+    expect(inc.ok).toBe(false);
+    expect(inc.first_broken_seq).toBe(target);
+
+    // A deletion right after the verified event is caught too.
+    const s2 = busy();
+    const f2 = s2.chainCheck();
+    s2.addTurn({ question: 'x', answer_text: '', session: 'aaaa' });
+    s2.addTurn({ question: 'y', answer_text: '', session: 'aaaa' });
+    s2.db.prepare('DELETE FROM audit_events WHERE seq = ?').run(f2.verified.seq + 1);
+    expect(s2.chainCheck({ from: f2.verified }).first_broken_seq).toBe(f2.verified.seq + 1);
+  });
+
+  it('an incremental check from a wrong hash fails at the next event', () => {
+    const s = busy();
+    const first = s.chainCheck();
+    s.addTurn({ question: 'x', answer_text: '', session: 'aaaa' });
+    const c = s.chainCheck({ from: { seq: first.verified.seq, hash: '00'.repeat(32) } });
+    expect(c.ok).toBe(false);
+    expect(c.first_broken_seq).toBe(first.verified.seq + 1);
+  });
+
+  it('does not append when a change fails (same transaction)', () => {
+    const s = busy();
+    const before = s.chainHead();
+    expect(() => s.addTurn({ question: 'x', answer_text: '', parent: 'aaaa-999999' })).toThrow();
+    expect(() => s.createSession({ sid: 'aaaa' })).toThrow();
+    expect(s.chainHead()).toBe(before);
+  });
+});

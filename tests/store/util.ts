@@ -1,0 +1,59 @@
+import { afterEach } from 'vitest';
+import { ArboristError, type OpenOptions, Shard } from '../../src/store/index.js';
+import { tempDb } from '../support/tmp.js';
+
+const opened: Shard[] = [];
+
+/** A shard on a real SQLite file in a fresh temporary folder, closed after the current test. */
+export function newShard(path: string = tempDb(), opts: OpenOptions = {}): Shard {
+  const s = Shard.open(path, opts);
+  opened.push(s);
+  return s;
+}
+
+afterEach(() => {
+  while (opened.length > 0) opened.pop()!.close();
+});
+
+/** The ArboristError thrown by fn; fails the test when fn returns or throws anything else. */
+export function errorOf(fn: () => unknown): ArboristError {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof ArboristError) return e;
+    throw e;
+  }
+  throw new Error('expected an ArboristError, but nothing was thrown');
+}
+
+/** A stored BLOB column as raw bytes, read behind the store's back. */
+export function blob(s: Shard, sql: string, ...args: unknown[]): Buffer {
+  return s.db
+    .prepare(sql)
+    .pluck()
+    .get(...args) as Buffer;
+}
+
+/** Every node's stored subtree hash, raw bytes, by Bates id. */
+export function subtreeBytes(s: Shard): Map<string, Buffer> {
+  const rows = s.db.prepare('SELECT bates, subtree_hash FROM nodes').raw(true).all() as [string, Buffer][];
+  return new Map(rows);
+}
+
+/** Every session's stored root, raw bytes, by sid. */
+export function rootBytes(s: Shard): Map<string, Buffer> {
+  const rows = s.db.prepare('SELECT sid, session_root FROM sessions').raw(true).all() as [string, Buffer][];
+  return new Map(rows);
+}
+
+/** A small deterministic PRNG (mulberry32) so randomised tests replay exactly. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
