@@ -66,7 +66,9 @@ for (let r = 0; r < rounds; r++) {
 const nodes = shard.db.prepare('SELECT coalesce(sum(n_nodes), 0) FROM sessions').pluck().get() as number;
 const f = (x: number) => x.toFixed(2);
 console.log(`search: ${nodes} turns, ${all.length} keystrokes`);
-console.log(`search keystroke        p50 ${f(pct(all, 50))} ms  p95 ${f(pct(all, 95))} ms  max ${f(Math.max(...all))} ms`);
+console.log(
+  `search keystroke        p50 ${f(pct(all, 50))} ms  p95 ${f(pct(all, 95))} ms  max ${f(Math.max(...all))} ms`,
+);
 console.log(
   `search one-letter typo  p50 ${f(pct(typoTimes, 50))} ms  p95 ${f(pct(typoTimes, 95))} ms  (${typos.slice(0, 3).join(', ')} ...)`,
 );

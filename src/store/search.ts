@@ -66,9 +66,9 @@ function stmts(db: Database.Database): Stmts {
       )
       .pluck(),
     exists: db.prepare('SELECT 1 FROM nodes_fts WHERE nodes_fts MATCH ? LIMIT 1').pluck(),
-    vocab: db
-      .prepare('SELECT term, doc FROM nodes_vocab WHERE term IN (SELECT value FROM json_each(?))')
-      .raw(true),
+    countCapped: db
+      .prepare('SELECT count(*) FROM (SELECT 1 FROM nodes_fts WHERE nodes_fts MATCH ? LIMIT 200)')
+      .pluck(),
     rows: db.prepare(
       `SELECT n.id, n.bates, n.sid, n.seq, n.audit, n.question, n.created_at, s.label
        FROM nodes n JOIN sessions s ON s.sid = n.sid
@@ -100,18 +100,24 @@ function stmts(db: Database.Database): Stmts {
 /** Every string one edit away (delete, transpose, substitute, insert) over the term's own letters and a-z. */
 export function oneEditVariants(term: string): string[] {
   const chars = [...term];
-  const alphabet = new Set([...'abcdefghijklmnopqrstuvwxyz0123456789', ...chars]);
-  const out = new Set<string>();
-  for (let i = 0; i <= chars.length; i++) {
-    const head = chars.slice(0, i).join('');
-    const tail = chars.slice(i).join('');
-    if (i < chars.length) out.add(head + chars.slice(i + 1).join(''));
-    if (i < chars.length - 1) out.add(head + chars[i + 1] + chars[i] + chars.slice(i + 2).join(''));
-    for (const a of alphabet) {
-      if (i < chars.length) out.add(head + a + chars.slice(i + 1).join(''));
-      out.add(head + a + tail);
+  const n = chars.length;
+  const alphabet = [...new Set([...'abcdefghijklmnopqrstuvwxyz0123456789', ...chars])];
+  const at = (i: number, j: number) => chars.slice(i, j).join('');
+  // Most likely slips first, so a search that stops early keeps the likeliest: swapped letters, a letter left out
+  // (so one must be inserted), a letter too many, a wrong letter.
+  const swapped: string[] = [];
+  const inserted: string[] = [];
+  const deleted: string[] = [];
+  const substituted: string[] = [];
+  for (let i = 0; i <= n; i++) {
+    if (i < n - 1) swapped.push(at(0, i) + chars[i + 1] + chars[i] + at(i + 2, n));
+    for (const a of alphabet) inserted.push(at(0, i) + a + at(i, n));
+    if (i < n) {
+      deleted.push(at(0, i) + at(i + 1, n));
+      for (const a of alphabet) if (a !== chars[i]) substituted.push(at(0, i) + a + at(i + 1, n));
     }
   }
+  const out = new Set([...swapped, ...inserted, ...deleted, ...substituted]);
   out.delete(term);
   return [...out].filter((v) => v.length >= 2);
 }
@@ -144,16 +150,32 @@ function correct(db: Database.Database, terms: string[], prefixLast: boolean): R
   terms.forEach((t, i) => {
     if ([...t].length < MIN_TYPO_LEN) return;
     const asPrefix = prefixLast && i === terms.length - 1;
-    const probe = (x: string) => (asPrefix ? `${quote(x)}*` : quote(x));
-    if (s.exists.get(probe(t))) return;
+    if (s.exists.get(asPrefix ? `${quote(t)}*` : quote(t))) return;
+    // Variants are whole words even for the term being typed: a prefix probe merges the doclists of every term
+    // under it (~1 ms each on a 1M-turn shard), a whole-word probe is one index seek.
+    const probe = quote;
     // Probing ~400 variants one by one costs a statement each; an OR of 64 answers "any of these?" in one, and
     // only a chunk that hits is probed variant by variant.
-    // One look-up of all ~400 one-edit variants in the FTS5 vocabulary (an IN over fts5vocab seeks each term),
-    // keeping the three that occur in the most turns.
-    const found = (s.vocab.all(JSON.stringify(oneEditVariants(t))) as [string, number][])
-      .sort((a, b) => b[1] - a[1])
-      .slice(0, 3)
-      .map(([term]) => term);
+    // ~400 one-edit variants. An OR of many answers "does any of these occur?" in one statement (one index seek
+    // each); a group that hits is halved until the variants that occur are found. Counting occurrences in
+    // fts5vocab instead would read the whole doclist of every common neighbour ("thhe" -> "the": 40 ms).
+    const found: string[] = [];
+    const hunt = (group: string[]) => {
+      if (found.length >= 4 || !s.exists.get(group.map(probe).join(' OR '))) return;
+      if (group.length === 1) {
+        found.push(group[0]);
+        return;
+      }
+      const mid = group.length >> 1;
+      hunt(group.slice(0, mid));
+      hunt(group.slice(mid));
+    };
+    const variants = oneEditVariants(t);
+    for (let k = 0; k < variants.length && found.length < 4; k += 100) hunt(variants.slice(k, k + 100));
+    // Prefer the variants that occur most (counted up to a cap, so a common word costs no more than a rare one).
+    const weight = new Map(found.map((v) => [v, s.countCapped.get(probe(v)) as number]));
+    found.sort((x, y) => weight.get(y)! - weight.get(x)!);
+    found.splice(3);
     if (found.length > 0) corrections[t] = found;
   });
   return corrections;
@@ -163,9 +185,9 @@ function expression(terms: string[], prefixLast: boolean, corrections: Record<st
   return terms
     .map((t, i) => {
       const asPrefix = prefixLast && i === terms.length - 1 && [...t].length >= 2;
-      const one = (x: string) => (asPrefix ? `${quote(x)}*` : quote(x));
       const alts = corrections[t];
-      return alts ? `(${[t, ...alts].map(one).join(' OR ')})` : one(t);
+      const self = asPrefix ? `${quote(t)}*` : quote(t);
+      return alts ? `(${[self, ...alts.map(quote)].join(' OR ')})` : self;
     })
     .join(' AND ');
 }
