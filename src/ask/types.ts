@@ -30,7 +30,12 @@ export interface AskRequest {
 }
 
 export interface AskResult extends AddedTurn {
+  /** `grounded` / `ungrounded` (built-in), `fresh` (command), `cached`, `manual`. */
   audit: string;
   cache_key: string;
   answer_text: string;
+  cited_titles: string[];
+  n_cited_sources: number;
+  /** The provider policy in the cache key: `builtin/1`, `command:["llm","-m","4o"]`, `manual`. */
+  provider: string;
 }

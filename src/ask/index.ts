@@ -1,0 +1,172 @@
+import { ArboristError, badInput, type Shard, type TurnNode } from '../store/index.js';
+import { builtinAnswer } from './builtin.js';
+import { cacheKey, conversationHash, policyId } from './cache.js';
+import { type CommandInput, runCommand } from './command.js';
+import { AskError, cancelled } from './errors.js';
+import { retrieve } from './retrieve.js';
+import type { AskRequest, AskResult, ProviderSpec } from './types.js';
+
+export { splitArgv } from './argv.js';
+export { type BuiltinAnswer, builtinAnswer, citedBates, UNGROUNDED_ANSWER } from './builtin.js';
+export { BUILTIN_POLICY, cacheKey, conversationHash, policyId } from './cache.js';
+export {
+  type CommandInput,
+  DEFAULT_MAX_BYTES,
+  DEFAULT_TIMEOUT_MS,
+  type RunOptions,
+  runCommand,
+} from './command.js';
+export {
+  type AnswerConfig,
+  configPath,
+  loadAnswerConfig,
+  type ProviderOptions,
+  providerFromOptions,
+} from './config.js';
+export { AskError, type AskErrorCode } from './errors.js';
+export { type Citation, type ContextItem, type Retrieval, retrieve } from './retrieve.js';
+export { normaliseQuestion } from './text.js';
+export type { AskRequest, AskResult, ProviderSpec } from './types.js';
+
+/** How many retrieved turns an answer command receives as `context`. */
+const COMMAND_CONTEXT = 8;
+
+function checkProvider(p: ProviderSpec): void {
+  if (p.kind === 'command') {
+    if (!Array.isArray(p.argv) || p.argv.length === 0 || typeof p.argv[0] !== 'string' || p.argv[0] === '') {
+      throw new AskError('config', 'the answer command is empty');
+    }
+    if (!p.argv.every((a) => typeof a === 'string'))
+      throw new AskError('config', 'answer command arguments must be text');
+    for (const [k, v] of [
+      ['timeout', p.timeoutMs],
+      ['output cap', p.maxBytes],
+    ] as const) {
+      if (v !== undefined && (!Number.isInteger(v) || v < 1)) {
+        throw new AskError('config', `the answer command's ${k} must be a positive whole number`);
+      }
+    }
+  } else if (p.kind === 'manual') {
+    if (typeof p.answer !== 'string') throw badInput('the answer must be text');
+  } else if (p.kind !== 'builtin') {
+    throw new AskError('config', `unknown answer provider '${(p as { kind: unknown }).kind}'`);
+  }
+}
+
+/**
+ * Asks one question and stores the turn.
+ *
+ * 1. Validates everything that can be checked up front (question, parent, session, provider), so a bad id never
+ *    costs a provider run.
+ * 2. history = the path from the root to `parent`, crossing sessions; cache_key from the normalised question, the
+ *    provider policy and the history's conversation_hash (src/ask/cache.ts).
+ * 3. The answer: `manual` as given (never cached); else the cache, unless noCache (audit `cached`); else the
+ *    built-in answerer (`grounded` / `ungrounded`) or the external command (`fresh`), streamed to onChunk.
+ * 4. One IMMEDIATE transaction: the new session (fork, or neither parent nor session), the node with its
+ *    cache_key, cited_titles and n_cited_sources, and the cache row. Any failure before it adds nothing.
+ */
+export async function ask(shard: Shard, req: AskRequest): Promise<AskResult> {
+  if (typeof req.question !== 'string' || req.question.trim() === '') throw badInput('question is empty');
+  const question = req.question.toWellFormed();
+  if (shard.readonly) throw new ArboristError('shard', `${shard.path} is open read-only`);
+  if (req.fork && req.session !== undefined) {
+    throw new ArboristError('usage', 'a fork starts its own session: give a parent, not a session');
+  }
+  const provider: ProviderSpec = req.provider ?? { kind: 'builtin' };
+  checkProvider(provider);
+  if (req.signal?.aborted) throw cancelled();
+
+  const history: TurnNode[] = req.parent !== undefined ? shard.pathTo(req.parent) : [];
+  if (req.session !== undefined) shard.resolveSession(req.session);
+  const policy = policyId(provider);
+  const key = cacheKey(question, policy, conversationHash(history));
+  const emit = (text: string) => {
+    if (text !== '') req.onChunk?.(text);
+  };
+
+  let answer_text: string;
+  let cited_titles: string[];
+  let audit: string;
+  let cacheable = false;
+  const extra = req.cited_titles ?? [];
+  if (provider.kind === 'manual') {
+    answer_text = provider.answer;
+    cited_titles = [...extra];
+    audit = 'manual';
+    emit(answer_text);
+  } else {
+    const hit = req.noCache ? undefined : shard.getCachedAnswer(key);
+    if (hit) {
+      answer_text = hit.answer_text;
+      cited_titles = hit.cited_titles;
+      audit = 'cached';
+      emit(answer_text);
+    } else if (provider.kind === 'builtin') {
+      const b = builtinAnswer(retrieve(shard.db, question, history));
+      answer_text = b.answer_text;
+      cited_titles = [...b.cited_titles, ...extra];
+      audit = b.grounded ? 'grounded' : 'ungrounded';
+      // An empty result goes stale as the shard grows, and is cheap to recompute: only grounded answers are cached.
+      cacheable = b.grounded;
+      emit(answer_text);
+    } else {
+      const context = retrieve(shard.db, question, history, { limit: COMMAND_CONTEXT }).citations.map(
+        (c) => ({
+          bates: c.bates,
+          question: c.question,
+          snippet: c.snippet,
+        }),
+      );
+      const input: CommandInput = {
+        question,
+        history: history.map((n) => ({ bates: n.bates, question: n.question, answer: n.answer_text })),
+        context,
+        cache_key: key,
+      };
+      const out = await runCommand(provider.argv, `${JSON.stringify(input)}\n`, {
+        timeoutMs: provider.timeoutMs,
+        maxBytes: provider.maxBytes,
+        onChunk: req.onChunk,
+        signal: req.signal,
+      });
+      answer_text = out.replace(/\s+$/u, '');
+      cited_titles = [...extra];
+      audit = 'fresh';
+      cacheable = true;
+    }
+  }
+  if (req.signal?.aborted) throw cancelled();
+
+  const created_at = new Date().toISOString();
+  const added = shard.write(() => {
+    let session = req.session;
+    let forked = false;
+    if (req.fork) {
+      session = shard.createSession({ label: req.label, created_at }).sid;
+      forked = true;
+    }
+    const a = shard.addTurn({
+      question,
+      answer_text,
+      cited_titles,
+      n_cited_sources: cited_titles.length,
+      audit,
+      cache_key: key,
+      session,
+      parent: req.parent,
+      label: req.label,
+      created_at,
+    });
+    if (cacheable) shard.putCachedAnswer(key, answer_text, cited_titles, created_at);
+    return forked ? { ...a, created_session: true } : a;
+  });
+  return {
+    ...added,
+    audit,
+    cache_key: key,
+    answer_text,
+    cited_titles,
+    n_cited_sources: cited_titles.length,
+    provider: policy,
+  };
+}
