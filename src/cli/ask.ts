@@ -1,45 +1,88 @@
+import { ask, providerFromOptions } from '../ask/index.js';
 import { ArboristError } from '../store/index.js';
-import { list, str } from './args.js';
+import { flag, list, positiveInt, str } from './args.js';
 import type { Command } from './commands.js';
 import { printJson } from './output.js';
 
 export const askCmd: Command = {
   name: 'ask',
   usage:
-    'arborist ask QUESTION [--session SID] [--parent BATES] [--answer TEXT] [--cite TITLE]... [--label L]',
-  summary: 'add a turn: a new session, a follow-up, or a fork from any turn of any session',
+    'arborist ask QUESTION [--session SID] [--parent BATES] [--fork] [--answer TEXT | --answer-cmd CMD] ' +
+    '[--no-cache] [--cite TITLE]... [--label L] [--timeout SECONDS]',
+  summary: 'ask a question: a new session, a follow-up, or a fork from any turn of any session',
   options: {
     answer: { type: 'string' },
+    'answer-cmd': { type: 'string' },
     session: { type: 'string' },
     parent: { type: 'string' },
+    fork: { type: 'boolean' },
     label: { type: 'string' },
     cite: { type: 'string', multiple: true },
+    'no-cache': { type: 'boolean' },
+    timeout: { type: 'string' },
   },
-  run(p, ctx) {
+  async run(p, ctx) {
     if (p.positionals.length === 0) throw new ArboristError('usage', `usage: ${this.usage}`);
     const question = p.positionals.join(' ');
-    const answer = str(p, 'answer');
-    if (answer === undefined) throw new ArboristError('usage', 'ask needs --answer TEXT');
-    const r = ctx.writable().addTurn({
-      question,
-      answer_text: answer,
-      cited_titles: list(p, 'cite'),
-      session: str(p, 'session'),
-      parent: str(p, 'parent'),
-      label: str(p, 'label'),
-      audit: 'manual',
+    const timeout = str(p, 'timeout') === undefined ? undefined : positiveInt(p, 'timeout', 120, 86400) * 1000;
+    const provider = providerFromOptions({
+      answer: str(p, 'answer'),
+      answerCmd: str(p, 'answer-cmd'),
+      env: ctx.env,
+      timeoutMs: timeout,
     });
-    const doc = {
-      bates: r.bates,
-      sid: r.sid,
-      seq: r.seq,
-      parent_bates: r.parent_bates,
-      node_hash: r.node_hash,
-      subtree_hash: r.subtree_hash,
-      session_root: r.session_root,
-    };
-    if (ctx.out.json) printJson(ctx.out, doc);
-    else ctx.out.out(`${r.bates}\n`);
-    return 0;
+    const shard = ctx.writable();
+    let parent = str(p, 'parent');
+    const session = str(p, 'session');
+    if (flag(p, 'fork') && parent === undefined) throw new ArboristError('usage', '--fork needs --parent BATES');
+    // `--session S` alone continues the conversation: the new turn follows the session's latest turn.
+    if (session !== undefined && parent === undefined) parent = shard.latestTurn(shard.resolveSession(session).sid);
+
+    // The external command runs in its own process group (so a timeout can end all it started); Ctrl-C reaches
+    // only us, so turn it into a cancel.
+    const abort = new AbortController();
+    const onSigint = () => abort.abort();
+    process.once('SIGINT', onSigint);
+    let streamed = '';
+    try {
+      const r = await ask(shard, {
+        question,
+        parent,
+        session,
+        fork: flag(p, 'fork'),
+        label: str(p, 'label'),
+        provider,
+        noCache: flag(p, 'no-cache'),
+        cited_titles: list(p, 'cite'),
+        signal: abort.signal,
+        onChunk: ctx.out.json
+          ? undefined
+          : (t) => {
+              streamed += t;
+              ctx.out.out(t);
+            },
+      });
+      if (ctx.out.json) {
+        printJson(ctx.out, {
+          bates: r.bates,
+          sid: r.sid,
+          seq: r.seq,
+          parent_bates: r.parent_bates,
+          node_hash: r.node_hash,
+          subtree_hash: r.subtree_hash,
+          session_root: r.session_root,
+          audit: r.audit,
+          cache_key: r.cache_key,
+        });
+      } else {
+        if (streamed === '') ctx.out.out(r.answer_text);
+        if (!(streamed || r.answer_text).endsWith('\n')) ctx.out.out('\n');
+        // The answer is stdout; where it was stored goes to stderr, so `arborist ask ... > answer.txt` stays clean.
+        ctx.out.err(`${ctx.out.color.dim(`[${r.bates}] ${r.audit}`)}\n`);
+      }
+      return 0;
+    } finally {
+      process.removeListener('SIGINT', onSigint);
+    }
   },
 };

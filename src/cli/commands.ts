@@ -1,6 +1,7 @@
 import { ArboristError, type TurnNode } from '../store/index.js';
-import { exactPositionals, type OptionSpec, type Parsed, positiveInt, str } from './args.js';
+import { exactPositionals, flag, type OptionSpec, type Parsed, positiveInt, str } from './args.js';
 import type { Context } from './context.js';
+import { runFindArchived } from './maintain.js';
 import { oneLine, printJson, stripControls, table, truncate } from './output.js';
 
 export interface Command {
@@ -186,10 +187,16 @@ const branchesCmd: Command = {
 
 const findCmd: Command = {
   name: 'find',
-  usage: 'arborist find QUERY [--limit N] [--scope SID] | find --cache-key KEY',
+  usage: 'arborist find QUERY [--limit N] [--scope SID] | find --cache-key KEY | find --archived QUERY',
   summary: 'search every turn of every session',
-  options: { limit: { type: 'string' }, scope: { type: 'string' }, 'cache-key': { type: 'string' } },
+  options: {
+    limit: { type: 'string' },
+    scope: { type: 'string' },
+    'cache-key': { type: 'string' },
+    archived: { type: 'boolean' },
+  },
   run(p, ctx) {
+    if (flag(p, 'archived')) return runFindArchived(p, ctx);
     const shard = ctx.readable();
     const key = str(p, 'cache-key');
     if (key !== undefined) {
@@ -284,6 +291,7 @@ const verifyCmd: Command = {
         if (r.edited.length) ctx.out.out(`edited: ${r.edited.join(' ')}\n`);
         ctx.out.out(`mismatches: ${r.mismatches.join(' ')}\n`);
         if (r.sessions.length) ctx.out.out(`session roots: ${r.sessions.join(' ')}\n`);
+        if (r.archives?.length) ctx.out.out(`damaged archives: ${r.archives.join(' ')}\n`);
       }
     }
     return r.ok ? 0 : 1;

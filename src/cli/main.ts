@@ -3,10 +3,11 @@ import { parse } from './args.js';
 import { askCmd } from './ask.js';
 import { COMMANDS, type Command } from './commands.js';
 import { makeContext } from './context.js';
+import { MAINTENANCE_COMMANDS } from './maintain.js';
 import { safeJson } from './output.js';
 
 const VERSION = '0.1.0';
-const ALL: Command[] = [...COMMANDS, askCmd];
+const ALL: Command[] = [...COMMANDS, askCmd, ...MAINTENANCE_COMMANDS];
 
 function help(): string {
   const lines = [

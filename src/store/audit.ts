@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { canon, eventHash, hex, ZERO_HASH } from './hash.js';
+import { canon, eventHash, hex, sha256, ZERO_HASH } from './hash.js';
 
 /**
  * One audit chain for the whole shard. Each state change appends exactly one event, inside the caller's
@@ -38,6 +38,7 @@ export class AuditLog {
   private readonly insertStmt: Database.Statement;
   private readonly countStmt: Database.Statement;
   private readonly pageStmt: Database.Statement;
+  private readonly fastPageStmt: Database.Statement;
 
   constructor(private readonly db: Database.Database) {
     this.lastStmt = db
@@ -49,6 +50,21 @@ export class AuditLog {
     this.countStmt = db.prepare('SELECT count(*) FROM audit_events').pluck();
     this.pageStmt = db
       .prepare('SELECT seq, body, prev_hash, event_hash FROM audit_events WHERE seq > ? ORDER BY seq LIMIT ?')
+      .raw(true);
+    // A page of events (seq in (from, to]) as ONE value: prev_hash || body || event_hash of each event back to
+    // back (|| on blobs concatenates their bytes; CAST keeps them), with the body lengths to cut it apart. Making
+    // three Buffers per event cost more than hashing it. A rowid range is read in rowid order, so the
+    // concatenation is in seq order. `odd` counts rows the fast path does not take (a column that is not a blob, a
+    // hash that is not 32 bytes).
+    this.fastPageStmt = db
+      .prepare(
+        `SELECT count(*), max(seq),
+           sum(typeof(body) <> 'blob' OR typeof(prev_hash) <> 'blob' OR typeof(event_hash) <> 'blob'
+               OR length(prev_hash) <> 32 OR length(event_hash) <> 32),
+           group_concat(length(body), ','),
+           CAST(group_concat(prev_hash || body || event_hash, '') AS BLOB)
+         FROM audit_events WHERE seq > ? AND seq <= ?`,
+      )
       .raw(true);
   }
 
@@ -80,8 +96,27 @@ export class AuditLog {
     let prevSeq = from?.seq ?? 0;
     let prev = from?.hash ?? ZERO_HASH;
     let checked = 0;
-    const PAGE = 20000;
+    const PAGE = 2000;
     for (;;) {
+      // Fast path: the next PAGE seqs in one value, checked on views into it. It only ever says "intact"; a gap, an
+      // odd row or any mismatch sends the page to the row-by-row check below, which names the exact break.
+      const [n, hi, odd, lengths, blob] = this.fastPageStmt.get(prevSeq, prevSeq + PAGE) as [
+        number,
+        number | null,
+        number | null,
+        string | null,
+        Buffer | null,
+      ];
+      if (n > 0 && odd === 0 && hi === prevSeq + n && lengths !== null && blob !== null) {
+        const last = pageIntact(prev, lengths, blob, n);
+        if (last !== null) {
+          prev = last;
+          prevSeq = hi;
+          checked += n;
+          onProgress?.(checked);
+          continue;
+        }
+      }
       const rows = this.pageStmt.all(prevSeq, PAGE) as [number, Buffer, Buffer, Buffer][];
       for (const [seq, body, prevStored, stored] of rows) {
         let reason: string | null = null;
@@ -131,4 +166,27 @@ export class AuditLog {
       event_hash: hex(row.event_hash)!,
     };
   }
+}
+
+/**
+ * Checks a page of n events laid out as prev_hash || body || event_hash each (body lengths in `lengths`): every
+ * prev_hash must equal the hash before it (the first one `prev`) and every event_hash H(prev_hash || body).
+ * Returns the last event hash (a copy) when all hold, else null.
+ */
+function pageIntact(prev: Buffer, lengths: string, blob: Buffer, n: number): Buffer | null {
+  const lens = lengths.split(',');
+  if (lens.length !== n) return null;
+  let before = prev;
+  let beforeAt = 0;
+  let at = 0;
+  for (let k = 0; k < n; k++) {
+    if (blob.compare(before, beforeAt, beforeAt + 32, at, at + 32) !== 0) return null;
+    const end = at + 32 + Number(lens[k]);
+    if (end + 32 > blob.length) return null;
+    if (sha256(blob.subarray(at, end)).compare(blob, end, end + 32) !== 0) return null;
+    before = blob;
+    beforeAt = end;
+    at = end + 32;
+  }
+  return at === blob.length ? Buffer.from(blob.subarray(beforeAt, beforeAt + 32)) : null;
 }

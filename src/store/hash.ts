@@ -40,27 +40,113 @@ export interface NodeContent {
   source_id: string | null;
 }
 
-export function nodeContentBytes(c: NodeContent): Buffer {
-  return Buffer.from(
-    canon({
-      answer_text: c.answer_text,
-      audit: c.audit,
-      bates: c.bates,
-      cache_key: c.cache_key,
-      cited_titles: c.cited_titles,
-      created_at: c.created_at,
-      n_cited_sources: c.n_cited_sources,
-      parent_bates: c.parent_bates,
-      question: c.question,
-      source: c.source,
-      source_id: c.source_id,
-    }),
-    'utf8',
+/** canon(node content) through the general canonicaliser: the reference that nodeContentJson must equal. */
+export function nodeContentJsonSlow(c: NodeContent): string {
+  return canon({
+    answer_text: c.answer_text,
+    audit: c.audit,
+    bates: c.bates,
+    cache_key: c.cache_key,
+    cited_titles: c.cited_titles,
+    created_at: c.created_at,
+    n_cited_sources: c.n_cited_sources,
+    parent_bates: c.parent_bates,
+    question: c.question,
+    source: c.source,
+    source_id: c.source_id,
+  });
+}
+
+// JSON.stringify of a well-formed string, 4-5x faster on Node 20 for kilobytes of text: escape quote, backslash and
+// U+0000-U+001F exactly as JSON.stringify (and RFC 8785) do, short forms where JSON has them, else \u00xx in lower
+// case; everything else (DEL, C1, U+2028/9, non-BMP) stays as is. Only for strings with no lone surrogate.
+const JSON_ESCAPE = /["\\\u0000-\u001f]/g;
+const SHORT_ESCAPES: Record<string, string> = {
+  '"': '\\"',
+  '\\': '\\\\',
+  '\b': '\\b',
+  '\f': '\\f',
+  '\n': '\\n',
+  '\r': '\\r',
+  '\t': '\\t',
+};
+function escapeChar(c: string): string {
+  return SHORT_ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+}
+function jsonText(s: string): string {
+  return `"${s.replace(JSON_ESCAPE, escapeChar)}"`;
+}
+
+/** JSON text of a well-formed string or of null (as canon() writes it); undefined for anything else. */
+function textOrNull(v: unknown): string | undefined {
+  if (v === null) return 'null';
+  return typeof v === 'string' && v.isWellFormed() ? jsonText(v) : undefined;
+}
+
+/**
+ * canon(node content), fast. The keys are fixed and their sorted order is known, so for the values a node holds
+ * (well-formed text or null, a list of well-formed text, a finite number) RFC 8785 output is exactly JSON.stringify
+ * of each value between fixed key strings (jsonText for text): the general canonicaliser (hasLoneSurrogate scans, key sorts, a Set of
+ * seen objects, per-value recursion) made up most of verify's time. Anything else (a lone surrogate, a missing
+ * field, a non-finite number, a tampered type) takes the general path, so the bytes are always canon()'s.
+ * tests/store/canon-fast.test.ts checks that the two agree.
+ */
+export function nodeContentJson(c: NodeContent): string {
+  const answer = textOrNull(c.answer_text);
+  const audit = textOrNull(c.audit);
+  const bates = textOrNull(c.bates);
+  const cacheKey = textOrNull(c.cache_key);
+  const createdAt = textOrNull(c.created_at);
+  const parent = textOrNull(c.parent_bates);
+  const question = textOrNull(c.question);
+  const source = textOrNull(c.source);
+  const sourceId = textOrNull(c.source_id);
+  const n = c.n_cited_sources;
+  const titles = c.cited_titles;
+  let cited: string | undefined;
+  if (Array.isArray(titles) && typeof (titles as { toJSON?: unknown }).toJSON !== 'function') {
+    cited = '[';
+    for (let i = 0; i < titles.length; i++) {
+      const t = titles[i];
+      if (typeof t !== 'string' || !t.isWellFormed()) {
+        cited = undefined;
+        break;
+      }
+      cited += i === 0 ? jsonText(t) : `,${jsonText(t)}`;
+    }
+    if (cited !== undefined) cited += ']';
+  }
+  if (
+    answer === undefined ||
+    audit === undefined ||
+    bates === undefined ||
+    cacheKey === undefined ||
+    cited === undefined ||
+    createdAt === undefined ||
+    typeof n !== 'number' ||
+    !Number.isFinite(n) ||
+    parent === undefined ||
+    question === undefined ||
+    source === undefined ||
+    sourceId === undefined
+  ) {
+    return nodeContentJsonSlow(c);
+  }
+  return (
+    `{"answer_text":${answer},"audit":${audit},"bates":${bates},"cache_key":${cacheKey},"cited_titles":${cited},` +
+    `"created_at":${createdAt},"n_cited_sources":${JSON.stringify(n)},"parent_bates":${parent},` +
+    `"question":${question},"source":${source},"source_id":${sourceId}}`
   );
 }
 
+export function nodeContentBytes(c: NodeContent): Buffer {
+  return Buffer.from(nodeContentJson(c), 'utf8');
+}
+
 export function nodeHash(c: NodeContent): Buffer {
-  return sha256(Buffer.concat([LEAF, nodeContentBytes(c)]));
+  // H(0x00 || canon(content)): U+0000 is the single byte 0x00 in UTF-8, and hashing the string directly saves two
+  // copies of the (often kilobytes long) canonical text.
+  return sha256(`\u0000${nodeContentJson(c)}`);
 }
 
 export function subtreeHash(node: Buffer, children: Buffer[]): Buffer {

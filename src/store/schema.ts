@@ -66,6 +66,27 @@ const MIGRATIONS: string[] = [
     created_at        TEXT NOT NULL
   );
   `,
+  // 2: session entries and the archive tier (docs/sessions.md, "Entries, archiving and retention").
+  `
+  CREATE TABLE session_entries (
+    key        TEXT PRIMARY KEY,
+    sid        TEXT NOT NULL,      -- the entry's current session (entry_json's sessionId)
+    entry_json TEXT NOT NULL,      -- canon({compactionCheckpoints, sessionId, usageFamilySessionIds})
+    updated_at TEXT NOT NULL
+  );
+  CREATE INDEX session_entries_sid ON session_entries(sid);
+
+  CREATE TABLE session_archives (
+    sid         TEXT PRIMARY KEY,  -- an archived sid stays reserved: it is never minted again
+    reason      TEXT NOT NULL,     -- reset | deleted | retention
+    archived_at TEXT NOT NULL,
+    label       TEXT,
+    n_nodes     INTEGER NOT NULL,
+    bytes       INTEGER NOT NULL,  -- length of the canonical JSON document before compression
+    body        BLOB NOT NULL,     -- gzip(canon(archive document)): the session row and all its node rows
+    sha256      BLOB NOT NULL      -- H(body), checked by verify
+  );
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

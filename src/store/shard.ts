@@ -4,7 +4,7 @@ import { AuditLog, type ChainCheck, formatHead } from './audit.js';
 import { describeSqliteError, type OpenOptions, openDatabase } from './db.js';
 import { ArboristError, badInput, notFound } from './errors.js';
 import { type FindHit, type FindOptions, findTurns } from './find.js';
-import { hex, nodeHash, sessionRoot, subtreeHash } from './hash.js';
+import { hex, INNER, nodeHash, sessionRoot, sha256, subtreeHash } from './hash.js';
 import { migrate, SCHEMA_VERSION } from './schema.js';
 import { type SearchOptions, type SearchResult, search } from './search.js';
 import { type VerifyReport, verifyShard } from './verify.js';
@@ -135,6 +135,10 @@ function toSession(r: SessionRaw): Session {
 export class Shard {
   readonly audit: AuditLog;
   private readonly st: Record<string, Database.Statement>;
+  /** The error of a nested write that failed after changing something: the outer write must roll back. */
+  private doomed: unknown = undefined;
+  /** Scratch input for one ripple level: 0x01 || node_hash || child subtree_hash. */
+  private readonly rippleBuf = Buffer.concat([INNER, Buffer.alloc(64)]);
 
   private constructor(
     readonly db: Database.Database,
@@ -144,6 +148,7 @@ export class Shard {
     this.audit = new AuditLog(db);
     const q = (sql: string) => db.prepare(sql);
     this.st = {
+      totalChanges: q('SELECT total_changes()').pluck(),
       sessionBySid: q('SELECT sid, label, created_at, n_nodes, session_root FROM sessions WHERE sid = ?'),
       sessionsByLabel: q(
         'SELECT sid, label, created_at, n_nodes, session_root FROM sessions WHERE label = ?',
@@ -152,8 +157,11 @@ export class Shard {
         'SELECT sid, label, created_at, n_nodes, session_root FROM sessions ORDER BY created_at, sid',
       ),
       insertSession: q('INSERT INTO sessions (sid, label, created_at, session_root) VALUES (?, ?, ?, ?)'),
+      // OR FAIL, not the default ABORT: an ABORT statement with RETURNING opens a statement journal, and opening one
+      // makes FTS5 flush its pending rows to disk, i.e. one tiny FTS segment per turn in a batch of adds (~60 us a
+      // turn, then merges). For this one-row update FAIL and ABORT undo exactly the same (nothing).
       mintSeq: q(
-        'UPDATE sessions SET next_seq = next_seq + 1, n_nodes = n_nodes + 1 WHERE sid = ? RETURNING next_seq - 1 AS seq',
+        'UPDATE OR FAIL sessions SET next_seq = next_seq + 1, n_nodes = n_nodes + 1 WHERE sid = ? RETURNING next_seq - 1 AS seq',
       ).pluck(),
       nodeByBates: q(`SELECT ${NODE_COLS} FROM ${NODE_FROM} WHERE n.bates = ?`),
       nodeById: q(`SELECT ${NODE_COLS} FROM ${NODE_FROM} WHERE n.id = ?`),
@@ -167,11 +175,18 @@ export class Shard {
         'INSERT INTO nodes_fts (rowid, question, answer_text, cited_titles_json) VALUES (?, ?, ?, ?)',
       ),
       bumpChildren: q('UPDATE nodes SET n_children = n_children + 1 WHERE id = ?'),
-      ancestors: q(`WITH RECURSIVE a(id, parent_id, sid, node_hash, n_children) AS (
-          SELECT id, parent_id, sid, node_hash, n_children FROM nodes WHERE id = ?
+      // The path to the root as ONE row (ids, node hashes, branch points, sessions) rather than one row per level:
+      // turning 100 rows of 4 values into JS objects cost more than the recursive walk itself. A parent always has a
+      // smaller id than its child, so `n.id < a.id` also stops the walk on a (tampered) cycle.
+      ancestors: q(`WITH RECURSIVE a(k, id, parent_id, sid, node_hash, n_children) AS (
+          SELECT 0, id, parent_id, sid, node_hash, n_children FROM nodes WHERE id = ?
           UNION ALL
-          SELECT n.id, n.parent_id, n.sid, n.node_hash, n.n_children FROM nodes n JOIN a ON n.id = a.parent_id)
-        SELECT id, sid, node_hash, n_children FROM a`).raw(true),
+          SELECT a.k + 1, n.id, n.parent_id, n.sid, n.node_hash, n.n_children FROM nodes n JOIN a ON n.id = a.parent_id
+          WHERE n.id < a.id)
+        SELECT group_concat(id, ',' ORDER BY k), group_concat(hex(node_hash), '' ORDER BY k),
+          group_concat(CASE WHEN n_children <> 1 THEN k END, ',' ORDER BY k), group_concat(DISTINCT sid) FROM a`).raw(
+        true,
+      ),
       childHashes: q('SELECT subtree_hash FROM nodes WHERE parent_id = ? ORDER BY sid, seq').pluck(),
       setSubtree: q('UPDATE nodes SET subtree_hash = ? WHERE id = ?'),
       topHashes: q('SELECT subtree_hash FROM nodes WHERE sid = ? AND is_top = 1 ORDER BY seq').pluck(),
@@ -212,11 +227,34 @@ export class Shard {
     if (this.db.open) this.db.close();
   }
 
-  /** Runs fn in a BEGIN IMMEDIATE transaction (a savepoint when one is already open). */
+  /**
+   * Runs fn in a BEGIN IMMEDIATE transaction. A nested write joins the transaction already open instead of opening
+   * a SAVEPOINT: FTS5 flushes its pending index data to disk at every savepoint, which made a batch of addTurn calls
+   * inside one write() about four times slower (one tiny FTS segment per turn, then merges). The price: a nested
+   * write that fails after it changed something cannot be undone on its own, so it dooms the outer transaction,
+   * which then rolls back as a whole even if the caller catches the error. (A nested write that fails before
+   * changing anything, e.g. on an unknown parent, leaves the outer transaction free to go on.)
+   */
   write<T>(fn: () => T): T {
     if (this.readonly) throw new ArboristError('shard', `${this.path} is open read-only`);
+    if (this.db.inTransaction) {
+      const before = this.st.totalChanges.get() as number;
+      try {
+        return fn();
+      } catch (err) {
+        if ((this.st.totalChanges.get() as number) !== before) this.doomed ??= err;
+        throw err;
+      }
+    }
+    this.doomed = undefined;
     try {
-      return this.db.transaction(fn).immediate();
+      return this.db
+        .transaction(() => {
+          const out = fn();
+          if (this.doomed !== undefined) throw this.doomed;
+          return out;
+        })
+        .immediate();
     } catch (err) {
       if (err instanceof ArboristError) throw err;
       if ((err as { code?: string }).code?.startsWith('SQLITE_')) throw describeSqliteError(this.path, err);
@@ -231,13 +269,19 @@ export class Shard {
 
   // ---- sessions --------------------------------------------------------------------------------------------
 
-  private newSid(): string {
+  /** True when `sid` names an archived session: its id stays reserved (see src/store/maintenance.ts). */
+  isArchivedSid(sid: string): boolean {
+    return this.db.prepare('SELECT 1 FROM session_archives WHERE sid = ?').get(sid) !== undefined;
+  }
+
+  /** A fresh random sid, neither live nor archived: archived sids are never minted again. */
+  newSid(): string {
     const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
     for (;;) {
       const bytes = randomBytes(8);
       let sid = '';
       for (const b of bytes) sid += alphabet[b % 36];
-      if (!this.st.sessionBySid.get(sid)) return sid;
+      if (!this.st.sessionBySid.get(sid) && !this.isArchivedSid(sid)) return sid;
     }
   }
 
@@ -248,6 +292,7 @@ export class Shard {
       const sid = opts.sid ?? this.newSid();
       if (!SID_RE.test(sid)) throw badInput(`session id '${sid}' must be 1-32 lowercase letters or digits`);
       if (this.st.sessionBySid.get(sid)) throw badInput(`session ${sid} already exists`);
+      if (this.isArchivedSid(sid)) throw badInput(`session ${sid} is archived; its id stays reserved`);
       const created_at = opts.created_at ?? new Date().toISOString();
       const root = sessionRoot(sid, []);
       this.st.insertSession.run(sid, label, created_at, root);
@@ -276,6 +321,7 @@ export class Shard {
         `label '${x}' names ${byLabel.length} sessions (${byLabel.map((s) => s.sid).join(', ')}); use a sid`,
       );
     }
+    if (this.isArchivedSid(x)) throw notFound(`session '${x}' is archived (arborist archive restore ${x})`);
     throw notFound(`no session '${x}'`);
   }
 
@@ -317,6 +363,16 @@ export class Shard {
     if (!/^[a-z][a-z0-9_-]{0,31}$/.test(audit))
       throw badInput(`audit tag '${audit}' is not a short lowercase word`);
     const created_at = input.created_at ?? new Date().toISOString();
+    // Untyped callers (importers over JSON.parse output) must not smuggle a number into a text field: it would be
+    // hashed as a number but stored as text, and verify would then report an edit that never happened.
+    for (const [field, v] of [
+      ['cache_key', input.cache_key],
+      ['source', input.source],
+      ['source_id', input.source_id],
+      ['created_at', created_at],
+    ] as const) {
+      if (v != null && typeof v !== 'string') throw badInput(`${field} must be text`);
+    }
 
     return this.write(() => {
       let parent: { id: number; sid: string; depth: number; bates: string } | null = null;
@@ -393,15 +449,31 @@ export class Shard {
 
   /** Recomputes subtree hashes from `startId` up to the root, given the new hash of the child on the path. */
   private ripple(startId: number, childHash: Buffer, touched: Set<string>): void {
-    const chain = this.st.ancestors.all(startId) as [number, string, Buffer, number][];
+    const [idList, nodeHashesHex, branchList, sidList] = this.st.ancestors.get(startId) as [
+      string,
+      string,
+      string | null,
+      string,
+    ];
+    for (const sid of sidList.split(',')) touched.add(sid);
+    const ids = idList.split(',').map(Number);
+    const nodeHashes = Buffer.from(nodeHashesHex, 'hex');
+    const branch = branchList === null ? null : new Set(branchList.split(',').map(Number));
+    // 0x01 || node_hash || child's subtree_hash, reused level after level: subtreeHash(nh, [h]) without allocating.
+    const buf = this.rippleBuf;
     let h = childHash;
-    for (const [id, sid, nh, nChildren] of chain) {
-      // A single child is the one on the path: no need to read it back. Branch points read their children, whose
-      // rows already hold the updated hash of the path child.
-      const kids = nChildren === 1 ? [h] : (this.st.childHashes.all(id) as Buffer[]);
-      h = subtreeHash(nh, kids);
-      this.st.setSubtree.run(h, id);
-      touched.add(sid);
+    for (let k = 0; k < ids.length; k++) {
+      if (branch?.has(k)) {
+        // A branch point reads its children, whose rows already hold the updated hash of the path child.
+        const kids = this.st.childHashes.all(ids[k]) as Buffer[];
+        h = subtreeHash(nodeHashes.subarray(32 * k, 32 * k + 32), kids);
+      } else {
+        // A single child is the one on the path: no need to read it back.
+        nodeHashes.copy(buf, 1, 32 * k, 32 * k + 32);
+        h.copy(buf, 33);
+        h = sha256(buf);
+      }
+      this.st.setSubtree.run(h, ids[k]);
     }
   }
 
@@ -484,6 +556,13 @@ export class Shard {
     return findTurns(this.db, query, opts);
   }
 
+  /** The Bates id of a session's newest turn, if it has any. */
+  latestTurn(sid: string): string | undefined {
+    return this.db.prepare('SELECT bates FROM nodes WHERE sid = ? ORDER BY seq DESC LIMIT 1').pluck().get(sid) as
+      | string
+      | undefined;
+  }
+
   /** The find engine of the TUI and `arborist find`: FTS5 candidates, typo tolerance, Bates ids, labels, fuse.js. */
   search(query: string, opts: SearchOptions = {}): SearchResult {
     return search(this.db, query, opts);
@@ -512,12 +591,18 @@ export class Shard {
   // ---- answer cache (used by src/ask) ----------------------------------------------------------------------
 
   /** The cached answer for a cache key, if any. The cache is derived data: its rows are not hashed. */
-  getCachedAnswer(key: string): { answer_text: string; cited_titles: string[]; created_at: string } | undefined {
+  getCachedAnswer(
+    key: string,
+  ): { answer_text: string; cited_titles: string[]; created_at: string } | undefined {
     const r = this.db
       .prepare('SELECT answer_text, cited_titles_json, created_at FROM answer_cache WHERE cache_key = ?')
       .get(key) as { answer_text: string; cited_titles_json: string; created_at: string } | undefined;
     return r
-      ? { answer_text: r.answer_text, cited_titles: JSON.parse(r.cited_titles_json) as string[], created_at: r.created_at }
+      ? {
+          answer_text: r.answer_text,
+          cited_titles: JSON.parse(r.cited_titles_json) as string[],
+          created_at: r.created_at,
+        }
       : undefined;
   }
 
@@ -549,7 +634,8 @@ export class Shard {
       own: this.db.prepare(`SELECT n.id, n.bates, n.sid, n.seq, p.bates AS parent_bates, n.is_top, n.n_children,
           substr(n.question, 1, ?) AS question, n.audit, n.created_at
         FROM nodes n LEFT JOIN nodes p ON p.id = n.parent_id WHERE n.sid = ? ORDER BY n.seq`),
-      cross: this.db.prepare(`SELECT c.id, c.bates, c.sid, c.seq, p.bates AS parent_bates, c.is_top, c.n_children,
+      cross:
+        this.db.prepare(`SELECT c.id, c.bates, c.sid, c.seq, p.bates AS parent_bates, c.is_top, c.n_children,
           substr(c.question, 1, ?) AS question, c.audit, c.created_at
         FROM nodes p JOIN nodes c ON c.parent_id = p.id WHERE p.sid = ? AND c.sid <> p.sid ORDER BY c.sid, c.seq`),
     };
@@ -586,6 +672,16 @@ export class Shard {
       if (ch) for (let i = ch.length - 1; i >= 0; i--) stack.push([ch[i], d + 1]);
     }
     return out;
+  }
+
+  private summariesSt?: Database.Statement;
+
+  /** Every session, newest first, without its root hash: the light list a session browser shows. */
+  sessionSummaries(): { sid: string; label: string | null; created_at: string; n_nodes: number }[] {
+    this.summariesSt ??= this.db.prepare(
+      'SELECT sid, label, created_at, n_nodes FROM sessions ORDER BY created_at DESC, sid DESC',
+    );
+    return this.summariesSt.all() as { sid: string; label: string | null; created_at: string; n_nodes: number }[];
   }
 }
 

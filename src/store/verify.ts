@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { nodeHash, sessionRoot, subtreeHash } from './hash.js';
+import { nodeHash, sessionRoot, sha256 } from './hash.js';
 
 export interface VerifyReport {
   ok: boolean;
@@ -10,6 +10,8 @@ export interface VerifyReport {
   edited: string[];
   /** Sessions whose stored session_root differs. */
   sessions: string[];
+  /** Archived sessions whose body no longer matches its sha256. Present only when there is one. */
+  archives?: string[];
 }
 
 type Row = [
@@ -32,40 +34,102 @@ type Row = [
   Buffer, // subtree_hash
 ];
 
+const PAGE = 1000;
+
+/**
+ * The node's canonical content bytes, 0x00 first, built by SQLite: json_object over the fields in canon()'s key
+ * order. For text json_object escapes exactly as JSON.stringify does (checked for every BMP character in
+ * tests/store/verify-fast.test.ts), integers print the same, NULL is null, and json() embeds the stored cited
+ * titles as written (the store writes them with JSON.stringify). Rows with any other type give NULL here and are
+ * hashed the exact way, in JavaScript. The join mirrors the exact path: only a parent with a smaller id counts.
+ */
+const CANON_SQL = `CASE WHEN typeof(n.question) = 'text' AND typeof(n.answer_text) = 'text' AND typeof(n.audit) = 'text'
+    AND typeof(n.bates) = 'text' AND typeof(n.created_at) = 'text' AND typeof(n.cache_key) IN ('text', 'null')
+    AND typeof(n.source) IN ('text', 'null') AND typeof(n.source_id) IN ('text', 'null')
+    AND typeof(n.n_cited_sources) = 'integer' AND n.n_cited_sources BETWEEN -9007199254740991 AND 9007199254740991
+    AND typeof(n.cited_titles_json) = 'text'
+    AND CASE WHEN json_valid(n.cited_titles_json) THEN json_type(n.cited_titles_json) = 'array' ELSE 0 END
+    AND (n.parent_id IS NULL OR p.id IS NULL OR typeof(p.bates) = 'text')
+  THEN X'00' || json_object('answer_text', n.answer_text, 'audit', n.audit, 'bates', n.bates,
+    'cache_key', n.cache_key, 'cited_titles', json(n.cited_titles_json), 'created_at', n.created_at,
+    'n_cited_sources', n.n_cited_sources, 'parent_bates', p.bates, 'question', n.question, 'source', n.source,
+    'source_id', n.source_id) END`;
+
 /**
  * Recomputes every hash from content alone. Children always have larger ids than their parents (a parent must
  * exist before its child is inserted, and ids are never reused), so one pass in descending id order folds
  * subtrees bottom-up without recursion.
+ *
+ * Speed (1,000,000 nodes in a few seconds): a page of PAGE nodes comes back from SQLite as a handful of values
+ * (ids, parents, sids, seqs as text lists; canonical contents, node and subtree hashes as blobs) instead of one
+ * JavaScript row of 17 values each, which made turning rows into strings and back into canonical JSON most of the
+ * cost; hashes live in flat buffers, structure in typed arrays. Whatever the fast path cannot vouch for takes the
+ * exact path: a page with an odd row (a type the store never writes, a list that does not split evenly) is read
+ * row by row and canonicalised in JavaScript, and a node whose SQL-built content does not hash to its stored
+ * node_hash is re-hashed that way before it is called edited. Only a match is ever taken from the fast path.
  */
 export function verifyShard(db: Database.Database): VerifyReport {
-  const maxId = (db.prepare('SELECT coalesce(max(id), 0) FROM nodes').pluck().get() as number) ?? 0;
-  const index = new Int32Array(maxId + 1).fill(-1);
-  const bates: string[] = [];
-  const sids: string[] = [];
-  const seqs: number[] = [];
-  const parents: number[] = [];
-  const tops: boolean[] = [];
-  const storedSub: Buffer[] = [];
-  const computedNode: Buffer[] = [];
-  const mismatch = new Set<number>();
-  const edited: string[] = [];
+  // One read transaction: every statement below sees the same snapshot, even while another process writes.
+  return db.inTransaction ? verifyAll(db) : db.transaction(() => verifyAll(db))();
+}
 
-  const stmt = db
-    .prepare(`SELECT id, bates, sid, seq, parent_id, is_top, question, answer_text, cited_titles_json,
-      n_cited_sources, audit, cache_key, source, source_id, created_at, node_hash, subtree_hash FROM nodes ORDER BY id`)
+function verifyAll(db: Database.Database): VerifyReport {
+  const maxId = (db.prepare('SELECT coalesce(max(id), 0) FROM nodes').pluck().get() as number) ?? 0;
+  const total = db.prepare('SELECT count(*) FROM nodes').pluck().get() as number;
+  const index = new Int32Array(maxId + 1).fill(-1);
+  const ids = new Float64Array(total);
+  const sids: string[] = new Array(total);
+  const seqs: number[] = new Array(total);
+  const parents = new Int32Array(total);
+  const tops = new Uint8Array(total);
+  const computedNode = Buffer.alloc(32 * total);
+  const storedSub = Buffer.alloc(32 * total);
+  /** Stored subtree hashes that are not 32-byte blobs: never equal to a computed one. */
+  const oddSub = new Set<number>();
+  const mismatch = new Set<number>();
+  const editedIdx: number[] = [];
+  const sidNames = new Map<string, string>();
+  const intern = (s: string) => {
+    const known = sidNames.get(s);
+    if (known !== undefined) return known;
+    sidNames.set(s, s);
+    return s;
+  };
+
+  const pageStmt = db
+    .prepare(
+      `SELECT count(*), group_concat(n.id), group_concat(coalesce(n.parent_id, 0)), group_concat(n.sid),
+         group_concat(n.seq), group_concat(n.is_top, ''),
+         sum(typeof(n.sid) <> 'text' OR instr(n.sid, ',') > 0 OR typeof(n.seq) <> 'integer'
+             OR typeof(n.is_top) <> 'integer' OR n.is_top NOT IN (0, 1)
+             OR (n.parent_id IS NOT NULL AND typeof(n.parent_id) <> 'integer')
+             OR typeof(n.node_hash) <> 'blob' OR length(n.node_hash) <> 32
+             OR typeof(n.subtree_hash) <> 'blob' OR length(n.subtree_hash) <> 32),
+         CAST(group_concat(${CANON_SQL}, '') AS BLOB),
+         CAST(group_concat(n.node_hash, '') AS BLOB), CAST(group_concat(n.subtree_hash, '') AS BLOB)
+       FROM nodes n LEFT JOIN nodes p ON p.id = n.parent_id AND p.id < n.id
+       WHERE n.id > ? AND n.id <= ?`,
+    )
     .raw(true);
-  let i = 0;
-  for (const r of stmt.iterate() as IterableIterator<Row>) {
-    const parentIdx = r[4] === null ? -1 : r[4] <= maxId ? index[r[4]] : -1;
+  const rowsStmt = db
+    .prepare(`SELECT id, bates, sid, seq, parent_id, is_top, question, answer_text, cited_titles_json,
+      n_cited_sources, audit, cache_key, source, source_id, created_at, node_hash, subtree_hash FROM nodes
+      WHERE id > ? AND id <= ? ORDER BY id`)
+    .raw(true);
+  const batesStmt = db.prepare('SELECT bates FROM nodes WHERE id = ?').pluck();
+  const batesOf = (k: number) => batesStmt.get(ids[k]) as string;
+
+  /** The original, exact computation for one row: JSON.parse the titles, canon() in JavaScript. */
+  const exactNodeHash = (r: Row, parentIdx: number): Buffer => {
     let cited: string[];
     try {
       cited = JSON.parse(r[8]) as string[];
     } catch {
       cited = [r[8]];
     }
-    const nh = nodeHash({
+    return nodeHash({
       bates: r[1],
-      parent_bates: parentIdx >= 0 ? bates[parentIdx] : null,
+      parent_bates: parentIdx >= 0 ? batesOf(parentIdx) : null,
       question: r[6],
       answer_text: r[7],
       cited_titles: cited,
@@ -76,43 +140,135 @@ export function verifyShard(db: Database.Database): VerifyReport {
       source: r[12],
       source_id: r[13],
     });
-    index[r[0]] = i;
-    bates.push(r[1]);
-    sids.push(r[2]);
-    seqs.push(r[3]);
-    parents.push(parentIdx);
-    tops.push(r[5] === 1);
-    storedSub.push(r[16]);
-    computedNode.push(nh);
-    if (!nh.equals(r[15])) {
-      mismatch.add(i);
-      edited.push(r[1]);
+  };
+  const parentIndex = (parentId: number | null): number => {
+    if (parentId === null) return -1;
+    const p = index[parentId];
+    return p === undefined ? -1 : p;
+  };
+  const isHash = (b: unknown): b is Buffer => Buffer.isBuffer(b) && b.length === 32;
+
+  let i = 0;
+  const exactPage = (lo: number, hi: number) => {
+    for (const r of rowsStmt.all(lo, hi) as Row[]) {
+      const parentIdx = parentIndex(r[4]);
+      const nh = exactNodeHash(r, parentIdx);
+      index[r[0]] = i;
+      ids[i] = r[0];
+      sids[i] = typeof r[2] === 'string' ? intern(r[2]) : r[2];
+      seqs[i] = r[3];
+      parents[i] = parentIdx;
+      tops[i] = r[5] === 1 ? 1 : 0;
+      if (isHash(r[16])) r[16].copy(storedSub, 32 * i);
+      else oddSub.add(i);
+      nh.copy(computedNode, 32 * i);
+      if (!(isHash(r[15]) && nh.equals(r[15]))) {
+        mismatch.add(i);
+        editedIdx.push(i);
+      }
+      i++;
     }
-    i++;
+  };
+
+  const bounds = new Int32Array(PAGE + 1);
+  for (let lo = 0; lo < maxId; lo += PAGE) {
+    const hi = lo + PAGE;
+    const [n, idList, parentList, sidList, seqList, topList, odd, canonBlob, nodeBlob, subBlob] =
+      pageStmt.get(lo, hi) as [
+        number,
+        string | null,
+        string,
+        string,
+        string,
+        string,
+        number,
+        Buffer | null,
+        Buffer,
+        Buffer,
+      ];
+    if (n === 0) continue;
+    // The canonical contents, cut at their 0x00 prefixes (canonical JSON never holds a raw 0x00 byte).
+    let cut = canonBlob !== null && odd === 0 && canonBlob[0] === 0;
+    if (cut && canonBlob !== null) {
+      let at = 0;
+      for (let k = 0; k < n; k++) {
+        bounds[k] = at;
+        const next = k === n - 1 ? canonBlob.length : canonBlob.indexOf(0, at + 1);
+        if (next < 0) {
+          cut = false;
+          break;
+        }
+        at = next;
+      }
+      bounds[n] = canonBlob.length;
+      if (cut && (at !== canonBlob.length || canonBlob.indexOf(0, bounds[n - 1] + 1) >= 0)) cut = false;
+    }
+    const idParts = idList?.split(',') ?? [];
+    const sidParts = sidList.split(',');
+    if (!cut || canonBlob === null || idParts.length !== n || sidParts.length !== n || topList.length !== n) {
+      exactPage(lo, hi);
+      continue;
+    }
+    const parentParts = parentList.split(',');
+    const seqParts = seqList.split(',');
+    for (let k = 0; k < n; k++) {
+      const id = Number(idParts[k]);
+      const parentId = Number(parentParts[k]);
+      const parentIdx = parentId === 0 ? parentIndex(null) : parentIndex(parentId);
+      index[id] = i;
+      ids[i] = id;
+      sids[i] = intern(sidParts[k]);
+      seqs[i] = Number(seqParts[k]);
+      parents[i] = parentIdx;
+      tops[i] = topList.charCodeAt(k) === 49 ? 1 : 0;
+      subBlob.copy(storedSub, 32 * i, 32 * k, 32 * k + 32);
+      let nh = sha256(canonBlob.subarray(bounds[k], bounds[k + 1]));
+      if (nh.compare(nodeBlob, 32 * k, 32 * k + 32) !== 0) {
+        // Not vouched for: the exact path decides.
+        const r = rowsStmt.get(id - 1, id) as Row;
+        nh = exactNodeHash(r, parentIdx);
+        if (nh.compare(nodeBlob, 32 * k, 32 * k + 32) !== 0) {
+          mismatch.add(i);
+          editedIdx.push(i);
+        }
+      }
+      nh.copy(computedNode, 32 * i);
+      i++;
+    }
   }
   const n = i;
 
-  // Children of each node, in (sid, seq) order. Most nodes have zero or one child, so lists stay small.
-  const kids: (number[] | undefined)[] = new Array(n);
-  for (let c = 0; c < n; c++) {
-    const p = parents[c];
-    if (p < 0) continue;
-    const list = kids[p];
-    if (list) list.push(c);
-    else kids[p] = [c];
+  // Children of each node (compressed lists), in (sid, seq) order. Most nodes have zero or one child.
+  const childStart = new Int32Array(n + 1);
+  for (let c = 0; c < n; c++) if (parents[c] >= 0) childStart[parents[c] + 1]++;
+  let maxKids = 0;
+  for (let k = 0; k < n; k++) {
+    maxKids = Math.max(maxKids, childStart[k + 1]);
+    childStart[k + 1] += childStart[k];
   }
-  const computedSub: Buffer[] = new Array(n);
+  const childList = new Int32Array(childStart[n]);
+  const fill = childStart.slice(0, n);
+  for (let c = 0; c < n; c++) if (parents[c] >= 0) childList[fill[parents[c]]++] = c;
+  const bySidSeq = (a: number, b: number) =>
+    sids[a] < sids[b] ? -1 : sids[a] > sids[b] ? 1 : seqs[a] - seqs[b];
+
+  // subtree_hash = H(0x01 || node_hash || subtree_hash(child)...), assembled in one scratch buffer.
+  const computedSub = Buffer.alloc(32 * n);
+  const scratch = Buffer.alloc(33 + 32 * maxKids);
+  scratch[0] = 0x01;
   for (let k = n - 1; k >= 0; k--) {
-    const list = kids[k];
-    let childHashes: Buffer[] = [];
-    if (list) {
-      if (list.length > 1) {
-        list.sort((a, b) => (sids[a] < sids[b] ? -1 : sids[a] > sids[b] ? 1 : seqs[a] - seqs[b]));
-      }
-      childHashes = list.map((c) => computedSub[c]);
+    const from = childStart[k];
+    const to = childStart[k + 1];
+    if (to - from > 1) {
+      const sorted = Array.from(childList.subarray(from, to)).sort(bySidSeq);
+      childList.set(sorted, from);
     }
-    computedSub[k] = subtreeHash(computedNode[k], childHashes);
-    if (!computedSub[k].equals(storedSub[k])) mismatch.add(k);
+    computedNode.copy(scratch, 1, 32 * k, 32 * k + 32);
+    for (let j = from; j < to; j++)
+      computedSub.copy(scratch, 33 + 32 * (j - from), 32 * childList[j], 32 * childList[j] + 32);
+    const h = sha256(scratch.subarray(0, 33 + 32 * (to - from)));
+    h.copy(computedSub, 32 * k);
+    if (oddSub.has(k) || h.compare(storedSub, 32 * k, 32 * k + 32) !== 0) mismatch.add(k);
   }
 
   // Session roots over each session's top nodes, by seq.
@@ -132,18 +288,30 @@ export function verifyShard(db: Database.Database): VerifyReport {
     if (
       !sessionRoot(
         sid,
-        list.map((k) => computedSub[k]),
+        list.map((k) => computedSub.subarray(32 * k, 32 * k + 32)),
       ).equals(stored)
     )
       badSessions.push(sid);
   }
 
-  const mismatches = [...mismatch].sort((a, b) => a - b).map((k) => bates[k]);
+  // Archive records (docs/sessions.md, "Entries, archiving and retention"): each body must hash to its sha256.
+  const badArchives: string[] = [];
+  if (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'session_archives'").get() !== undefined) {
+    for (const [sid, body, digest] of db
+      .prepare('SELECT sid, body, sha256 FROM session_archives ORDER BY sid')
+      .raw(true)
+      .iterate() as IterableIterator<[string, Buffer, Buffer]>) {
+      if (!sha256(body).equals(digest)) badArchives.push(sid);
+    }
+  }
+
+  const mismatches = [...mismatch].sort((a, b) => a - b).map(batesOf);
   return {
-    ok: mismatches.length === 0 && badSessions.length === 0,
+    ok: mismatches.length === 0 && badSessions.length === 0 && badArchives.length === 0,
     nodes: n,
     mismatches,
-    edited,
+    edited: editedIdx.map(batesOf),
     sessions: badSessions,
+    ...(badArchives.length > 0 ? { archives: badArchives } : {}),
   };
 }

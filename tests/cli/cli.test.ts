@@ -26,9 +26,11 @@ describe('arborist CLI', () => {
 
     const a = ask(db, 'what is a lifetime', ['--session', sid]);
     expect(Object.keys(a).sort()).toEqual(
-      ['bates', 'node_hash', 'parent_bates', 'seq', 'session_root', 'sid', 'subtree_hash'].sort(),
+      ['audit', 'bates', 'cache_key', 'node_hash', 'parent_bates', 'seq', 'session_root', 'sid', 'subtree_hash'].sort(),
     );
     expect(a.bates).toBe(`${sid}-000001`);
+    expect(a.audit).toBe('manual');
+    expect(a.cache_key).toMatch(HEX64);
     expect(a.parent_bates).toBeNull();
     expect(a.node_hash).toMatch(HEX64);
     const b = ask(db, 'and for structs', ['--parent', a.bates]);
@@ -266,5 +268,53 @@ describe('arborist CLI', () => {
     expect(r.stdout).not.toMatch(/\x1b\[/);
     const n = cli(['chain-check', '--db', db], { env: { NO_COLOR: '1' } });
     expect(n.stdout).toMatch(/^chain intact: \d+ events/);
+  });
+});
+
+describe('arborist ask with providers', () => {
+  it('answers from history by default, streams the answer to stdout and names the turn on stderr', () => {
+    const db = tempDb();
+    const first = ask(db, 'how do I enable WAL mode in sqlite', ['--answer', 'PRAGMA journal_mode=WAL']);
+    const r = cli(['ask', 'sqlite WAL mode', '--db', db]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`[${first.bates}]`);
+    expect(r.stderr).toMatch(/^\[[a-z0-9]+-000001\] grounded\n$/);
+    const nothing = cli(['ask', 'zebrafish husbandry', '--db', db, '--json']).json();
+    expect(nothing.audit).toBe('ungrounded');
+  });
+
+  it('--session alone continues the session; --fork starts a new session under any turn', () => {
+    const db = tempDb();
+    const a = ask(db, 'first');
+    const b = cli(['ask', 'second', '--answer', 'x', '--session', a.sid, '--db', db, '--json']).json();
+    expect(b.parent_bates).toBe(a.bates);
+    expect(b.sid).toBe(a.sid);
+    const f = cli(['ask', 'forked', '--answer', 'y', '--parent', a.bates, '--fork', '--db', db, '--json']).json();
+    expect(f.sid).not.toBe(a.sid);
+    expect(f.seq).toBe(1);
+    expect(f.parent_bates).toBe(a.bates);
+    expect(cli(['ask', 'q', '--fork', '--db', db]).code).toBe(2);
+  });
+
+  it('runs --answer-cmd without a shell and stores its output; a failing command stores nothing', () => {
+    const db = tempDb();
+    const dir = tempDir();
+    const script = join(dir, 'answer.mjs');
+    writeFileSync(
+      script,
+      `let s='';process.stdin.on('data',d=>s+=d).on('end',()=>{const j=JSON.parse(s);process.stdout.write('echo: '+j.question)})`,
+    );
+    const q = 'what does $(touch pwned) do; `id` "quoted"';
+    const r = cli(['ask', q, '--answer-cmd', `${process.execPath} ${script}`, '--db', db, '--json'], { cwd: dir });
+    expect(r.stderr).toBe('');
+    const doc = r.json();
+    expect(doc.audit).toBe('fresh');
+    expect(cli(['show', doc.bates, '--db', db, '--json']).json().answer_text).toBe(`echo: ${q}`);
+    expect(existsSync(join(dir, 'pwned'))).toBe(false);
+    const head = cli(['chain-check', '--db', db, '--json']).json().head;
+    const bad = cli(['ask', 'q', '--answer-cmd', `${process.execPath} -e process.exit(3)`, '--db', db]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+    expect(cli(['chain-check', '--db', db, '--json']).json().head).toBe(head);
   });
 });

@@ -88,3 +88,18 @@ describe('text edge cases', () => {
     expect(s.listSessions()).toEqual([]);
   });
 });
+
+describe('addTurn rejects non-text metadata from untyped callers', () => {
+  it('refuses a number where text belongs, and writes nothing', () => {
+    const s = Shard.open(tempDb());
+    const before = s.chainHead();
+    for (const field of ['source', 'source_id', 'cache_key', 'created_at']) {
+      expect(() => s.addTurn({ question: 'q', answer_text: 'a', [field]: 42 } as never), field).toThrow(
+        /must be text/,
+      );
+    }
+    expect(s.chainHead()).toBe(before);
+    expect(s.listSessions()).toEqual([]);
+    s.close();
+  });
+});

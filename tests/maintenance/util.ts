@@ -1,0 +1,92 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { afterEach, expect } from 'vitest';
+import { ArboristError, Shard } from '../../src/store/index.js';
+import { tempDb } from '../support/tmp.js';
+
+const opened: Shard[] = [];
+
+/** A shard on a real SQLite file in a fresh temporary folder, closed after the current test. */
+export function open(path: string = tempDb()): Shard {
+  const s = Shard.open(path);
+  opened.push(s);
+  return s;
+}
+
+afterEach(() => {
+  while (opened.length > 0) opened.pop()!.close();
+});
+
+/** The ArboristError thrown by fn. */
+export function errorOf(fn: () => unknown): ArboristError {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof ArboristError) return e;
+    throw e;
+  }
+  throw new Error('expected an ArboristError, but nothing was thrown');
+}
+
+/** A session with a chain of `n` turns; returns the sid and the Bates ids. */
+export function session(s: Shard, n: number, opts: { label?: string; parent?: string; word?: string } = {}) {
+  const sid = s.createSession({ label: opts.label }).sid;
+  const bates: string[] = [];
+  let parent = opts.parent;
+  for (let i = 0; i < n; i++) {
+    const r = s.addTurn({
+      session: sid,
+      parent,
+      question: `${opts.word ?? 'question'} ${i + 1} of ${sid}`,
+      answer_text: `answer ${i + 1} of ${sid} about ${opts.word ?? 'nothing'}`,
+      cited_titles: [`Title ${i + 1}`],
+    });
+    bates.push(r.bates);
+    parent = r.bates;
+  }
+  return { sid, bates };
+}
+
+/** Every row of the live tables, raw (BLOBs as Buffers): the state a restore must give back byte for byte. */
+export function snapshot(s: Shard) {
+  return {
+    nodes: s.db.prepare('SELECT * FROM nodes ORDER BY id').all(),
+    sessions: s.db.prepare('SELECT * FROM sessions ORDER BY sid').all(),
+  };
+}
+
+export function sessionsOf(s: Shard): string[] {
+  return (s.db.prepare('SELECT sid FROM sessions ORDER BY sid').pluck().all() as string[]).sort();
+}
+
+export function archivedSids(s: Shard): string[] {
+  return s.db.prepare('SELECT sid FROM session_archives ORDER BY sid').pluck().all() as string[];
+}
+
+export function kinds(s: Shard, fromSeq = 0): string[] {
+  return s.db
+    .prepare('SELECT kind FROM audit_events WHERE seq > ? ORDER BY seq')
+    .pluck()
+    .all(fromSeq) as string[];
+}
+
+/** verify and chain-check both pass. */
+export function healthy(s: Shard): void {
+  const v = s.verify();
+  expect(v, JSON.stringify(v)).toMatchObject({ ok: true, mismatches: [], sessions: [] });
+  expect(v.archives).toBeUndefined();
+  expect(s.chainCheck().ok).toBe(true);
+}
+
+/** The shard file and its -wal (absent counts as empty). */
+export function fileBytes(path: string): { db: Buffer; wal: Buffer } {
+  const wal = `${path}-wal`;
+  return { db: readFileSync(path), wal: existsSync(wal) ? readFileSync(wal) : Buffer.alloc(0) };
+}
+
+/** FTS rowids that match a word. */
+export function ftsIds(s: Shard, word: string): number[] {
+  return s.db
+    .prepare('SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ? ORDER BY rowid')
+    .pluck()
+    .all(`"${word}"`) as number[];
+}
