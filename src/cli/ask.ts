@@ -24,7 +24,8 @@ export const askCmd: Command = {
   async run(p, ctx) {
     if (p.positionals.length === 0) throw new ArboristError('usage', `usage: ${this.usage}`);
     const question = p.positionals.join(' ');
-    const timeout = str(p, 'timeout') === undefined ? undefined : positiveInt(p, 'timeout', 120, 86400) * 1000;
+    const timeout =
+      str(p, 'timeout') === undefined ? undefined : positiveInt(p, 'timeout', 120, 86400) * 1000;
     const provider = providerFromOptions({
       answer: str(p, 'answer'),
       answerCmd: str(p, 'answer-cmd'),
@@ -34,9 +35,11 @@ export const askCmd: Command = {
     const shard = ctx.writable();
     let parent = str(p, 'parent');
     const session = str(p, 'session');
-    if (flag(p, 'fork') && parent === undefined) throw new ArboristError('usage', '--fork needs --parent BATES');
+    if (flag(p, 'fork') && parent === undefined)
+      throw new ArboristError('usage', '--fork needs --parent BATES');
     // `--session S` alone continues the conversation: the new turn follows the session's latest turn.
-    if (session !== undefined && parent === undefined) parent = shard.latestTurn(shard.resolveSession(session).sid);
+    if (session !== undefined && parent === undefined)
+      parent = shard.latestTurn(shard.resolveSession(session).sid);
 
     // The external command runs in its own process group (so a timeout can end all it started); Ctrl-C reaches
     // only us, so turn it into a cancel.

@@ -558,9 +558,10 @@ export class Shard {
 
   /** The Bates id of a session's newest turn, if it has any. */
   latestTurn(sid: string): string | undefined {
-    return this.db.prepare('SELECT bates FROM nodes WHERE sid = ? ORDER BY seq DESC LIMIT 1').pluck().get(sid) as
-      | string
-      | undefined;
+    return this.db
+      .prepare('SELECT bates FROM nodes WHERE sid = ? ORDER BY seq DESC LIMIT 1')
+      .pluck()
+      .get(sid) as string | undefined;
   }
 
   /** The find engine of the TUI and `arborist find`: FTS5 candidates, typo tolerance, Bates ids, labels, fuse.js. */
@@ -681,7 +682,12 @@ export class Shard {
     this.summariesSt ??= this.db.prepare(
       'SELECT sid, label, created_at, n_nodes FROM sessions ORDER BY created_at DESC, sid DESC',
     );
-    return this.summariesSt.all() as { sid: string; label: string | null; created_at: string; n_nodes: number }[];
+    return this.summariesSt.all() as {
+      sid: string;
+      label: string | null;
+      created_at: string;
+      n_nodes: number;
+    }[];
   }
 }
 

@@ -26,7 +26,17 @@ describe('arborist CLI', () => {
 
     const a = ask(db, 'what is a lifetime', ['--session', sid]);
     expect(Object.keys(a).sort()).toEqual(
-      ['audit', 'bates', 'cache_key', 'node_hash', 'parent_bates', 'seq', 'session_root', 'sid', 'subtree_hash'].sort(),
+      [
+        'audit',
+        'bates',
+        'cache_key',
+        'node_hash',
+        'parent_bates',
+        'seq',
+        'session_root',
+        'sid',
+        'subtree_hash',
+      ].sort(),
     );
     expect(a.bates).toBe(`${sid}-000001`);
     expect(a.audit).toBe('manual');
@@ -289,7 +299,18 @@ describe('arborist ask with providers', () => {
     const b = cli(['ask', 'second', '--answer', 'x', '--session', a.sid, '--db', db, '--json']).json();
     expect(b.parent_bates).toBe(a.bates);
     expect(b.sid).toBe(a.sid);
-    const f = cli(['ask', 'forked', '--answer', 'y', '--parent', a.bates, '--fork', '--db', db, '--json']).json();
+    const f = cli([
+      'ask',
+      'forked',
+      '--answer',
+      'y',
+      '--parent',
+      a.bates,
+      '--fork',
+      '--db',
+      db,
+      '--json',
+    ]).json();
     expect(f.sid).not.toBe(a.sid);
     expect(f.seq).toBe(1);
     expect(f.parent_bates).toBe(a.bates);
@@ -305,7 +326,9 @@ describe('arborist ask with providers', () => {
       `let s='';process.stdin.on('data',d=>s+=d).on('end',()=>{const j=JSON.parse(s);process.stdout.write('echo: '+j.question)})`,
     );
     const q = 'what does $(touch pwned) do; `id` "quoted"';
-    const r = cli(['ask', q, '--answer-cmd', `${process.execPath} ${script}`, '--db', db, '--json'], { cwd: dir });
+    const r = cli(['ask', q, '--answer-cmd', `${process.execPath} ${script}`, '--db', db, '--json'], {
+      cwd: dir,
+    });
     expect(r.stderr).toBe('');
     const doc = r.json();
     expect(doc.audit).toBe('fresh');
