@@ -5,15 +5,17 @@ import { COMMANDS, type Command } from './commands.js';
 import { makeContext } from './context.js';
 import { MAINTENANCE_COMMANDS } from './maintain.js';
 import { safeJson } from './output.js';
+import { BROWSER_OPTIONS, demoCmd, openBrowser } from './tui.js';
 
 const VERSION = '0.1.0';
-const ALL: Command[] = [...COMMANDS, askCmd, ...MAINTENANCE_COMMANDS];
+const ALL: Command[] = [...COMMANDS, askCmd, ...MAINTENANCE_COMMANDS, demoCmd];
 
 function help(): string {
   const lines = [
     'arborist: browse, search and fork a tamper-evident tree of AI conversation turns',
     '',
-    'usage: arborist [--db PATH]            open the full-screen browser',
+    'usage: arborist [--db PATH] [--mouse] [--answer-cmd CMD] [--keys FILE]',
+    '                                       open the full-screen browser (keys: docs/keys.md, ? inside)',
     '       arborist COMMAND [options]      (every command takes --db PATH and --json)',
     '',
     'commands:',
@@ -35,7 +37,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   if (cmd === undefined && first !== undefined && !first.startsWith('-')) {
     throw new ArboristError('usage', `unknown command '${first}' (see arborist --help)`);
   }
-  const p = parse(cmd ? argv.slice(1) : argv, cmd ? cmd.options : {});
+  const p = parse(cmd ? argv.slice(1) : argv, cmd ? cmd.options : BROWSER_OPTIONS);
   if (p.values.help) {
     process.stdout.write(cmd ? `usage: ${cmd.usage}\n${cmd.summary}\n` : help());
     return 0;
@@ -45,8 +47,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     if (cmd) return await cmd.run(p, ctx);
     if (p.positionals.length > 0)
       throw new ArboristError('usage', `unexpected argument '${p.positionals[0]}'`);
-    process.stdout.write(help());
-    return 0;
+    return await openBrowser(p, ctx);
   } finally {
     ctx.close();
   }

@@ -55,6 +55,16 @@ const CANON_SQL = `CASE WHEN typeof(n.question) = 'text' AND typeof(n.answer_tex
     'n_cited_sources', n.n_cited_sources, 'parent_bates', p.bates, 'question', n.question, 'source', n.source,
     'source_id', n.source_id) END`;
 
+/** SQLite's canonical content of one node (0x00 first), or null when it leaves the row to the exact path. */
+export function sqlCanonicalContent(db: Database.Database, id: number): Buffer | null {
+  const v = db
+    .prepare(`SELECT CAST(${CANON_SQL} AS BLOB) FROM nodes n LEFT JOIN nodes p ON p.id = n.parent_id AND p.id < n.id
+      WHERE n.id = ?`)
+    .pluck()
+    .get(id) as Buffer | null | undefined;
+  return v ?? null;
+}
+
 /**
  * Recomputes every hash from content alone. Children always have larger ids than their parents (a parent must
  * exist before its child is inserted, and ids are never reused), so one pass in descending id order folds

@@ -1,0 +1,50 @@
+import { join } from 'node:path';
+import { providerFromOptions } from '../ask/index.js';
+import { arboristHome, Shard } from '../store/index.js';
+import { runTui } from '../ui/app.js';
+import { buildDemo } from '../ui/demo.js';
+import { flag, type OptionSpec, type Parsed, str } from './args.js';
+import type { Command } from './commands.js';
+import type { Context } from './context.js';
+import { printJson } from './output.js';
+
+/** Options of `arborist` with no command (the browser). */
+export const BROWSER_OPTIONS: OptionSpec = {
+  mouse: { type: 'boolean' },
+  'answer-cmd': { type: 'string' },
+  keys: { type: 'string' },
+};
+
+export function openBrowser(p: Parsed, ctx: Context, dbPath: string = ctx.dbPath): Promise<number> {
+  const provider = providerFromOptions({ answerCmd: str(p, 'answer-cmd'), env: ctx.env });
+  return runTui({ dbPath, mouse: flag(p, 'mouse'), provider, keysPath: str(p, 'keys') });
+}
+
+export const demoCmd: Command = {
+  name: 'demo',
+  usage: 'arborist demo [--db PATH] [--no-open] [--mouse]',
+  summary: 'open a demo shard (built on first use): sessions, branches and cross-session forks',
+  options: { ...BROWSER_OPTIONS, 'no-open': { type: 'boolean' } },
+  async run(p, ctx) {
+    // The demo lives in its own shard unless --db names one, so it never mixes with real history.
+    const dbPath = str(p, 'db') ?? join(arboristHome(ctx.env), 'demo.db');
+    const shard = Shard.open(dbPath);
+    let added = { sessions: 0, turns: 0 };
+    try {
+      if (shard.listSessions().length === 0) added = buildDemo(shard);
+    } finally {
+      shard.close();
+    }
+    const open =
+      !flag(p, 'no-open') && !ctx.out.json && process.stdout.isTTY === true && process.stdin.isTTY === true;
+    if (!open) {
+      if (ctx.out.json) printJson(ctx.out, { db: dbPath, ...added });
+      else
+        ctx.out.out(
+          `demo shard: ${dbPath}${added.turns ? ` (${added.sessions} sessions, ${added.turns} turns added)` : ''}\n`,
+        );
+      return 0;
+    }
+    return openBrowser(p, ctx, dbPath);
+  },
+};

@@ -1,0 +1,313 @@
+/**
+ * The side effects beside the reducer: SQLite reads, asking, the chain-check worker and the data_version poll.
+ * Each effect comes back as an action. Nothing here draws.
+ */
+import { Worker } from 'node:worker_threads';
+import type { AskRequest, AskResult, ProviderSpec } from '../ask/types.js';
+import type { ChainCheck } from '../store/audit.js';
+import type { Shard } from '../store/index.js';
+import { buildDemo } from './demo.js';
+import { oneLine } from './sanitize.js';
+import type { Action, BranchItem, Effect, State } from './state.js';
+
+export interface RuntimeOptions {
+  provider?: ProviderSpec;
+  /** Where the chain worker's module lives (the compiled chain-worker.js). */
+  workerUrl?: URL;
+  /** Run chain checks inline instead of in a worker (tests). */
+  inlineChecks?: boolean;
+}
+
+/** Fewer new events than this are checked inline (a few ms); more go to the worker. */
+const INLINE_EVENTS = 256;
+/** A whole chain this short is checked inline too (tens of ms, less than starting the worker). */
+const INLINE_FULL = 2000;
+/**
+ * An incremental check trusts the events verified before. When the last full pass is older than this, a change
+ * triggers a full pass instead (in the low-priority worker), so an old event rewritten together with a valid new
+ * one cannot stay unnoticed for long.
+ */
+const FULL_EVERY_MS = 5 * 60_000;
+
+export class Runtime {
+  private worker: Worker | null = null;
+  private nextId = 1;
+  private running: { id: number; full: boolean; base: number } | null = null;
+  /** A full check was asked for while another check ran. */
+  private queuedFull = false;
+  private queuedSync = false;
+  /** The last event known good, to resume from. Null until the first full check finishes. */
+  private verified: { seq: number; hash: string } | null = null;
+  private broken = false;
+  private lastFullAt = 0;
+  private abort: AbortController | null = null;
+  private lastVersion = -1;
+  private closed = false;
+
+  constructor(
+    private readonly shard: Shard,
+    private readonly dispatch: (a: Action) => void,
+    private readonly getState: () => State,
+    private readonly opts: RuntimeOptions = {},
+  ) {}
+
+  /** Runs the effects in order; each may dispatch actions (which may run more effects). */
+  run(effects: Effect[]): void {
+    const seen = new Set<string>();
+    for (const e of effects) {
+      const key = JSON.stringify(e);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      try {
+        this.perform(e);
+      } catch (err) {
+        this.dispatch({ type: 'message', text: describe(err), level: 'error' });
+      }
+    }
+  }
+
+  private perform(e: Effect): void {
+    const sh = this.shard;
+    switch (e.type) {
+      case 'loadSessions':
+        this.dispatch({ type: 'sessions', sessions: sh.sessionSummaries() });
+        return;
+      case 'loadOutline':
+        this.dispatch({ type: 'outline', sid: e.sid, nodes: sh.sessionOutline(e.sid), reveal: e.reveal });
+        return;
+      case 'loadPath':
+        this.dispatch({ type: 'path', bates: e.bates, turns: sh.pathTo(e.bates) });
+        return;
+      case 'loadTitles': {
+        const titles: [string, string][] = [];
+        for (const sid of e.sids) {
+          let q = '';
+          try {
+            const r = sh.resolve('1', sid);
+            if (r.kind === 'node') q = r.node.question;
+          } catch {
+            // no first turn (an empty or archived start): no title
+          }
+          titles.push([sid, oneLine(q.slice(0, 200))]);
+        }
+        this.dispatch({ type: 'titles', titles });
+        return;
+      }
+      case 'reveal': {
+        const node = sh.getNode(e.bates);
+        if (!node) {
+          this.dispatch({ type: 'message', text: `no turn ${e.bates}`, level: 'error' });
+          return;
+        }
+        if (!this.getState().sessions.some((s) => s.sid === node.sid)) this.perform({ type: 'loadSessions' });
+        this.dispatch({
+          type: 'outline',
+          sid: node.sid,
+          nodes: sh.sessionOutline(node.sid),
+          reveal: node.bates,
+        });
+        return;
+      }
+      case 'loadBranches': {
+        const items: BranchItem[] = sh.branchPoints(e.sid).map((b) => ({
+          bates: b.bates,
+          n_children: b.n_children,
+          q: oneLine((sh.getNode(b.bates)?.question ?? '').slice(0, 300)),
+        }));
+        this.dispatch({ type: 'branches', sid: e.sid, items });
+        return;
+      }
+      case 'ask':
+        this.ask(e);
+        return;
+      case 'cancelAsk':
+        this.abort?.abort();
+        return;
+      case 'checkChain':
+        this.check(true);
+        return;
+      case 'syncChain':
+        this.sync();
+        return;
+      case 'buildDemo':
+        buildDemo(sh);
+        this.dispatch({ type: 'demoBuilt' });
+        return;
+      case 'quit':
+        return;
+    }
+  }
+
+  // ---- asking -----------------------------------------------------------------------------------------------
+
+  private ask(e: Extract<Effect, { type: 'ask' }>): void {
+    const ctl = new AbortController();
+    this.abort = ctl;
+    // Loaded on first use: start-up does not pay for the providers.
+    const ask = (req: AskRequest): Promise<AskResult> =>
+      import('../ask/index.js').then((m) => m.ask(this.shard, req));
+    ask({
+      question: e.question,
+      parent: e.parent ?? undefined,
+      session: e.parent === null && e.session !== null ? e.session : undefined,
+      fork: e.mode === 'fork' ? true : undefined,
+      provider: this.opts.provider,
+      signal: ctl.signal,
+      onChunk: (text) => {
+        if (!this.closed) this.dispatch({ type: 'askChunk', text });
+      },
+    }).then(
+      (r) => {
+        if (this.abort === ctl) this.abort = null;
+        if (!this.closed)
+          this.dispatch({ type: 'askDone', bates: r.bates, sid: r.sid, createdSession: r.created_session });
+      },
+      (err) => {
+        if (this.abort === ctl) this.abort = null;
+        if (this.closed) return;
+        const text = ctl.signal.aborted ? 'question cancelled; nothing was added' : describe(err);
+        this.dispatch({ type: 'askFailed', error: text });
+      },
+    );
+  }
+
+  // ---- chain checks -----------------------------------------------------------------------------------------
+
+  /** Called on start and on `c`: verify every event. */
+  check(full: true): void {
+    if (this.running) {
+      if (full) this.queuedFull = true;
+      return;
+    }
+    this.start(undefined);
+  }
+
+  /**
+   * After another writer committed: new events are checked from the last verified one. When the old ones may have
+   * changed (the verified event is gone or different, the chain got shorter, or data changed without a new event,
+   * which no arborist write does), check everything again.
+   */
+  sync(): void {
+    if (this.running) {
+      this.queuedSync = true;
+      return;
+    }
+    if (!this.verified || this.broken || Date.now() - this.lastFullAt > FULL_EVERY_MS) {
+      this.start(undefined);
+      return;
+    }
+    const head = this.shard.audit.head();
+    const v = this.verified;
+    const anchor = v.seq === 0 ? null : this.shard.audit.event(v.seq);
+    const anchorOk = v.seq === 0 || (anchor !== undefined && anchor !== null && anchor.event_hash === v.hash);
+    if (!anchorOk || head.seq < v.seq || (head.seq === v.seq && head.hash.toString('hex') !== v.hash)) {
+      this.start(undefined);
+      return;
+    }
+    if (head.seq === v.seq) {
+      // Changed, but no event was appended: something wrote outside the chain. Look at all of it.
+      this.start(undefined);
+      return;
+    }
+    if (head.seq - v.seq <= INLINE_EVENTS || this.opts.inlineChecks) {
+      const r = this.shard.chainCheck({ from: v });
+      this.finish(r, false);
+      return;
+    }
+    this.start(v);
+  }
+
+  private start(from: { seq: number; hash: string } | undefined): void {
+    const full = from === undefined;
+    const head = this.shard.audit.head().seq;
+    const base = from?.seq ?? 0;
+    this.dispatch({ type: 'chainStart', full, total: Math.max(0, head - base) });
+    if (this.opts.inlineChecks || head - base <= INLINE_FULL) {
+      this.finish(this.shard.chainCheck({ from }), full);
+      return;
+    }
+    const id = this.nextId++;
+    this.running = { id, full, base };
+    this.ensureWorker().postMessage({ id, from });
+  }
+
+  private ensureWorker(): Worker {
+    if (this.worker) return this.worker;
+    const url = this.opts.workerUrl ?? new URL('./chain-worker.js', import.meta.url);
+    const w = new Worker(url, { workerData: { dbPath: this.shard.path } });
+    w.unref();
+    w.on('message', (m: { id: number; type: string; done?: number; result?: ChainCheck; error?: string }) => {
+      if (this.closed || !this.running || m.id !== this.running.id) return;
+      if (m.type === 'progress') this.dispatch({ type: 'chainProgress', done: m.done! });
+      else if (m.type === 'done') {
+        const full = this.running.full;
+        this.running = null;
+        this.finish(m.result!, full);
+      } else {
+        this.running = null;
+        this.dispatch({ type: 'message', text: `chain check failed: ${m.error}`, level: 'error' });
+        this.next();
+      }
+    });
+    w.on('error', (err) => {
+      this.worker = null;
+      this.running = null;
+      if (!this.closed)
+        this.dispatch({ type: 'message', text: `chain check failed: ${describe(err)}`, level: 'error' });
+    });
+    this.worker = w;
+    return w;
+  }
+
+  private finish(r: ChainCheck, full: boolean): void {
+    if (full) this.lastFullAt = Date.now();
+    if (r.ok) {
+      this.verified = r.verified;
+      this.broken = false;
+    } else {
+      this.broken = true;
+      if (full) this.verified = null;
+    }
+    this.dispatch({ type: 'chainDone', result: r, full });
+    this.next();
+  }
+
+  private next(): void {
+    if (this.queuedFull) {
+      this.queuedFull = false;
+      this.queuedSync = false;
+      this.start(undefined);
+    } else if (this.queuedSync) {
+      this.queuedSync = false;
+      this.sync();
+    }
+  }
+
+  // ---- polling ----------------------------------------------------------------------------------------------
+
+  /** True when another connection committed since the last call. */
+  changed(): boolean {
+    const v = this.shard.dataVersion();
+    if (this.lastVersion === -1) {
+      this.lastVersion = v;
+      return false;
+    }
+    if (v === this.lastVersion) return false;
+    this.lastVersion = v;
+    return true;
+  }
+
+  close(): void {
+    this.closed = true;
+    this.abort?.abort();
+    if (this.worker) {
+      void this.worker.terminate();
+      this.worker = null;
+    }
+  }
+}
+
+export function describe(err: unknown): string {
+  const e = err as { message?: string };
+  return (e?.message ?? String(err)).split('\n')[0];
+}

@@ -1,0 +1,236 @@
+/**
+ * The TUI's view state, its actions and the effects it asks for: plain data, no terminal, no SQLite. The reducer
+ * (reducer.ts) turns (state, action) into (state, effects); the runtime (runtime.ts) performs the effects and
+ * feeds their results back as actions; the view (view.ts) draws a state into a Frame.
+ */
+import type { ActionId, Keymap } from '../keymap/index.js';
+import { ACTIONS, helpRows, prettyKey } from '../keymap/index.js';
+import type { ChainCheck } from '../store/audit.js';
+import type { OutlineNode } from '../store/shard.js';
+import type { TPos, Turn } from './transcript.js';
+import type { Outline, Row, SessionLike } from './tree.js';
+
+export type Focus = 'tree' | 'transcript';
+
+export interface ChainView {
+  status: 'idle' | 'checking' | 'ok' | 'broken';
+  /** The running (or last) check covered the whole chain. */
+  full: boolean;
+  events: number;
+  head: string | null;
+  checkedAt: number | null;
+  brokenAt: number | null;
+  reason: string | null;
+  progress: { done: number; total: number } | null;
+}
+
+export interface BranchItem {
+  bates: string;
+  n_children: number;
+  q: string;
+}
+
+/**
+ * Overlays float above the panes; one at a time. (A `/` find overlay will join this union: give it a kind, a
+ * reducer branch and a view painter, like `branches`.)
+ */
+export type Overlay =
+  | { kind: 'help'; scroll: number }
+  | { kind: 'input'; mode: 'ask' | 'fork'; parent: string | null; session: string | null; text: string }
+  | { kind: 'branches'; sid: string; items: BranchItem[] | null; sel: number; top: number };
+
+export interface AskRun {
+  mode: 'ask' | 'fork';
+  parent: string | null;
+  session: string | null;
+  question: string;
+  answer: string;
+}
+
+export interface Message {
+  text: string;
+  level: 'info' | 'error';
+  at: number;
+}
+
+export interface State {
+  cols: number;
+  rows: number;
+  focus: Focus;
+  /** Sessions, newest first. */
+  sessions: SessionLike[];
+  /** The first question of sessions without a label, shown in their place (loaded for visible rows only). */
+  titles: ReadonlyMap<string, string>;
+  loaded: boolean;
+  expanded: ReadonlySet<string>;
+  outlines: ReadonlyMap<string, Outline>;
+  collapsed: ReadonlySet<string>;
+  /** Visible rows of the tree (derived from the four fields above; rebuilt when they change). */
+  list: Row[];
+  sel: number;
+  selKey: string | null;
+  top: number;
+  /** The path shown in the transcript (root first), for the selected turn. */
+  path: { bates: string; turns: Turn[] } | null;
+  /** Transcript scroll position; null follows the selection automatically. */
+  tpos: TPos | null;
+  overlay: Overlay | null;
+  ask: AskRun | null;
+  chain: ChainView;
+  message: Message | null;
+  offerDemo: boolean;
+  busy: string | null;
+  help: { group: string; rows: [string, string][] }[];
+  /** Keys to show in the status bar: [key, label]. */
+  hints: [string, string][];
+  /** The first key of each action, as a person reads it (for messages: "Press d to load a demo"). */
+  keyOf: Partial<Record<ActionId, string>>;
+  now: number;
+  quitting: boolean;
+}
+
+export type Action =
+  | { type: 'key'; action: ActionId | null; key: string; ch?: string }
+  | { type: 'resize'; cols: number; rows: number }
+  | { type: 'mouse'; kind: 'mousedown' | 'wheelup' | 'wheeldown'; x: number; y: number }
+  | { type: 'sessions'; sessions: SessionLike[] }
+  | { type: 'outline'; sid: string; nodes: OutlineNode[]; reveal?: string }
+  | { type: 'path'; bates: string; turns: Turn[] }
+  | { type: 'titles'; titles: [sid: string, title: string][] }
+  | { type: 'chainStart'; full: boolean; total: number }
+  | { type: 'chainProgress'; done: number }
+  | { type: 'chainDone'; result: ChainCheck; full: boolean }
+  | { type: 'dataChanged' }
+  | { type: 'askChunk'; text: string }
+  | { type: 'askDone'; bates: string; sid: string; createdSession: boolean }
+  | { type: 'askFailed'; error: string }
+  | { type: 'branches'; sid: string; items: BranchItem[] }
+  | { type: 'demoBuilt' }
+  | { type: 'message'; text: string; level: 'info' | 'error' }
+  | { type: 'tick'; now: number };
+
+export type Effect =
+  | { type: 'loadSessions' }
+  | { type: 'loadOutline'; sid: string; reveal?: string }
+  | { type: 'loadPath'; bates: string }
+  | { type: 'loadTitles'; sids: string[] }
+  /** Find the turn's session, load its outline, expand it and select the turn. */
+  | { type: 'reveal'; bates: string }
+  | { type: 'ask'; mode: 'ask' | 'fork'; question: string; parent: string | null; session: string | null }
+  | { type: 'cancelAsk' }
+  | { type: 'checkChain'; full: true }
+  /** After a change: check new events incrementally, or everything when the old ones may have changed. */
+  | { type: 'syncChain' }
+  | { type: 'loadBranches'; sid: string }
+  | { type: 'buildDemo' }
+  | { type: 'quit' };
+
+export interface Rect {
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+}
+
+export interface Layout {
+  tree: Rect;
+  transcript: Rect;
+  /** Inner areas (inside the borders). */
+  treeIn: Rect;
+  textIn: Rect;
+  status: Rect;
+  tooSmall: boolean;
+}
+
+export const MIN_COLS = 40;
+export const MIN_ROWS = 10;
+
+export function layout(cols: number, rows: number): Layout {
+  const tooSmall = cols < MIN_COLS || rows < MIN_ROWS;
+  const bodyH = Math.max(3, rows - 1);
+  let leftW = Math.floor(cols * 0.4);
+  leftW = Math.max(26, Math.min(64, leftW));
+  if (cols - leftW < 30) leftW = Math.max(10, Math.floor(cols / 2));
+  const tree = { x: 0, y: 0, w: leftW, h: bodyH };
+  const transcript = { x: leftW, y: 0, w: Math.max(4, cols - leftW), h: bodyH };
+  const inner = (r: Rect): Rect => ({
+    x: r.x + 1,
+    y: r.y + 1,
+    w: Math.max(1, r.w - 2),
+    h: Math.max(1, r.h - 2),
+  });
+  return {
+    tree,
+    transcript,
+    treeIn: inner(tree),
+    // One column of padding on each side inside the transcript's border.
+    textIn: { ...inner(transcript), x: transcript.x + 2, w: Math.max(1, transcript.w - 4) },
+    status: { x: 0, y: rows - 1, w: cols, h: 1 },
+    tooSmall,
+  };
+}
+
+export const DEFAULT_HINTS: [ActionId, string][] = [
+  ['help', 'help'],
+  ['ask', 'ask'],
+  ['fork', 'fork'],
+  ['branches', 'branches'],
+  ['chain.check', 'check'],
+  ['quit', 'quit'],
+];
+
+export function initialState(opts: {
+  cols: number;
+  rows: number;
+  keymap: Keymap;
+  offerDemo?: boolean;
+  now?: number;
+}): State {
+  const hints: [string, string][] = [];
+  for (const [id, label] of DEFAULT_HINTS) {
+    const k = opts.keymap.keysOf(id)[0];
+    if (k) hints.push([prettyKey(k), label]);
+  }
+  const keyOf: Partial<Record<ActionId, string>> = {};
+  for (const a of ACTIONS) {
+    const k = opts.keymap.keysOf(a.id)[0];
+    if (k) keyOf[a.id] = prettyKey(k);
+  }
+  return {
+    cols: opts.cols,
+    rows: opts.rows,
+    focus: 'tree',
+    sessions: [],
+    titles: new Map(),
+    loaded: false,
+    expanded: new Set(),
+    outlines: new Map(),
+    collapsed: new Set(),
+    list: [],
+    sel: 0,
+    selKey: null,
+    top: 0,
+    path: null,
+    tpos: null,
+    overlay: null,
+    ask: null,
+    chain: {
+      status: 'idle',
+      full: false,
+      events: 0,
+      head: null,
+      checkedAt: null,
+      brokenAt: null,
+      reason: null,
+      progress: null,
+    },
+    message: null,
+    offerDemo: opts.offerDemo ?? true,
+    busy: null,
+    help: helpRows(opts.keymap),
+    hints,
+    keyOf,
+    now: opts.now ?? Date.now(),
+    quitting: false,
+  };
+}
