@@ -7,6 +7,7 @@ export interface CliResult {
   code: number;
   stdout: string;
   stderr: string;
+  // biome-ignore lint/suspicious/noExplicitAny: tests read JSON documents of many shapes
   json: () => any;
 }
 
