@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { cachedStatement as stmt } from '../store/index.js';
 import { contentTerms, isFollowUp, normaliseQuestion, oneLine, tokens } from './text.js';
 
 /**
@@ -77,21 +78,6 @@ const TITLE_MAX = 200;
  */
 const NOT_SOURCES = new Set(['grounded', 'ungrounded', 'cached']);
 const SNIPPET_MAX = 160;
-
-const stmtCache = new WeakMap<Database.Database, Map<string, Database.Statement>>();
-function stmt(db: Database.Database, sql: string): Database.Statement {
-  let m = stmtCache.get(db);
-  if (!m) {
-    m = new Map();
-    stmtCache.set(db, m);
-  }
-  let s = m.get(sql);
-  if (!s) {
-    s = db.prepare(sql);
-    m.set(sql, s);
-  }
-  return s;
-}
 
 const POSTINGS = 'SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ? ORDER BY rowid DESC LIMIT ?';
 const POSTINGS_BEFORE =

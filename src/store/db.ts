@@ -109,3 +109,20 @@ export function openDatabase(path: string, opts: OpenOptions = {}): Database.Dat
 }
 
 export { migrate };
+
+const statementCache = new WeakMap<Database.Database, Map<string, Database.Statement>>();
+
+/** A prepared statement kept per connection: preparing costs more than running most of our queries. */
+export function cachedStatement(db: Database.Database, sql: string): Database.Statement {
+  let m = statementCache.get(db);
+  if (!m) {
+    m = new Map();
+    statementCache.set(db, m);
+  }
+  let s = m.get(sql);
+  if (!s) {
+    s = db.prepare(sql);
+    m.set(sql, s);
+  }
+  return s;
+}

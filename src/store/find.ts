@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { cachedStatement as stmt } from './db.js';
 
 export interface FindOptions {
   limit?: number;
@@ -55,21 +56,6 @@ interface Candidate {
   created_at: string;
 }
 
-const stmtCache = new WeakMap<Database.Database, Map<string, Database.Statement>>();
-function stmt(db: Database.Database, sql: string): Database.Statement {
-  let m = stmtCache.get(db);
-  if (!m) {
-    m = new Map();
-    stmtCache.set(db, m);
-  }
-  let s = m.get(sql);
-  if (!s) {
-    s = db.prepare(sql);
-    m.set(sql, s);
-  }
-  return s;
-}
-
 function candidateIds(db: Database.Database, expr: string, scope: string | undefined): number[] {
   if (scope === undefined) {
     return stmt(db, 'SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ? ORDER BY rowid DESC LIMIT ?')
@@ -83,6 +69,41 @@ function candidateIds(db: Database.Database, expr: string, scope: string | undef
   )
     .pluck()
     .all(expr, scope, CANDIDATES) as number[];
+}
+
+/** The longest prefix that FTS5 answers from a prefix index (schema.ts: prefix = '2 3'). */
+const PREFIX_INDEXED = 3;
+const PREFIX_TERM = /"((?:[^"]|"")*)"\*/g;
+
+/**
+ * snippet() of the given rows for a MATCH expression. Asked row by row (`rowid IN (...)`), FTS5 evaluates the
+ * expression once per row: a seek for whole terms and indexed prefixes, but for a longer prefix it rebuilds the
+ * merged doclist of every term under it each time (20 snippets for "that"* took 0.8 s on 1,000,000 turns, against
+ * 45 ms for the candidates). Such an expression is evaluated once, over the rows' rowid range, instead.
+ */
+export function snippetsFor(db: Database.Database, expr: string, ids: number[]): Map<number, string> {
+  const out = new Map<number, string>();
+  if (ids.length === 0) return out;
+  const longPrefix = [...expr.matchAll(PREFIX_TERM)].some(
+    (m) => [...m[1].replaceAll('""', '"')].length > PREFIX_INDEXED,
+  );
+  const snip = "snippet(nodes_fts, -1, '«', '»', '…', 16)";
+  const rows = longPrefix
+    ? stmt(
+        db,
+        `SELECT rowid, ${snip} FROM nodes_fts WHERE nodes_fts MATCH ? AND rowid BETWEEN ? AND ?
+         AND +rowid IN (SELECT value FROM json_each(?))`,
+      )
+        .raw(true)
+        .all(expr, Math.min(...ids), Math.max(...ids), JSON.stringify(ids))
+    : stmt(
+        db,
+        `SELECT rowid, ${snip} FROM nodes_fts WHERE nodes_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))`,
+      )
+        .raw(true)
+        .all(expr, JSON.stringify(ids));
+  for (const [rowid, text] of rows as [number, string][]) out.set(rowid, text);
+  return out;
 }
 
 function wordsOf(s: string): Set<string> {
@@ -132,16 +153,11 @@ export function findTurns(db: Database.Database, text: string, opts: FindOptions
   scored.sort((a, b) => b.score - a.score || b.c.id - a.c.id);
   const top = scored.slice(0, limit);
 
-  const snippets = new Map<number, string>();
-  for (const [rowid, snip] of stmt(
+  const snippets = snippetsFor(
     db,
-    `SELECT rowid, snippet(nodes_fts, -1, '«', '»', '…', 16) FROM nodes_fts
-     WHERE nodes_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))`,
-  )
-    .raw(true)
-    .all(expr, JSON.stringify(top.map((t) => t.c.id))) as [number, string][]) {
-    snippets.set(rowid, snip);
-  }
+    expr,
+    top.map((t) => t.c.id),
+  );
   return top.map(({ c, score, field }) => ({
     bates: c.bates,
     sid: c.sid,

@@ -1,5 +1,5 @@
 export { type AuditEvent, AuditLog, type ChainCheck, formatHead } from './audit.js';
-export { type OpenOptions, openDatabase } from './db.js';
+export { cachedStatement, type OpenOptions, openDatabase } from './db.js';
 export { ArboristError, badInput, type ErrorKind, notFound } from './errors.js';
 export { type FindHit, type FindOptions, findTurns, matchExpression, queryTerms } from './find.js';
 export * as hashes from './hash.js';
