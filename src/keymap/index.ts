@@ -29,11 +29,18 @@ export type ActionId =
   | 'help'
   | 'close'
   | 'quit'
-  | 'demo';
+  | 'demo'
+  | 'archived'
+  | 'entries'
+  | 'restore'
+  | 'find'
+  | 'find.next'
+  | 'find.prev'
+  | 'find.scope';
 
 export interface ActionDef {
   id: ActionId;
-  group: 'Move' | 'Panes' | 'Turns' | 'Shard' | 'Screen';
+  group: 'Move' | 'Panes' | 'Turns' | 'Find' | 'Shard' | 'Screen';
   keys: readonly string[];
   description: string;
 }
@@ -112,12 +119,44 @@ export const ACTIONS: readonly ActionDef[] = [
   },
   { id: 'branches', group: 'Turns', keys: ['b'], description: "List the session's branch points" },
   {
+    id: 'find',
+    group: 'Find',
+    keys: ['/'],
+    description: 'Find any turn of any session as you type (typos forgiven); Enter goes there',
+  },
+  { id: 'find.next', group: 'Find', keys: ['n'], description: 'Go to the next hit of the last find' },
+  { id: 'find.prev', group: 'Find', keys: ['N'], description: 'Go to the previous hit of the last find' },
+  {
+    id: 'find.scope',
+    group: 'Find',
+    keys: ['C-s'],
+    description: 'In the find box: all sessions, or only the session you were in',
+  },
+  {
     id: 'chain.check',
     group: 'Shard',
     keys: ['c'],
     description: 'Check the whole audit chain now (with progress)',
   },
   { id: 'demo', group: 'Shard', keys: ['d'], description: 'On an empty shard: load the demo sessions' },
+  {
+    id: 'archived',
+    group: 'Shard',
+    keys: ['A'],
+    description: 'Show or hide archived sessions (after the live ones, marked, read-only)',
+  },
+  {
+    id: 'entries',
+    group: 'Shard',
+    keys: ['E'],
+    description: 'Entries: reset or delete one, after a preview of what is archived and kept, and why',
+  },
+  {
+    id: 'restore',
+    group: 'Shard',
+    keys: ['R'],
+    description: 'Restore the selected archived session (after a confirmation)',
+  },
   { id: 'help', group: 'Screen', keys: ['?'], description: 'This help' },
   {
     id: 'close',
@@ -132,6 +171,26 @@ export const ACTIONS: readonly ActionDef[] = [
 export const INPUT_KEYS: readonly [string, string][] = [
   ['enter', 'Ask the question'],
   ['escape', 'Cancel'],
+  ['backspace', 'Delete the character before the cursor'],
+  ['C-u', 'Clear the line'],
+  ['C-w', 'Delete the word before the cursor'],
+];
+
+/** Keys of the entries list (`entries`) and of a confirmation; fixed, listed in the help and docs. */
+export const ENTRIES_KEYS: readonly [string, string][] = [
+  ['r', 'Entries list: reset the selected entry (it moves to a new, empty session)'],
+  ['x', 'Entries list: delete the selected entry (also Delete)'],
+  ['enter', "Entries list: go to the entry's current session"],
+  ['y', 'Confirmation: do it (also Enter)'],
+  ['n', 'Confirmation: cancel, nothing is written (also Esc)'],
+];
+
+/** Keys of the find box (`/`); fixed like the question box's, besides the rebindable scope toggle (find.scope). */
+export const FIND_KEYS: readonly [string, string][] = [
+  ['down', 'Next hit (also C-n)'],
+  ['up', 'Previous hit (also C-p)'],
+  ['enter', 'Go to the selected hit: its session opens, the turn is selected, ready for a question'],
+  ['escape', 'Close, back to where you were'],
   ['backspace', 'Delete the character before the cursor'],
   ['C-u', 'Clear the line'],
   ['C-w', 'Delete the word before the cursor'],
@@ -289,6 +348,8 @@ export function helpRows(km: Keymap): { group: string; rows: [string, string][] 
     g.rows.push([b.keys.map(prettyKey).join(' ') || '(unbound)', b.description]);
   }
   groups.push({ group: 'Question box', rows: INPUT_KEYS.map(([k, d]) => [prettyKey(k), d]) });
+  groups.push({ group: 'Entries', rows: ENTRIES_KEYS.map(([k, d]) => [prettyKey(k), d]) });
+  groups.push({ group: 'Find box', rows: FIND_KEYS.map(([k, d]) => [prettyKey(k), d]) });
   return groups;
 }
 
@@ -306,7 +367,7 @@ export function keysMarkdown(km: Keymap = buildKeymap()): string {
     '',
   ];
   for (const g of helpRows(km)) {
-    if (g.group === 'Question box') continue;
+    if (g.group === 'Question box' || g.group === 'Find box' || g.group === 'Entries') continue;
     lines.push(`## ${g.group}`, '', '| Action | Keys | What it does |', '|---|---|---|');
     for (const b of km.bindings.filter((x) => x.group === g.group)) {
       lines.push(`| \`${b.id}\` | ${b.keys.map(code).join(', ')} | ${b.description.replace(/\|/g, '\\|')} |`);
@@ -321,6 +382,23 @@ export function keysMarkdown(km: Keymap = buildKeymap()): string {
     '| Keys | What it does |',
     '|---|---|',
     ...INPUT_KEYS.map(([k, d]) => `| ${code(k)} | ${d} |`),
+    '',
+    '## Entries',
+    '',
+    `The entries list (${km.keysOf('entries').map(code).join(', ') || 'unbound'}) and the confirmation it opens take these fixed keys:`,
+    '',
+    '| Keys | What it does |',
+    '|---|---|',
+    ...ENTRIES_KEYS.map(([k, d]) => `| ${code(k)} | ${d} |`),
+    '',
+    '## Find box',
+    '',
+    'While the find box (`/`) is open every printable key is text (so `n` and `q` are letters there); besides',
+    `\`find.scope\` (${km.keysOf('find.scope').map(code).join(', ') || 'unbound'}), these keys are fixed:`,
+    '',
+    '| Keys | What it does |',
+    '|---|---|',
+    ...FIND_KEYS.map(([k, d]) => `| ${code(k)} | ${d} |`),
     '',
     '## Rebinding',
     '',

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import Fuse from 'fuse.js';
-import { matchExpression, queryTerms } from './find.js';
+import { matchExpression, queryTerms, snippetsFor } from './find.js';
 
 /**
  * Find: every turn of every session, as you type, with typos forgiven.
@@ -84,12 +84,6 @@ function stmts(db: Database.Database): Stmts {
          ORDER BY s.created_at DESC LIMIT 20`,
       )
       .pluck(),
-    snippets: db
-      .prepare(
-        `SELECT rowid, snippet(nodes_fts, -1, '«', '»', '…', 16) FROM nodes_fts
-         WHERE nodes_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))`,
-      )
-      .raw(true),
     countAll: db.prepare('SELECT coalesce(sum(n_nodes), 0) FROM sessions').pluck(),
     countScoped: db.prepare('SELECT n_nodes FROM sessions WHERE sid = ?').pluck(),
   };
@@ -258,16 +252,15 @@ export function search(db: Database.Database, text: string, opts: SearchOptions 
   const ranked = rank(rows, fieldOf, trimmed, terms, result.corrections, limit);
   const top = ranked.slice(0, limit);
 
-  const snippets = new Map<number, string>();
   const withSnippet = top.slice(0, opts.snippets ?? top.length);
-  if (expr !== '' && withSnippet.length > 0) {
-    for (const [rowid, snip] of s.snippets.all(expr, JSON.stringify(withSnippet.map((t) => t.row.id))) as [
-      number,
-      string,
-    ][]) {
-      snippets.set(rowid, snip);
-    }
-  }
+  const snippets =
+    expr !== ''
+      ? snippetsFor(
+          db,
+          expr,
+          withSnippet.map((t) => t.row.id),
+        )
+      : new Map<number, string>();
   result.hits = top.map(({ row, score, field, highlights }) => ({
     bates: row.bates,
     sid: row.sid,

@@ -94,6 +94,12 @@ export async function runTui(opts: TuiOptions): Promise<number> {
     const trace: string[] = [];
     let keyStart = 0;
     let keyDone = 0;
+    // ARBORIST_FIND_TRACE=FILE: one line per find query whose hits got drawn: its seq, the ms from asking (the
+    // key press) to the hits on screen, and the ms the query itself took (bench/find-tui.ts reads it).
+    const findTracePath = process.env.ARBORIST_FIND_TRACE;
+    const findAsked = new Map<number, number>();
+    const findMs = new Map<number, number>();
+    const findTrace: string[] = [];
 
     const render = () => {
       renderQueued = false;
@@ -104,6 +110,17 @@ export async function runTui(opts: TuiOptions): Promise<number> {
       paint(screen, frame, attrs, choice.ascii);
       screen.render();
       screen.program.flush();
+      if (findTracePath && state.overlay?.kind === 'find') {
+        const asked = findAsked.get(state.overlay.shown);
+        if (asked !== undefined) {
+          const seq = state.overlay.shown;
+          findTrace.push(
+            `${seq} ${(performance.now() - asked).toFixed(2)} ${findMs.get(seq)?.toFixed(2) ?? '-'}`,
+          );
+          findAsked.delete(seq);
+          findMs.delete(seq);
+        }
+      }
       if (tracePath && keyStart > 0) {
         const t2 = performance.now();
         trace.push(
@@ -138,6 +155,10 @@ export async function runTui(opts: TuiOptions): Promise<number> {
       try {
         const [next, effects] = update(state, a);
         state = next;
+        if (findTracePath) {
+          for (const e of effects) if (e.type === 'search') findAsked.set(e.seq, performance.now());
+          if (a.type === 'found' && a.ms !== undefined) findMs.set(a.seq, a.ms);
+        }
         if (effects.some((e) => e.type === 'quit')) {
           runtime.run(effects.filter((e) => e.type !== 'quit'));
           finish(0);
@@ -173,6 +194,13 @@ export async function runTui(opts: TuiOptions): Promise<number> {
       if (tracePath) {
         try {
           appendFileSync(tracePath, trace.map((l) => `${l}\n`).join(''));
+        } catch {
+          // tracing is best effort
+        }
+      }
+      if (findTracePath) {
+        try {
+          appendFileSync(findTracePath, findTrace.map((l) => `${l}\n`).join(''));
         } catch {
           // tracing is best effort
         }

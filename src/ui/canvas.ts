@@ -39,6 +39,9 @@ export enum S {
   banner,
   hint,
   count,
+  /** The matched parts of a find hit, and the same on the selected line. */
+  match,
+  matchSel,
 }
 
 export class Frame {

@@ -3,9 +3,28 @@
  * of it is unit-testable. Effects are data; the runtime performs them and answers with actions.
  */
 import type { ActionId } from '../keymap/index.js';
+import {
+  archivedSessionLines,
+  keyMaintenance,
+  mergeSessions,
+  onMaintenance,
+  openEntries,
+  openRestore,
+  refusal,
+  selectedArchived,
+} from './archive.js';
+import { FIND_LIMIT, findListHeight } from './find.js';
 import { shortTime } from './format.js';
 import { oneLine } from './sanitize.js';
-import { type Action, type BranchItem, type Effect, layout, type Overlay, type State } from './state.js';
+import {
+  type Action,
+  type BranchItem,
+  type Effect,
+  type FindOverlay,
+  layout,
+  type Overlay,
+  type State,
+} from './state.js';
 import {
   autoPos,
   type Doc,
@@ -79,6 +98,7 @@ export function transcriptDoc(s: State): Doc {
   if (!row) return linesDoc([]);
   if (row.oi < 0) {
     const ses = s.sessions[row.si];
+    if (ses.archived) return linesDoc(archivedSessionLines(ses, s.keyOf, s.expanded.has(ses.sid), w));
     const lines: TLine[] = [
       { role: 'session', text: `session ${ses.sid}${ses.label ? ` · ${oneLine(ses.label)}` : ''}` },
       {
@@ -346,6 +366,9 @@ function helpLineCount(s: State): number {
 }
 
 function keyOverlay(s: State, ov: Overlay, act: ActionId | null, key: string, ch?: string): Result {
+  if (ov.kind === 'find') return keyFind(s, ov, act, key, ch);
+  if (ov.kind === 'entries' || ov.kind === 'confirm')
+    return keyMaintenance(s, ov, act, key, maintenanceEnv(s));
   if (ov.kind === 'input') {
     if (key === 'escape') return [{ ...s, overlay: null }, []];
     if (key === 'enter') {
@@ -407,6 +430,137 @@ function keyOverlay(s: State, ov: Overlay, act: ActionId | null, key: string, ch
   return [s, []];
 }
 
+// ---- find (/) ---------------------------------------------------------------------------------------------
+
+/** Opens the find box; the first (empty) query only counts the turns in scope, and starts the search worker. */
+function openFind(s: State): Result {
+  const ov: FindOverlay = {
+    kind: 'find',
+    text: '',
+    scope: 'all',
+    sid: selectedSid(s),
+    seq: 0,
+    shown: 0,
+    hits: [],
+    searched: null,
+    corrections: [],
+    error: null,
+    sel: 0,
+    top: 0,
+    back: { selKey: s.selKey, top: s.top, tpos: s.tpos, focus: s.focus },
+  };
+  return findQuery(s, ov);
+}
+
+/** Asks for the overlay's query under a new sequence number: whatever older query is still out is stale now. */
+function findQuery(s: State, ov: FindOverlay): Result {
+  const seq = s.find.seq + 1;
+  return [
+    { ...s, overlay: { ...ov, seq }, find: { ...s.find, seq } },
+    [
+      {
+        type: 'search',
+        seq,
+        query: ov.text,
+        scope: ov.scope === 'session' ? ov.sid : null,
+        limit: FIND_LIMIT,
+      },
+    ],
+  ];
+}
+
+function findMove(s: State, ov: FindOverlay, to: number): Result {
+  const n = ov.hits.length;
+  const page = findListHeight(s.cols, s.rows);
+  const sel = Math.max(0, Math.min(n - 1, to));
+  let top = ov.top;
+  if (sel < top) top = sel;
+  if (sel >= top + page) top = sel - page + 1;
+  return [{ ...s, overlay: { ...ov, sel, top: Math.max(0, Math.min(top, n - page)) } }, []];
+}
+
+/** Esc: the overlay goes, and the selection, the tree's scroll, the transcript's scroll and the focus come back. */
+function closeFind(s: State, ov: FindOverlay): Result {
+  const b = ov.back;
+  const n: State = { ...s, overlay: null, focus: b.focus };
+  if (b.selKey === null) return [n, []];
+  const i = n.list.findIndex((r) => keyOfRow(r, n.sessions, n.outlines) === b.selKey);
+  if (i < 0) return [n, []];
+  const h = treeHeight(n);
+  const top = Math.max(0, Math.min(b.top, n.list.length - h));
+  if (i < top || i >= top + h) return [select(n, i), []];
+  return [{ ...n, sel: i, selKey: b.selKey, top, tpos: b.tpos }, []];
+}
+
+function keyFind(s: State, ov: FindOverlay, act: ActionId | null, key: string, ch?: string): Result {
+  const page = findListHeight(s.cols, s.rows);
+  if (key === 'escape') return closeFind(s, ov);
+  if (key === 'enter') {
+    const hit = ov.hits[ov.sel];
+    if (!hit) return [s, []];
+    return [
+      {
+        ...s,
+        overlay: null,
+        focus: 'tree',
+        message: null,
+        find: { ...s.find, last: { query: ov.text.trim(), hits: ov.hits, at: ov.sel } },
+      },
+      [{ type: 'reveal', bates: hit.bates }],
+    ];
+  }
+  if (key === 'down' || key === 'C-n') return findMove(s, ov, ov.sel + 1);
+  if (key === 'up' || key === 'C-p') return findMove(s, ov, ov.sel - 1);
+  if (key === 'pagedown') return findMove(s, ov, ov.sel + page);
+  if (key === 'pageup') return findMove(s, ov, ov.sel - page);
+  if (act === 'find.scope') {
+    if (ov.sid === null) return [s, []];
+    return findQuery(s, { ...ov, scope: ov.scope === 'all' ? 'session' : 'all' });
+  }
+  if (ch === undefined && act === 'quit') return [{ ...s, quitting: true }, [{ type: 'quit' }]];
+  if (ch === undefined && act === 'close') return closeFind(s, ov);
+  if (key === 'backspace') {
+    if (ov.text === '') return [s, []];
+    return findQuery(s, { ...ov, text: [...ov.text].slice(0, -1).join('') });
+  }
+  if (key === 'C-u') return ov.text === '' ? [s, []] : findQuery(s, { ...ov, text: '' });
+  if (key === 'C-w') {
+    if (ov.text === '') return [s, []];
+    return findQuery(s, { ...ov, text: ov.text.replace(/\S*\s*$/, '') });
+  }
+  if (ch !== undefined && ch !== '') {
+    const clean = oneLine(ch);
+    if (clean === '' || ov.text.length > 500) return [s, []];
+    return findQuery(s, { ...ov, text: ov.text + clean });
+  }
+  return [s, []];
+}
+
+/** n / N: the next or previous hit of the last find, revealed in its session (wrapping at the ends). */
+function findStep(s: State, dir: 1 | -1): Result {
+  const last = s.find.last;
+  if (!last || last.hits.length === 0)
+    return [{ ...s, message: msg(s, `no hits to step through: ${s.keyOf.find ?? '/'} finds`) }, []];
+  const n = last.hits.length;
+  let at = last.at + dir;
+  let wrapped = '';
+  if (at >= n) {
+    at = 0;
+    wrapped = ', from the top';
+  } else if (at < 0) {
+    at = n - 1;
+    wrapped = ', from the bottom';
+  }
+  return [
+    {
+      ...s,
+      find: { ...s.find, last: { ...last, at } },
+      message: msg(s, `find "${last.query}": ${at + 1} of ${n}${wrapped}`),
+    },
+    [{ type: 'reveal', bates: last.hits[at].bates }],
+  ];
+}
+
 // ---- keys ---------------------------------------------------------------------------------------------------
 
 function onKey(s: State, act: ActionId | null, key: string, ch?: string): Result {
@@ -424,6 +578,9 @@ function onKey(s: State, act: ActionId | null, key: string, ch?: string): Result
     return [s0, []];
   }
   if (act === 'chain.check') return [s0, [{ type: 'checkChain', full: true }]];
+  if (act === 'archived') return toggleArchived(s0);
+  if (act === 'entries') return openEntries(s0);
+  if (act === 'restore') return openRestore(s0);
   if (s.loaded && s.sessions.length === 0) {
     if (act === 'demo' && s.offerDemo && !s.busy)
       return [{ ...s0, busy: 'building the demo…' }, [{ type: 'buildDemo' }]];
@@ -434,10 +591,15 @@ function onKey(s: State, act: ActionId | null, key: string, ch?: string): Result
   if (act === 'transcript.down') return [scrollText(s0, 1), []];
   if (act === 'transcript.up') return [scrollText(s0, -1), []];
   if (act === 'ask' || act === 'fork') {
+    const arch = selectedArchived(s);
+    if (arch) return [{ ...s0, message: msg(s, refusal(arch.sid, s.keyOf), 'error') }, []];
     const bates = selectedBates(s);
     if (act === 'fork' && !bates) return [{ ...s0, message: msg(s, 'select a turn to fork from') }, []];
     return openInput(s0, act, bates, bates ? null : selectedSid(s));
   }
+  if (act === 'find') return openFind(s0);
+  if (act === 'find.next') return findStep(s0, 1);
+  if (act === 'find.prev') return findStep(s0, -1);
   if (act === 'branches') {
     const sid = selectedSid(s);
     if (!sid) return [s0, []];
@@ -523,6 +685,32 @@ function onMouse(s: State, kind: 'mousedown' | 'wheelup' | 'wheeldown', x: numbe
   return [s, []];
 }
 
+// ---- entries and the archive tier (the rest is in archive.ts) -----------------------------------------------
+
+function maintenanceEnv(s: State) {
+  const box = overlayBox(s);
+  return {
+    // As drawn: the box less its borders and the footer line (view.ts drawOverlay).
+    page: Math.max(1, box.h - 3),
+    width: box.w - 4,
+    gotoSession: (n: State, sid: string) => selectKey(n, sessionKey(sid)),
+  };
+}
+
+/** `A`: archived sessions join the tree after the live ones (loaded by the runtime), or leave it. */
+function toggleArchived(s: State): Result {
+  if (!s.showArchived) {
+    const note = `archived sessions shown (read-only), after the live ones; ${s.keyOf.archived ?? 'A'} hides them`;
+    return [{ ...s, showArchived: true, message: msg(s, note) }, [{ type: 'loadSessions' }]];
+  }
+  const gone = new Set(s.sessions.filter((x) => x.archived).map((x) => x.sid));
+  const sessions = s.sessions.filter((x) => !x.archived);
+  const expanded = new Set([...s.expanded].filter((x) => !gone.has(x)));
+  const outlines = new Map([...s.outlines].filter(([k]) => !gone.has(k)));
+  const hidden = { ...s, showArchived: false, message: msg(s, 'archived sessions hidden') };
+  return [rebuild(hidden, { sessions, expanded, outlines }), []];
+}
+
 // ---- the reducer --------------------------------------------------------------------------------------------
 
 function step(s: State, a: Action): Result {
@@ -538,7 +726,7 @@ function step(s: State, a: Action): Result {
     case 'tick':
       return [{ ...s, now: a.now }, []];
     case 'sessions': {
-      const sessions = a.sessions;
+      const sessions = mergeSessions(s, a.sessions, a.archived);
       const alive = new Set(sessions.map((x) => x.sid));
       const expanded = new Set([...s.expanded].filter((x) => alive.has(x)));
       const outlines = new Map([...s.outlines].filter(([k]) => alive.has(k)));
@@ -636,6 +824,47 @@ function step(s: State, a: Action): Result {
       );
       return [{ ...s, overlay: { ...ov, items, sel: at, top: Math.max(0, at - 2) } }, []];
     }
+    case 'found': {
+      const ov = s.overlay;
+      // Only the latest query's answer is shown: an older one (typed over since) is dropped.
+      if (ov?.kind !== 'find' || a.seq !== ov.seq) return [s, []];
+      return [
+        {
+          ...s,
+          overlay: {
+            ...ov,
+            shown: a.seq,
+            hits: a.hits,
+            searched: a.searched,
+            corrections: a.corrections,
+            error: null,
+            sel: 0,
+            top: 0,
+          },
+        },
+        [],
+      ];
+    }
+    case 'findFailed': {
+      const ov = s.overlay;
+      if (ov?.kind !== 'find' || a.seq !== ov.seq) return [s, []];
+      const overlay = {
+        ...ov,
+        shown: a.seq,
+        hits: [],
+        corrections: [],
+        error: oneLine(a.error),
+        sel: 0,
+        top: 0,
+      };
+      return [{ ...s, overlay }, []];
+    }
+    case 'entries':
+    case 'changePlan':
+    case 'changeDone':
+    case 'restoreDone':
+    case 'maintFailed':
+      return onMaintenance(s, a, (n) => step(n, { type: 'dataChanged' }));
     case 'demoBuilt':
       return [
         { ...s, busy: null, message: msg(s, 'demo loaded: → opens a session') },

@@ -6,7 +6,12 @@ import { Worker } from 'node:worker_threads';
 import type { AskRequest, AskResult, ProviderSpec } from '../ask/types.js';
 import type { ChainCheck } from '../store/audit.js';
 import type { Shard } from '../store/index.js';
+import { parseBates } from '../store/shard.js';
+import { archivedSet, type MaintenanceEffect } from './archive.js';
+import { Archives } from './archive-runtime.js';
 import { buildDemo } from './demo.js';
+import { toFound } from './find.js';
+import type { FindReply, FindRequest } from './find-worker.js';
 import { oneLine } from './sanitize.js';
 import type { Action, BranchItem, Effect, State } from './state.js';
 
@@ -16,6 +21,10 @@ export interface RuntimeOptions {
   workerUrl?: URL;
   /** Run chain checks inline instead of in a worker (tests). */
   inlineChecks?: boolean;
+  /** Where the find worker's module lives (the compiled find-worker.js). */
+  findWorkerUrl?: URL;
+  /** Run find queries in this thread (setImmediate) instead of the worker (tests). */
+  inlineFind?: boolean;
 }
 
 /** Fewer new events than this are checked inline (a few ms); more go to the worker. */
@@ -43,6 +52,12 @@ export class Runtime {
   private abort: AbortController | null = null;
   private lastVersion = -1;
   private closed = false;
+  // Find: at most one query in flight and one (the newest) waiting; anything older is never run.
+  private findWorker: Worker | null = null;
+  /** The find worker could not start (or died): queries run in this thread, between events. */
+  private findInline = false;
+  private findBusy: FindRequest | null = null;
+  private findNext: FindRequest | null = null;
 
   constructor(
     private readonly shard: Shard,
@@ -70,17 +85,30 @@ export class Runtime {
     const sh = this.shard;
     switch (e.type) {
       case 'loadSessions':
-        this.dispatch({ type: 'sessions', sessions: sh.sessionSummaries() });
+        // With archived sessions shown, their list comes along (read from the archive records).
+        if (this.getState().showArchived)
+          this.dispatch({
+            type: 'sessions',
+            sessions: sh.sessionSummaries(),
+            archived: this.archives.summaries(),
+          });
+        else this.dispatch({ type: 'sessions', sessions: sh.sessionSummaries() });
         return;
-      case 'loadOutline':
-        this.dispatch({ type: 'outline', sid: e.sid, nodes: sh.sessionOutline(e.sid), reveal: e.reveal });
+      case 'loadOutline': {
+        const nodes = this.isArchived(e.sid) ? this.archives.outline(e.sid) : sh.sessionOutline(e.sid);
+        this.dispatch({ type: 'outline', sid: e.sid, nodes, reveal: e.reveal });
         return;
+      }
       case 'loadPath':
-        this.dispatch({ type: 'path', bates: e.bates, turns: sh.pathTo(e.bates) });
+        this.dispatch({ type: 'path', bates: e.bates, turns: this.pathTo(e.bates) });
         return;
       case 'loadTitles': {
         const titles: [string, string][] = [];
         for (const sid of e.sids) {
+          if (this.isArchived(sid)) {
+            titles.push([sid, this.archives.title(sid)]);
+            continue;
+          }
           let q = '';
           try {
             const r = sh.resolve('1', sid);
@@ -95,6 +123,11 @@ export class Runtime {
       }
       case 'reveal': {
         const node = sh.getNode(e.bates);
+        const asid = node ? undefined : parseBates(e.bates)?.sid;
+        if (asid && this.isArchived(asid)) {
+          this.dispatch({ type: 'outline', sid: asid, nodes: this.archives.outline(asid), reveal: e.bates });
+          return;
+        }
         if (!node) {
           this.dispatch({ type: 'message', text: `no turn ${e.bates}`, level: 'error' });
           return;
@@ -109,6 +142,10 @@ export class Runtime {
         return;
       }
       case 'loadBranches': {
+        if (this.isArchived(e.sid)) {
+          this.dispatch({ type: 'branches', sid: e.sid, items: this.archives.branches(e.sid) });
+          return;
+        }
         const items: BranchItem[] = sh.branchPoints(e.sid).map((b) => ({
           bates: b.bates,
           n_children: b.n_children,
@@ -133,8 +170,63 @@ export class Runtime {
         buildDemo(sh);
         this.dispatch({ type: 'demoBuilt' });
         return;
+      case 'search':
+        this.search({ seq: e.seq, query: e.query, scope: e.scope, limit: e.limit });
+        return;
+      case 'loadEntries':
+      case 'planChange':
+      case 'applyChange':
+      case 'restoreArchive':
+        this.maintenance(e);
+        return;
       case 'quit':
         return;
+    }
+  }
+
+  // ---- entries and the archive tier --------------------------------------------------------------------------
+
+  private archivesReader: Archives | null = null;
+
+  private get archives(): Archives {
+    this.archivesReader ??= new Archives(this.shard);
+    return this.archivesReader;
+  }
+
+  /** Archived sessions are known from the state: only those the tree shows are read from their archives. */
+  private isArchived(sid: string): boolean {
+    return archivedSet(this.getState().sessions).has(sid);
+  }
+
+  private pathTo(bates: string) {
+    const sid = parseBates(bates)?.sid;
+    if (sid && this.isArchived(sid)) return this.archives.pathTo(bates, (x) => this.isArchived(x));
+    return this.shard.pathTo(bates);
+  }
+
+  /** Entries, and the confirmed reset, delete and restore (each one write transaction, its own audit events). */
+  private maintenance(e: MaintenanceEffect): void {
+    try {
+      switch (e.type) {
+        case 'loadEntries':
+          this.dispatch({ type: 'entries', items: this.archives.entries() });
+          return;
+        case 'planChange':
+          this.dispatch({ type: 'changePlan', op: e.op, key: e.key, plan: this.archives.plan(e.op, e.key) });
+          return;
+        case 'applyChange': {
+          const r = this.archives.apply(e.op, e.key, e.expect);
+          if ('stale' in r)
+            this.dispatch({ type: 'changePlan', op: e.op, key: e.key, plan: r.stale, stale: true });
+          else this.dispatch({ type: 'changeDone', op: e.op, key: e.key, ...r });
+          return;
+        }
+        case 'restoreArchive':
+          this.dispatch({ type: 'restoreDone', ...this.archives.restore(e.sid) });
+          return;
+      }
+    } catch (err) {
+      this.dispatch({ type: 'maintFailed', error: describe(err) });
     }
   }
 
@@ -283,6 +375,103 @@ export class Runtime {
     }
   }
 
+  // ---- find -------------------------------------------------------------------------------------------------
+
+  /**
+   * A query while another is in flight waits, replacing whatever was waiting (typed over: its answer would be
+   * dropped anyway). So a burst of keystrokes costs at most two queries: the one running and the last one.
+   */
+  private search(req: FindRequest): void {
+    if (this.findBusy) {
+      this.findNext = req;
+      return;
+    }
+    this.sendFind(req);
+  }
+
+  private sendFind(req: FindRequest): void {
+    this.findBusy = req;
+    if (!this.findInline && !this.opts.inlineFind) {
+      try {
+        this.ensureFindWorker().postMessage(req);
+        return;
+      } catch {
+        this.findWorker = null;
+        this.findInline = true;
+      }
+    }
+    // In this thread, but after the events already waiting (keys typed meanwhile replace the next query).
+    setImmediate(() => this.findHere(req));
+  }
+
+  /** Where find queries run now: the worker, this thread (it could not start, or tests), or none yet. */
+  findThread(): 'worker' | 'main' | null {
+    if (this.findInline || this.opts.inlineFind) return 'main';
+    return this.findWorker ? 'worker' : null;
+  }
+
+  private findHere(req: FindRequest): void {
+    if (this.closed || this.findBusy !== req) return;
+    let a: Action;
+    const t0 = performance.now();
+    try {
+      const r = this.shard.search(req.query, {
+        limit: req.limit,
+        scope: req.scope ?? undefined,
+        snippets: 0,
+      });
+      a = { type: 'found', seq: req.seq, ...toFound(r), ms: performance.now() - t0 };
+    } catch (err) {
+      a = { type: 'findFailed', seq: req.seq, error: describe(err) };
+    }
+    this.findDone(a);
+  }
+
+  private findDone(a: Action): void {
+    this.findBusy = null;
+    const next = this.findNext;
+    this.findNext = null;
+    if (next) {
+      // A newer query is waiting: this answer is stale, so it is not even shown; the newer one runs now.
+      this.sendFind(next);
+      return;
+    }
+    if (!this.closed) this.dispatch(a);
+  }
+
+  private ensureFindWorker(): Worker {
+    if (this.findWorker) return this.findWorker;
+    const url = this.opts.findWorkerUrl ?? new URL('./find-worker.js', import.meta.url);
+    const w = new Worker(url, { workerData: { dbPath: this.shard.path } });
+    w.unref();
+    w.on('message', (m: FindReply) => {
+      if (this.closed || m.type === 'ready' || this.findBusy?.seq !== m.seq) return;
+      if (m.type === 'found')
+        this.findDone({
+          type: 'found',
+          seq: m.seq,
+          hits: m.hits,
+          searched: m.searched,
+          corrections: m.corrections,
+          ms: m.ms,
+        });
+      else this.findDone({ type: 'findFailed', seq: m.seq, error: m.error });
+    });
+    // It cannot start (a missing module, a shard it cannot open) or it died: from now on, search in this thread.
+    const fallBack = () => {
+      if (this.findWorker !== w) return;
+      this.findWorker = null;
+      this.findInline = true;
+      void w.terminate();
+      const req = this.findBusy;
+      if (req && !this.closed) setImmediate(() => this.findHere(req));
+    };
+    w.on('error', fallBack);
+    w.on('exit', fallBack);
+    this.findWorker = w;
+    return w;
+  }
+
   // ---- polling ----------------------------------------------------------------------------------------------
 
   /** True when another connection committed since the last call. */
@@ -303,6 +492,11 @@ export class Runtime {
     if (this.worker) {
       void this.worker.terminate();
       this.worker = null;
+    }
+    if (this.findWorker) {
+      const w = this.findWorker;
+      this.findWorker = null;
+      void w.terminate();
     }
   }
 }

@@ -7,6 +7,7 @@ import type { ActionId, Keymap } from '../keymap/index.js';
 import { ACTIONS, helpRows, prettyKey } from '../keymap/index.js';
 import type { ChainCheck } from '../store/audit.js';
 import type { OutlineNode } from '../store/shard.js';
+import type { ConfirmOverlay, EntriesOverlay, MaintenanceAction, MaintenanceEffect } from './archive.js';
 import type { TPos, Turn } from './transcript.js';
 import type { Outline, Row, SessionLike } from './tree.js';
 
@@ -30,14 +31,55 @@ export interface BranchItem {
   q: string;
 }
 
-/**
- * Overlays float above the panes; one at a time. (A `/` find overlay will join this union: give it a kind, a
- * reducer branch and a view painter, like `branches`.)
- */
+/** Overlays float above the panes; one at a time. */
 export type Overlay =
   | { kind: 'help'; scroll: number }
   | { kind: 'input'; mode: 'ask' | 'fork'; parent: string | null; session: string | null; text: string }
-  | { kind: 'branches'; sid: string; items: BranchItem[] | null; sel: number; top: number };
+  | { kind: 'branches'; sid: string; items: BranchItem[] | null; sel: number; top: number }
+  | FindOverlay
+  /** Entries (`E`) and the reset/delete/restore confirmation: src/ui/archive.ts. */
+  | EntriesOverlay
+  | ConfirmOverlay;
+
+/** One hit of the find box: what a result line shows (src/store/search.ts's SearchHit, trimmed). */
+export interface FindHit {
+  bates: string;
+  sid: string;
+  audit: string;
+  /** Raw (unsanitised, possibly cut) question; `highlights` index into it (UTF-16, inclusive ranges). */
+  question: string;
+  label: string | null;
+  highlights: [number, number][];
+}
+
+/** The `/` overlay. Results carry the `seq` of the query they answer; only the latest query's are shown. */
+export interface FindOverlay {
+  kind: 'find';
+  text: string;
+  /** All sessions, or only `sid` (the session of the selection when the overlay opened). */
+  scope: 'all' | 'session';
+  sid: string | null;
+  /** The latest query asked for. */
+  seq: number;
+  /** The query whose results are shown (0: none yet); shown !== seq while a query is in flight. */
+  shown: number;
+  hits: FindHit[];
+  /** Turns in scope ("37 of 12,408"); null until the first answer. */
+  searched: number | null;
+  /** One-edit corrections used ("also: lifetime"). */
+  corrections: string[];
+  error: string | null;
+  sel: number;
+  top: number;
+  /** Where Esc returns to. */
+  back: { selKey: string | null; top: number; tpos: TPos | null; focus: Focus };
+}
+
+/** Find state that outlives the overlay: the query counter, and the hits n/N step through. */
+export interface FindMemory {
+  seq: number;
+  last: { query: string; hits: FindHit[]; at: number } | null;
+}
 
 export interface AskRun {
   mode: 'ask' | 'fork';
@@ -87,13 +129,17 @@ export interface State {
   keyOf: Partial<Record<ActionId, string>>;
   now: number;
   quitting: boolean;
+  find: FindMemory;
+  /** Archived sessions are listed after the live ones (`A`), marked and read-only. */
+  showArchived: boolean;
 }
 
 export type Action =
   | { type: 'key'; action: ActionId | null; key: string; ch?: string }
   | { type: 'resize'; cols: number; rows: number }
   | { type: 'mouse'; kind: 'mousedown' | 'wheelup' | 'wheeldown'; x: number; y: number }
-  | { type: 'sessions'; sessions: SessionLike[] }
+  /** `archived`: the archived sessions too, when they are shown (each with `archived` set). */
+  | { type: 'sessions'; sessions: SessionLike[]; archived?: SessionLike[] }
   | { type: 'outline'; sid: string; nodes: OutlineNode[]; reveal?: string }
   | { type: 'path'; bates: string; turns: Turn[] }
   | { type: 'titles'; titles: [sid: string, title: string][] }
@@ -107,7 +153,11 @@ export type Action =
   | { type: 'branches'; sid: string; items: BranchItem[] }
   | { type: 'demoBuilt' }
   | { type: 'message'; text: string; level: 'info' | 'error' }
-  | { type: 'tick'; now: number };
+  | { type: 'tick'; now: number }
+  /** `ms`: how long the query took where it ran (for the trace). */
+  | { type: 'found'; seq: number; hits: FindHit[]; searched: number; corrections: string[]; ms?: number }
+  | { type: 'findFailed'; seq: number; error: string }
+  | MaintenanceAction;
 
 export type Effect =
   | { type: 'loadSessions' }
@@ -123,6 +173,9 @@ export type Effect =
   | { type: 'syncChain' }
   | { type: 'loadBranches'; sid: string }
   | { type: 'buildDemo' }
+  /** Run a find query (off the main thread); answered by `found` (or `findFailed`) with the same seq. */
+  | { type: 'search'; seq: number; query: string; scope: string | null; limit: number }
+  | MaintenanceEffect
   | { type: 'quit' };
 
 export interface Rect {
@@ -172,6 +225,7 @@ export function layout(cols: number, rows: number): Layout {
 
 export const DEFAULT_HINTS: [ActionId, string][] = [
   ['help', 'help'],
+  ['find', 'find'],
   ['ask', 'ask'],
   ['fork', 'fork'],
   ['branches', 'branches'],
@@ -232,5 +286,7 @@ export function initialState(opts: {
     keyOf,
     now: opts.now ?? Date.now(),
     quitting: false,
+    find: { seq: 0, last: null },
+    showArchived: false,
   };
 }

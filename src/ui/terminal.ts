@@ -98,6 +98,8 @@ const T256: Partial<Record<S, Spec>> = {
   [S.banner]: [DEF, DEF, BOLD],
   [S.hint]: [221, 236, BOLD],
   [S.count]: [244, DEF, 0],
+  [S.match]: [221, DEF, BOLD],
+  [S.matchSel]: [221, 24, BOLD],
 };
 
 const T8: Partial<Record<S, Spec>> = {
@@ -125,6 +127,8 @@ const T8: Partial<Record<S, Spec>> = {
   [S.pending]: [3, DEF, 0],
   [S.banner]: [DEF, DEF, BOLD],
   [S.hint]: [3, 4, BOLD],
+  [S.match]: [3, DEF, BOLD],
+  [S.matchSel]: [3, 4, BOLD],
 };
 
 /** NO_COLOR: attributes only. */
@@ -148,6 +152,8 @@ const TMONO: Partial<Record<S, Spec>> = {
   [S.info]: [DEF, DEF, INVERSE],
   [S.banner]: [DEF, DEF, BOLD],
   [S.hint]: [DEF, DEF, INVERSE | BOLD],
+  [S.match]: [DEF, DEF, BOLD | UNDERLINE],
+  [S.matchSel]: [DEF, DEF, INVERSE | BOLD | UNDERLINE],
 };
 
 /** blessed's attribute word for each style: (flags << 18) | (fg << 9) | bg. */

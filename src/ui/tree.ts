@@ -7,6 +7,7 @@
  * `├`/`└` connectors and one more column.
  */
 import type { OutlineNode } from '../store/shard.js';
+import type { ArchivedTag } from './archive.js';
 import { oneLine } from './sanitize.js';
 
 export type { OutlineNode };
@@ -116,6 +117,8 @@ export interface SessionLike {
   label: string | null;
   created_at: string;
   n_nodes: number;
+  /** Set on an archived session (shown read-only when archived sessions are shown). */
+  archived?: ArchivedTag;
 }
 
 /** A visible row: a session (oi = -1) or one of its outline rows. */

@@ -2,7 +2,10 @@
  * view(state) -> Frame: draws the whole screen as character cells, with no terminal. Only the visible rows of the
  * tree and the visible lines of the transcript are ever laid out, whatever the size of the shard.
  */
+import { archivedSet } from './archive.js';
+import { drawConfirm, drawEntries } from './archive-view.js';
 import { Frame, S } from './canvas.js';
+import { drawFind } from './find-view.js';
 import { age, parseTime, shortTime, thousands } from './format.js';
 import {
   helpLines,
@@ -83,8 +86,10 @@ export function view(s: State, opts: ViewOptions = {}): Frame {
 
 function drawTree(f: Frame, s: State, box: Rect, inner: Rect, g: Glyphs): void {
   const focus = s.focus === 'tree' && !s.overlay;
-  const total = s.sessions.length;
-  const title = s.loaded ? `sessions ${thousands(total)}` : 'sessions (loading)';
+  const nArchived = s.showArchived ? archivedSet(s.sessions).size : 0;
+  const total = s.sessions.length - nArchived;
+  let title = s.loaded ? `sessions ${thousands(total)}` : 'sessions (loading)';
+  if (s.showArchived && s.loaded) title += ` + ${thousands(nArchived)} archived`;
   f.box(box.x, box.y, box.w, box.h, focus ? S.borderFocus : S.border, title, focus ? S.titleFocus : S.title);
   const W = inner.w;
   for (let y = 0; y < inner.h; y++) {
@@ -95,13 +100,18 @@ function drawTree(f: Frame, s: State, box: Rect, inner: Rect, g: Glyphs): void {
     const yy = inner.y + y;
     if (row.oi < 0) {
       const open = s.expanded.has(ses.sid);
-      const right = ` ${thousands(ses.n_nodes)} ${age(parseTime(ses.created_at), s.now).padStart(3)}`;
+      // An archived session: dim, with an "archived" tag where the age would be.
+      const arch = ses.archived !== undefined;
+      const right = arch
+        ? ` ${thousands(ses.n_nodes)} archived`
+        : ` ${thousands(ses.n_nodes)} ${age(parseTime(ses.created_at), s.now).padStart(3)}`;
       const rw = displayWidth(right);
       let x = inner.x;
       x += f.text(x, yy, `${open ? g.open : g.closed} `, S.normal, W);
-      x += f.text(x, yy, ses.sid, S.sid, Math.max(0, W - rw - 2));
+      x += f.text(x, yy, ses.sid, arch ? S.dim : S.sid, Math.max(0, W - rw - 2));
       const room = Math.max(0, inner.x + W - rw - x);
-      if (ses.label) x += f.text(x, yy, truncate(` ${oneLine(ses.label)}`, room), S.label, room);
+      if (ses.label)
+        x += f.text(x, yy, truncate(` ${oneLine(ses.label)}`, room), arch ? S.dim : S.label, room);
       else {
         const t = s.titles.get(ses.sid);
         if (t) x += f.text(x, yy, truncate(` ${t}`, room), S.dim, room);
@@ -127,7 +137,8 @@ function drawTree(f: Frame, s: State, box: Rect, inner: Rect, g: Glyphs): void {
         if (collapsedMark) x += f.text(x, yy, `${g.closed} `, S.branch, end - x);
         if (r.is_top && r.parent_bates) x += f.text(x, yy, `${g.up} `, S.link, end - x);
         const room = end - x - bw;
-        x += f.text(x, yy, truncate(r.q, Math.max(0, room)), S.normal, Math.max(0, room));
+        const qStyle = ses.archived ? S.dim : S.normal;
+        x += f.text(x, yy, truncate(r.q, Math.max(0, room)), qStyle, Math.max(0, room));
         if (bw > 0 && end - x >= bw) f.text(x, yy, branchMark, S.branch, bw);
       }
     }
@@ -168,6 +179,7 @@ function drawTranscript(f: Frame, s: State, box: Rect, inner: Rect): void {
     title = `${t.bates} · ${oneLine(t.audit)} · ${shortTime(t.created_at)}`;
   } else if (orow) title = orow.bates;
   else if (s.list[s.sel]) title = `session ${s.sessions[s.list[s.sel].si].sid}`;
+  if (s.list[s.sel] && s.sessions[s.list[s.sel].si]?.archived) title = `archived, read-only · ${title}`;
   f.box(box.x, box.y, box.w, box.h, focus ? S.borderFocus : S.border, title, focus ? S.titleFocus : S.title);
   const doc = transcriptDoc(s);
   const pos = transcriptPos(s, doc);
@@ -309,6 +321,10 @@ function drawEmpty(f: Frame, s: State): void {
 
 function drawOverlay(f: Frame, s: State, g: Glyphs): void {
   const ov = s.overlay!;
+  if (ov.kind === 'find') {
+    drawFind(f, s, ov, g);
+    return;
+  }
   if (ov.kind === 'input') {
     const w = Math.min(s.cols - 4, 90);
     const r = { x: Math.floor((s.cols - w) / 2), y: Math.max(0, s.rows - 1 - 6), w, h: 5 };
@@ -332,6 +348,11 @@ function drawOverlay(f: Frame, s: State, g: Glyphs): void {
   const r = centred(s, box.w, box.h);
   f.fill(r.x, r.y, r.w, r.h, S.overlay);
   const inner = { x: r.x + 2, y: r.y + 1, w: r.w - 4, h: r.h - 3 };
+  if (ov.kind === 'entries' || ov.kind === 'confirm') {
+    if (ov.kind === 'entries') drawEntries(f, s, ov, r, inner);
+    else drawConfirm(f, s, ov, r, inner);
+    return;
+  }
   if (ov.kind === 'help') {
     f.box(r.x, r.y, r.w, r.h, S.overlayBorder, 'keys', S.titleFocus);
     const { lines, kw } = helpLines(s);

@@ -46,15 +46,18 @@ describe('the key map', () => {
       ['b', 'branches'],
       ['c', 'chain.check'],
       ['?', 'help'],
+      ['/', 'find'],
+      ['n', 'find.next'],
+      ['N', 'find.prev'],
     ];
     for (const [k, id] of need) expect(km.byKey.get(k), k).toBe(id);
   });
 
   it("user overrides replace an action's keys, field by field", () => {
-    const km = buildKeymap({ 'move.down': ['n', 'C-n'], quit: 'x' });
-    expect(km.keysOf('move.down')).toEqual(['n', 'C-n']);
+    const km = buildKeymap({ 'move.down': ['w', 'C-n'], quit: 'x' });
+    expect(km.keysOf('move.down')).toEqual(['w', 'C-n']);
     expect(km.byKey.get('j')).toBeUndefined();
-    expect(km.byKey.get('n')).toBe('move.down');
+    expect(km.byKey.get('w')).toBe('move.down');
     expect(km.byKey.get('x')).toBe('quit');
     expect(km.byKey.get('q')).toBeUndefined();
     expect(km.keysOf('move.up')).toEqual(['up', 'k']);
@@ -98,8 +101,8 @@ describe('the key map', () => {
   });
 
   it('the help overlay lists every action with its keys and description', () => {
-    const rows = helpRows(buildKeymap({ ask: 'A' })).flatMap((g) => g.rows);
-    expect(rows).toContainEqual(['A', ACTIONS.find((a) => a.id === 'ask')!.description]);
+    const rows = helpRows(buildKeymap({ ask: 'C-a' })).flatMap((g) => g.rows);
+    expect(rows).toContainEqual(['Ctrl-A', ACTIONS.find((a) => a.id === 'ask')!.description]);
     expect(rows.length).toBeGreaterThanOrEqual(ACTIONS.length);
   });
 

@@ -221,12 +221,12 @@ describe('terminal safety and behaviour', () => {
   it('keys.json: an override works; an unknown action or a key bound twice refuses to start (exit 2)', async () => {
     const d = demoShard();
     const home = tempDir('arborist-home-');
-    writeFileSync(join(home, 'keys.json'), JSON.stringify({ 'move.down': ['n'], 'move.up': 'p' }));
+    writeFileSync(join(home, 'keys.json'), JSON.stringify({ 'move.down': ['w'], 'move.up': 'p' }));
     const t = await start({ db: d.db, cols: 80, rows: 24, env: { ARBORIST_HOME: home } });
-    t.press('n', 'n');
+    t.press('w', 'w');
     await t.waitFor(new RegExp(`│ ${d.sid['sqlite wal']}`));
     t.press('?');
-    await t.waitFor(/ n\s+Next row/);
+    await t.waitFor(/ w\s+Next row/);
     await t.quit();
 
     writeFileSync(join(home, 'keys.json'), JSON.stringify({ 'move.dwn': ['n'] }));

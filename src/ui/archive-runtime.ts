@@ -1,0 +1,133 @@
+/**
+ * The runtime's side of entries and the archive tier: reads archived sessions for the tree (read-only, from the
+ * archive bodies) and carries out the confirmed reset, delete and restore. Used by runtime.ts; nothing here draws.
+ */
+import {
+  type ArchiveContent,
+  type ChangePlan,
+  deleteEntry,
+  listArchives,
+  listEntries,
+  planDelete,
+  planReset,
+  readArchive,
+  resetEntry,
+  restoreArchives,
+  type Shard,
+} from '../store/index.js';
+import { parseBates, type TurnNode } from '../store/shard.js';
+import { type ArchivedTag, archiveOutline, type ChangeOp, type EntryItem, planSignature } from './archive.js';
+import { oneLine } from './sanitize.js';
+import type { BranchItem } from './state.js';
+import type { OutlineNode, SessionLike } from './tree.js';
+
+export class Archives {
+  /** Decoded archives by sid, with their turns by Bates id; cleared whenever the list is read again. */
+  private cache = new Map<string, { content: ArchiveContent; byBates: Map<string, TurnNode> }>();
+
+  constructor(private readonly shard: Shard) {}
+
+  /** Archived sessions for the tree, most recently archived first. */
+  summaries(): (SessionLike & { archived: ArchivedTag })[] {
+    this.cache.clear();
+    return listArchives(this.shard)
+      .sort((a, b) =>
+        a.archived_at === b.archived_at ? (a.sid < b.sid ? 1 : -1) : a.archived_at < b.archived_at ? 1 : -1,
+      )
+      .map((a) => ({
+        sid: a.sid,
+        label: a.label,
+        // The creation time is inside the body; the list shows when it was archived instead.
+        created_at: a.archived_at,
+        n_nodes: a.n_nodes,
+        archived: { reason: a.reason, archived_at: a.archived_at },
+      }));
+  }
+
+  private load(sid: string) {
+    let c = this.cache.get(sid);
+    if (!c) {
+      const content = readArchive(this.shard, sid);
+      c = { content, byBates: new Map(content.nodes.map((n) => [n.bates, n])) };
+      this.cache.set(sid, c);
+    }
+    return c;
+  }
+
+  outline(sid: string): OutlineNode[] {
+    return archiveOutline(this.load(sid).content.nodes);
+  }
+
+  node(bates: string): TurnNode | undefined {
+    const sid = parseBates(bates)?.sid;
+    return sid ? this.load(sid).byBates.get(bates) : undefined;
+  }
+
+  /** The turns from the root down to `bates`, through archived and live sessions alike. */
+  pathTo(bates: string, isArchived: (sid: string) => boolean): TurnNode[] {
+    const out: TurnNode[] = [];
+    let cur: string | null = bates;
+    while (cur) {
+      const sid: string | undefined = parseBates(cur)?.sid;
+      const n: TurnNode | undefined = sid && isArchived(sid) ? this.node(cur) : this.shard.getNode(cur);
+      if (!n) break;
+      out.push(n);
+      cur = n.parent_bates;
+    }
+    return out.reverse();
+  }
+
+  branches(sid: string): BranchItem[] {
+    return this.load(sid)
+      .content.nodes.filter((n) => n.n_children >= 2)
+      .map((n) => ({ bates: n.bates, n_children: n.n_children, q: oneLine(n.question.slice(0, 300)) }));
+  }
+
+  /** The first question, for an unlabelled archived session. */
+  title(sid: string): string {
+    const first = this.load(sid).content.nodes[0];
+    return first ? oneLine(first.question.slice(0, 200)) : '';
+  }
+
+  // ---- entries ----------------------------------------------------------------------------------------------
+
+  entries(): EntryItem[] {
+    return listEntries(this.shard).map((e) => {
+      const ses = e.sessionId ? this.shard.getSession(e.sessionId) : undefined;
+      return {
+        key: e.key,
+        sid: e.sessionId,
+        label: ses?.label ?? null,
+        n_nodes: ses ? ses.n_nodes : null,
+        family: e.family.length,
+      };
+    });
+  }
+
+  plan(op: ChangeOp, key: string): ChangePlan {
+    return op === 'reset' ? planReset(this.shard, key) : planDelete(this.shard, key);
+  }
+
+  /**
+   * Carries out a confirmed reset or delete in one write transaction, first checking that the plan is still the
+   * one confirmed: when another writer changed what would be archived or kept, nothing is written and the new plan
+   * comes back instead.
+   */
+  apply(
+    op: ChangeOp,
+    key: string,
+    expect: string,
+  ): { stale: ChangePlan } | { sid: string | null; archived: string[]; kept: string[] } {
+    return this.shard.write(() => {
+      const fresh = this.plan(op, key);
+      if (planSignature(fresh) !== expect) return { stale: fresh };
+      const r = op === 'reset' ? resetEntry(this.shard, key) : deleteEntry(this.shard, key);
+      return { sid: r.sid, archived: r.archived.map((a) => a.sid), kept: r.keep.map((k) => k.sid) };
+    });
+  }
+
+  restore(sid: string): { sids: string[]; n_nodes: number } {
+    const r = restoreArchives(this.shard, [sid]);
+    return { sids: r.map((x) => x.sid), n_nodes: r.reduce((n, x) => n + x.n_nodes, 0) };
+  }
+}

@@ -1,0 +1,518 @@
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { buildKeymap } from '../../src/keymap/index.js';
+import { Shard } from '../../src/store/index.js';
+import { S } from '../../src/ui/canvas.js';
+import { buildDemo } from '../../src/ui/demo.js';
+import { FIND_LIMIT, findBox, highlightSegments, toFound, wordHighlights } from '../../src/ui/find.js';
+import { fitSegments } from '../../src/ui/find-view.js';
+import { selectedBates, update } from '../../src/ui/reducer.js';
+import { Runtime } from '../../src/ui/runtime.js';
+import {
+  type Action,
+  type Effect,
+  type FindHit,
+  type FindOverlay,
+  initialState,
+  type State,
+} from '../../src/ui/state.js';
+import { view } from '../../src/ui/view.js';
+import { tempDb } from '../support/tmp.js';
+import { Driver } from './fixtures.js';
+
+function hit(bates: string, question = `q of ${bates}`, opts: Partial<FindHit> = {}): FindHit {
+  return {
+    bates,
+    sid: bates.slice(0, 4),
+    audit: 'manual',
+    question,
+    label: bates.startsWith('aaaa') ? 'first' : 'second',
+    highlights: [],
+    ...opts,
+  };
+}
+
+const HITS = [hit('bbbb-000002'), hit('aaaa-000004'), hit('aaaa-000001')];
+
+function searches(fx: Effect[]): Extract<Effect, { type: 'search' }>[] {
+  return fx.filter((e): e is Extract<Effect, { type: 'search' }> => e.type === 'search');
+}
+
+function overlay(d: Driver): FindOverlay {
+  const ov = d.state.overlay;
+  if (ov?.kind !== 'find') throw new Error(`no find overlay: ${ov?.kind}`);
+  return ov;
+}
+
+/** Opens the box, types `text`, and answers the latest query with `hits`. */
+function findAndAnswer(d: Driver, text: string, hits: FindHit[] = HITS, searched = 7): void {
+  d.key('/', ...[...text]);
+  d.send({ type: 'found', seq: overlay(d).seq, hits, searched, corrections: [] });
+}
+
+describe('the find box (reducer)', () => {
+  it('/ opens it; every keystroke echoes at once and asks for a query with a higher seq', () => {
+    const d = new Driver();
+    const fx = d.key('/');
+    expect(overlay(d).text).toBe('');
+    const first = searches(fx);
+    expect(first).toEqual([{ type: 'search', seq: 1, query: '', scope: null, limit: FIND_LIMIT }]);
+    const seqs: number[] = [];
+    for (const c of 'lif') {
+      const s = searches(d.key(c));
+      expect(s).toHaveLength(1);
+      seqs.push(s[0].seq);
+      expect(overlay(d).seq).toBe(s[0].seq);
+    }
+    expect(seqs).toEqual([2, 3, 4]);
+    expect(overlay(d).text).toBe('lif');
+    expect(searches(d.key('backspace'))[0]).toMatchObject({ seq: 5, query: 'li' });
+    expect(searches(d.key('space', 'x', 'C-w'))[2]).toMatchObject({ seq: 8, query: 'li ' });
+    expect(searches(d.key('C-u'))[0]).toMatchObject({ seq: 9, query: '' });
+    // n, N and q are text here, not the find.next / find.prev / quit actions
+    d.key('n', 'N', 'q');
+    expect(overlay(d).text).toBe('nNq');
+    expect(d.state.quitting).toBe(false);
+    // and a new overlay keeps counting up: an old answer can never match it
+    d.key('escape', '/');
+    expect(overlay(d).seq).toBe(13);
+  });
+
+  it('drops answers to queries typed over since; shows the latest one', () => {
+    const d = new Driver();
+    d.key('/', 'l', 'i', 'f');
+    const ov = overlay(d);
+    d.send({ type: 'found', seq: ov.seq - 1, hits: [hit('aaaa-000001')], searched: 7, corrections: [] });
+    expect(overlay(d).hits).toEqual([]);
+    expect(overlay(d).shown).toBe(0);
+    d.send({ type: 'found', seq: ov.seq, hits: HITS, searched: 7, corrections: ['lifetime'] });
+    expect(overlay(d).hits).toEqual(HITS);
+    expect(overlay(d).shown).toBe(ov.seq);
+    expect(overlay(d).corrections).toEqual(['lifetime']);
+    // a late answer to an older query does not replace it either
+    d.send({ type: 'found', seq: ov.seq - 2, hits: [], searched: 7, corrections: [] });
+    expect(overlay(d).hits).toEqual(HITS);
+    // a failure of the latest query shows; of an older one, nothing
+    d.key('e');
+    d.send({ type: 'findFailed', seq: ov.seq, error: 'old' });
+    expect(overlay(d).error).toBeNull();
+    d.send({ type: 'findFailed', seq: overlay(d).seq, error: 'disk I/O error\x1b[2J' });
+    expect(overlay(d).error).toBe('disk I/O error');
+    // answers after the box closed are ignored
+    d.key('escape');
+    const before = d.state;
+    d.send({ type: 'found', seq: ov.seq + 1, hits: HITS, searched: 7, corrections: [] });
+    expect(d.state.overlay).toBeNull();
+    expect(d.state.selKey).toBe(before.selKey);
+  });
+
+  it('Up/Down (and C-n/C-p) select; Enter closes and reveals the selected hit in its session', () => {
+    const d = new Driver();
+    expect(d.selKey).toBe('s:bbbb');
+    findAndAnswer(d, 'q of');
+    d.key('down');
+    expect(overlay(d).sel).toBe(1);
+    d.key('C-n', 'C-n');
+    expect(overlay(d).sel).toBe(2); // stops at the last
+    d.key('C-p', 'up', 'up');
+    expect(overlay(d).sel).toBe(0);
+    d.key('C-n');
+    const fx = d.key('enter');
+    expect(fx).toContainEqual({ type: 'reveal', bates: 'aaaa-000004' });
+    expect(d.state.overlay).toBeNull();
+    // (the fixture driver answers reveal with the outline): the turn is selected, its ancestors open
+    expect(d.selKey).toBe('aaaa-000004');
+    expect(d.state.expanded.has('aaaa')).toBe(true);
+    expect(d.state.focus).toBe('tree');
+    expect(d.state.find.last).toMatchObject({ query: 'q of', at: 1 });
+    // ready for a: the question goes under that turn
+    d.key('a');
+    expect(d.state.overlay).toMatchObject({ kind: 'input', mode: 'ask', parent: 'aaaa-000004' });
+  });
+
+  it('Enter with no hits does nothing', () => {
+    const d = new Driver();
+    findAndAnswer(d, 'zzz', []);
+    expect(d.key('enter')).toEqual([]);
+    expect(overlay(d).text).toBe('zzz');
+  });
+
+  it('Esc returns to exactly where you were: selection, tree scroll, transcript scroll, focus', () => {
+    const d = new Driver(100, 12);
+    d.key('j', 'l', 'l', 'j', 'j'); // aaaa-000003
+    d.send({ type: 'path', bates: 'aaaa-000003', turns: [] });
+    d.key('tab', 'J');
+    const was = {
+      selKey: d.state.selKey,
+      sel: d.state.sel,
+      top: d.state.top,
+      tpos: d.state.tpos,
+      focus: d.state.focus,
+    };
+    expect(was.focus).toBe('transcript');
+    findAndAnswer(d, 'q');
+    d.key('down', 'down');
+    d.key('escape');
+    expect(d.state.overlay).toBeNull();
+    expect({
+      selKey: d.state.selKey,
+      sel: d.state.sel,
+      top: d.state.top,
+      tpos: d.state.tpos,
+      focus: d.state.focus,
+    }).toEqual(was);
+    expect(d.state.find.last).toBeNull();
+  });
+
+  it('n / N step through the hits after closing, wrapping at the ends', () => {
+    const d = new Driver();
+    const none = d.key('n');
+    expect(none).toEqual([]);
+    expect(d.state.message?.text).toMatch(/no hits to step through: \/ finds/);
+    findAndAnswer(d, 'q of');
+    d.key('enter');
+    expect(d.selKey).toBe('bbbb-000002');
+    expect(d.key('n')).toContainEqual({ type: 'reveal', bates: 'aaaa-000004' });
+    expect(d.selKey).toBe('aaaa-000004');
+    expect(d.state.message?.text).toBe('find "q of": 2 of 3');
+    expect(d.key('n')).toContainEqual({ type: 'reveal', bates: 'aaaa-000001' });
+    expect(d.key('n')).toContainEqual({ type: 'reveal', bates: 'bbbb-000002' });
+    expect(d.state.message?.text).toBe('find "q of": 1 of 3, from the top');
+    expect(d.key('N')).toContainEqual({ type: 'reveal', bates: 'aaaa-000001' });
+    expect(d.state.message?.text).toBe('find "q of": 3 of 3, from the bottom');
+    expect(d.selKey).toBe('aaaa-000001');
+    expect(d.key('N')).toContainEqual({ type: 'reveal', bates: 'aaaa-000004' });
+  });
+
+  it('the scope key switches between all sessions and the session of the selection when the box opened', () => {
+    const d = new Driver();
+    d.key('j', 'l', 'l'); // aaaa-000001
+    d.key('/', 'x');
+    expect(overlay(d).sid).toBe('aaaa');
+    const fx = d.key('C-s');
+    expect(searches(fx)).toEqual([
+      { type: 'search', seq: overlay(d).seq, query: 'x', scope: 'aaaa', limit: FIND_LIMIT },
+    ]);
+    expect(overlay(d).scope).toBe('session');
+    expect(view(d.state).lines().join('\n')).toContain('find · this session: aaaa first');
+    const fx2 = d.key('C-s');
+    expect(searches(fx2)[0]).toMatchObject({ query: 'x', scope: null });
+    expect(overlay(d).scope).toBe('all');
+    expect(view(d.state).lines().join('\n')).toContain('find · all sessions');
+  });
+
+  it('C-c still quits from the box', () => {
+    const d = new Driver();
+    const fx = d.key('/', 'C-c');
+    expect(fx).toContainEqual({ type: 'quit' });
+  });
+});
+
+describe('the find box (view)', () => {
+  function drawn(d: Driver) {
+    const f = view(d.state);
+    const r = findBox(d.state.cols, d.state.rows);
+    const lines = f.lines();
+    const styleAt = (text: string, line: number) => {
+      const x = lines[line].indexOf(text);
+      if (x < 0) throw new Error(`${text} not on line ${line}: ${lines[line]}`);
+      return f.st[line * f.width + x];
+    };
+    return { f, r, lines, styleAt };
+  }
+
+  it('shows the query, the counts, corrections, and one line per hit with matches highlighted', () => {
+    const d = new Driver(100, 30);
+    d.key('/', ...'lifetme');
+    const q = 'What is a lifetime in Rust?';
+    d.send({
+      type: 'found',
+      seq: overlay(d).seq,
+      hits: [
+        hit('aaaa-000001', q, { audit: 'fresh', highlights: [[10, 17]] }),
+        hit('bbbb-000002', 'And for structs?', { label: null }),
+      ],
+      searched: 12408,
+      corrections: ['lifetime'],
+    });
+    const { r, lines, styleAt } = drawn(d);
+    expect(lines[r.y]).toContain('find · all sessions');
+    expect(lines[r.y + 1]).toContain('/ lifetme▏');
+    expect(lines[r.y + 2]).toContain('2 of 12,408 · also: lifetime');
+    expect(lines[r.y + 3]).toMatch(/\[aaaa-000001\] fresh What is a lifetime in Rust\?\s+first │/);
+    expect(lines[r.y + 4]).toMatch(/\[bbbb-000002\] manual And for structs\?\s+│/);
+    expect(lines[r.y + 2 + r.h - 4]).toContain(
+      '↑↓ select · Enter go there · Esc back · Ctrl-S this session only',
+    );
+    // the match stands out (on the selected first line: its selected form), the label is dim elsewhere
+    expect(styleAt('lifetime in', r.y + 3)).toBe(S.matchSel);
+    expect(styleAt('What', r.y + 3)).toBe(S.selFocus);
+    d.key('down');
+    const again = drawn(d);
+    expect(again.styleAt('lifetime in', r.y + 3)).toBe(S.match);
+    expect(again.styleAt('What', r.y + 3)).toBe(S.overlay);
+    expect(again.styleAt('first', r.y + 3)).toBe(S.dim);
+    expect(again.styleAt('[aaaa', r.y + 3)).toBe(S.sid);
+  });
+
+  it('says "searching…" while the hits shown answer an older query, and nothing is found', () => {
+    const d = new Driver(100, 30);
+    findAndAnswer(d, 'abc', HITS, 7);
+    const { r, lines } = drawn(d);
+    expect(lines[r.y + 2]).toMatch(/│ 3 of 7\s+│/);
+    d.key('d');
+    expect(drawn(d).lines[r.y + 2]).toMatch(/│ 3 of 7 searching…\s+│/);
+    d.send({ type: 'found', seq: overlay(d).seq, hits: [], searched: 7, corrections: [] });
+    const none = drawn(d).lines;
+    expect(none[r.y + 2]).toMatch(/│ 0 of 7\s+│/);
+    expect(none[r.y + 3]).toContain('no turn matches');
+    d.key('C-u');
+    expect(drawn(d).lines[r.y + 2]).toContain('type to find among 7 turns');
+  });
+
+  it('hostile text in a hit never reaches the frame; wide text keeps the border in place', () => {
+    const d = new Driver(100, 30);
+    d.key('/', 'x');
+    const evil = 'a \x1b]52;c;ZXZpbA==\x07b\x1b[2Jc\x9b31md\u202eevil\x1b]0;title\x07 end 日本語😀 ok';
+    d.send({
+      type: 'found',
+      seq: overlay(d).seq,
+      hits: [
+        hit('aaaa-000001', evil, {
+          label: 'lab\x1b[31mel',
+          audit: 'fr\x07esh',
+          highlights: [
+            [0, 0],
+            [2, 40],
+          ],
+        }),
+      ],
+      searched: 1,
+      corrections: ['\x1b[5mboo'],
+    });
+    const { f, r, lines } = drawn(d);
+    const text = lines.join('\n');
+    for (const l of lines) expect(l).not.toMatch(/[\x00-\x1f\x7f-\x9f\u202e]/);
+    expect(text).not.toContain('[2J');
+    expect(text).not.toContain('52;');
+    expect(text).not.toContain('title');
+    expect(lines[r.y + 3]).toContain('[aaaa-000001] fresh a bcdevil end 日本語😀 ok');
+    expect(lines[r.y + 3]).toContain('label');
+    expect(lines[r.y + 2]).toContain('also: boo');
+    // the right border is where it belongs on every row
+    for (let y = r.y; y < r.y + r.h; y++) {
+      const cells = f.ch.slice(y * f.width, (y + 1) * f.width);
+      expect(cells[r.x + r.w - 1], `row ${y}`).toMatch(/[│┐┘]/);
+    }
+  });
+
+  it('keeps the selected hit on screen when the list scrolls and after a resize', () => {
+    const d = new Driver(100, 40);
+    const many = Array.from({ length: 40 }, (_, i) => hit(`aaaa-${String(i + 1).padStart(6, '0')}`));
+    findAndAnswer(d, 'q', many, 40);
+    for (let i = 0; i < 30; i++) d.key('down');
+    expect(overlay(d).sel).toBe(30);
+    const selLine = (lines: string[]) => lines.find((l) => l.includes('[aaaa-000031]'));
+    expect(selLine(view(d.state).lines())).toBeDefined();
+    expect(view(d.state).lines().join('\n')).toContain(' 31/40 ');
+    d.send({ type: 'resize', cols: 60, rows: 12 });
+    const f = view(d.state);
+    const lines = f.lines();
+    const y = lines.findIndex((l) => l.includes('[aaaa-000031]'));
+    expect(y).toBeGreaterThan(0);
+    expect(f.st[y * f.width + lines[y].indexOf('[aaaa')]).toBe(S.selFocus);
+  });
+
+  it('fits 80x24 and the smallest screen', () => {
+    for (const [c, rws] of [
+      [80, 24],
+      [40, 10],
+    ]) {
+      const d = new Driver(c, rws);
+      findAndAnswer(d, 'q', HITS);
+      const lines = view(d.state).lines();
+      expect(lines).toHaveLength(rws);
+      for (const l of lines) expect(l.length).toBe(c);
+      expect(lines.join('\n')).toContain('[bbbb-000002]');
+    }
+  });
+});
+
+describe('highlights', () => {
+  it('maps ranges of the raw question onto the sanitised line', () => {
+    expect(highlightSegments('What is a lifetime?', [[10, 17]])).toEqual([
+      { text: 'What is a ', hl: false },
+      { text: 'lifetime', hl: true },
+      { text: '?', hl: false },
+    ]);
+    // an escape sequence before the match shortens the text: the match still lands on its word
+    expect(highlightSegments('\x1b[31mred\x1b[0m and blue', [[17, 20]])).toEqual([
+      { text: 'red and ', hl: false },
+      { text: 'blue', hl: true },
+    ]);
+    // newlines and tabs fold to one space; private-use markers in the text cannot forge a highlight
+    expect(highlightSegments('a\n\n\tb \ue000c\ue001', [])).toEqual([
+      { text: 'a b \ufffdc\ufffd', hl: false },
+    ]);
+    // overlapping and out-of-range ranges are harmless
+    expect(
+      highlightSegments('abcdef', [
+        [1, 3],
+        [2, 4],
+        [9, 12],
+        [-1, 0],
+      ]),
+    ).toEqual([
+      { text: 'a', hl: false },
+      { text: 'bcde', hl: true },
+      { text: 'f', hl: false },
+    ]);
+  });
+
+  it('keeps word matches and drops scattered letters', () => {
+    const q = 'And for structs that hold references?';
+    expect(
+      wordHighlights(q, [
+        [27, 29],
+        [31, 31],
+        [16, 22],
+        [0, 0],
+      ]),
+    ).toEqual([[16, 22]]);
+  });
+
+  it('keeps the first match in view when the question is long', () => {
+    const segs = [
+      { text: 'x'.repeat(100), hl: false },
+      { text: 'needle', hl: true },
+      { text: ' tail', hl: false },
+    ];
+    const out = fitSegments(segs, 30, '…');
+    const joined = out.map((s) => s.text).join('');
+    expect(joined.length).toBeLessThanOrEqual(30);
+    expect(joined.startsWith('…')).toBe(true);
+    expect(out.find((s) => s.hl)?.text).toBe('needle');
+    // short enough: untouched; too long without a match: cut at the end
+    expect(fitSegments(segs.slice(1), 30, '…')).toEqual(segs.slice(1));
+    const plain = fitSegments([{ text: 'y'.repeat(50), hl: false }], 10, '…');
+    expect(plain.map((s) => s.text).join('')).toBe(`${'y'.repeat(9)}…`);
+  });
+
+  it('toFound trims a search answer to what the box shows', () => {
+    const long = `${'word '.repeat(200)}needle`;
+    const f = toFound({
+      hits: [
+        {
+          bates: 'aaaa-000001',
+          sid: 'aaaa',
+          seq: 1,
+          audit: 'fresh',
+          question: long,
+          label: null,
+          snippet: '',
+          created_at: '',
+          field: 'question',
+          score: 1,
+          highlights: [
+            [0, 3],
+            [1000, 1005],
+          ],
+        },
+      ],
+      searched: 9,
+      corrections: { lifetme: ['lifetime'], sqlte: ['sqlite', 'lifetime'] },
+    });
+    expect(f.hits[0].question.length).toBe(600);
+    expect(f.hits[0].highlights).toEqual([[0, 3]]);
+    expect(f.corrections).toEqual(['lifetime', 'sqlite']);
+  });
+});
+
+describe('the find runtime', () => {
+  const WORKER = pathToFileURL(fileURLToPath(new URL('../../dist/src/ui/find-worker.js', import.meta.url)));
+
+  async function until(pred: () => boolean, ms = 5000): Promise<void> {
+    const end = Date.now() + ms;
+    while (!pred()) {
+      if (Date.now() > end) throw new Error('timed out');
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  }
+
+  function harness(opts: { findWorkerUrl?: URL; inlineFind?: boolean }) {
+    const db = tempDb();
+    const s0 = Shard.open(db);
+    buildDemo(s0, Date.parse('2026-11-20T00:00:00Z'));
+    s0.close();
+    const shard = Shard.open(db);
+    const km = buildKeymap();
+    let state: State = initialState({ cols: 100, rows: 30, keymap: km });
+    const seen: Action[] = [];
+    const rt = new Runtime(
+      shard,
+      (a) => dispatch(a),
+      () => state,
+      { inlineChecks: true, ...opts },
+    );
+    function dispatch(a: Action): void {
+      if (a.type === 'found' || a.type === 'findFailed') seen.push(a);
+      const [s, fx] = update(state, a);
+      state = s;
+      rt.run(fx);
+    }
+    const key = (...ks: string[]) => {
+      for (const k of ks)
+        dispatch({
+          type: 'key',
+          key: k,
+          ch: k.length === 1 ? k : undefined,
+          action: km.byKey.get(k) ?? null,
+        });
+    };
+    rt.run([{ type: 'loadSessions' }]);
+    return {
+      shard,
+      rt,
+      key,
+      seen,
+      get state() {
+        return state;
+      },
+    };
+  }
+
+  for (const [name, opts, thread] of [
+    ['in the worker', { findWorkerUrl: WORKER }, 'worker'],
+    ['in this thread (inlineFind)', { inlineFind: true }, 'main'],
+    [
+      'in this thread when the worker cannot start',
+      { findWorkerUrl: new URL('file:///nonexistent/find-worker.js') },
+      'main',
+    ],
+  ] as const) {
+    it(`answers only the latest of a burst of keystrokes, ${name}`, async () => {
+      const h = harness(opts);
+      try {
+        h.key('/');
+        // typed faster than any query: only the one in flight (the empty one) and the last one ever run
+        for (const c of 'lifetme') h.key(c);
+        await until(() => h.state.overlay?.kind === 'find' && h.state.overlay.shown === h.state.overlay.seq);
+        const ov = h.state.overlay as FindOverlay;
+        expect(ov.text).toBe('lifetme');
+        expect(ov.corrections).toEqual(['lifetime']);
+        expect(ov.hits.length).toBeGreaterThan(0);
+        expect(ov.hits[0].question).toMatch(/lifetime/i);
+        expect(ov.searched).toBe(16);
+        // nothing for the keystrokes in between was run or shown
+        expect(h.seen.map((a) => (a as { seq: number }).seq)).toEqual([ov.seq]);
+        expect(h.rt.findThread()).toBe(thread);
+        // Enter reveals the hit in its session
+        h.key('enter');
+        expect(selectedBates(h.state)).toBe(ov.hits[0].bates);
+      } finally {
+        h.rt.close();
+        h.shard.close();
+      }
+    });
+  }
+});
