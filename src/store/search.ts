@@ -46,7 +46,7 @@ export interface SearchResult {
 }
 
 /** How many of the newest matches of each FTS query are ranked. */
-const CANDIDATES = 300;
+const CANDIDATES = 200;
 const MIN_TYPO_LEN = 4;
 
 type Stmts = Record<string, Database.Statement>;
@@ -78,12 +78,10 @@ function stmts(db: Database.Database): Stmts {
       .prepare(`SELECT n.id FROM nodes n WHERE n.bates >= ? AND n.bates < ? ORDER BY n.bates LIMIT 20`)
       .pluck(),
     labels: db
-      .prepare(
-        `SELECT (SELECT id FROM nodes WHERE sid = s.sid ORDER BY seq LIMIT 1) AS id
-         FROM sessions s WHERE s.label LIKE ? ESCAPE '\\' OR s.label LIKE ? ESCAPE '\\'
-         ORDER BY s.created_at DESC LIMIT 20`,
-      )
-      .pluck(),
+      .prepare('SELECT sid, lower(label) FROM sessions WHERE label IS NOT NULL ORDER BY created_at DESC')
+      .raw(true),
+    firstTurn: db.prepare('SELECT id FROM nodes WHERE sid = ? ORDER BY seq LIMIT 1').pluck(),
+    totalChanges: db.prepare('SELECT total_changes()').pluck(),
     countAll: db.prepare('SELECT coalesce(sum(n_nodes), 0) FROM sessions').pluck(),
     countScoped: db.prepare('SELECT n_nodes FROM sessions WHERE sid = ?').pluck(),
   };
@@ -116,18 +114,49 @@ export function oneEditVariants(term: string): string[] {
   return [...out].filter((v) => v.length >= 2);
 }
 
-const counts = new WeakMap<Database.Database, { version: number; all: number }>();
+/**
+ * What changes whenever the shard does: data_version moves on other connections' commits, total_changes() on
+ * this connection's own. Derived data below is cached per connection under this key.
+ */
+function shardVersion(db: Database.Database): string {
+  return `${db.pragma('data_version', { simple: true })}:${stmts(db).totalChanges.get()}`;
+}
 
-/** Turns in scope, for "37 of 12,408". The shard-wide sum is cached until another write (data_version). */
-function searchedCount(db: Database.Database, scope: string | undefined): number {
+interface Derived {
+  version: string;
+  all: number;
+  /** [sid, lower-case label], newest session first. */
+  labels: [string, string][];
+}
+const derived = new WeakMap<Database.Database, Derived>();
+
+function derivedData(db: Database.Database): Derived {
+  const version = shardVersion(db);
+  let d = derived.get(db);
+  if (d && d.version === version) return d;
   const s = stmts(db);
-  if (scope) return (s.countScoped.get(scope) as number | undefined) ?? 0;
-  const version = (db.pragma('data_version', { simple: true }) as number) + (db.inTransaction ? 0.5 : 0);
-  const c = counts.get(db);
-  if (c && c.version === version && !db.inTransaction) return c.all;
-  const all = s.countAll.get() as number;
-  counts.set(db, { version, all });
-  return all;
+  d = { version, all: s.countAll.get() as number, labels: s.labels.all() as [string, string][] };
+  derived.set(db, d);
+  return d;
+}
+
+/** Turns in scope, for "37 of 12,408". */
+function searchedCount(db: Database.Database, scope: string | undefined): number {
+  if (scope) return (stmts(db).countScoped.get(scope) as number | undefined) ?? 0;
+  return derivedData(db).all;
+}
+
+/** First turns of the sessions whose label, or a word of it, starts with the text (newest 20). */
+function labelHits(db: Database.Database, text: string): number[] {
+  const t = text.toLowerCase();
+  const out: number[] = [];
+  for (const [sid, label] of derivedData(db).labels) {
+    if (!label.startsWith(t) && !label.includes(` ${t}`)) continue;
+    const id = stmts(db).firstTurn.get(sid) as number | undefined;
+    if (id !== undefined) out.push(id);
+    if (out.length >= 20) break;
+  }
+  return out;
 }
 
 function quote(t: string): string {
@@ -215,12 +244,8 @@ export function search(db: Database.Database, text: string, opts: SearchOptions 
   const lower = trimmed.toLowerCase();
   if (/^[a-z0-9]{3,32}(-\d{0,9})?$/.test(lower))
     add(s.batesRange.all(lower, `${lower}~`) as number[], 'bates');
-  // Labels: a substring match over the sessions table (thousands of rows, not millions).
-  if (!opts.scope && trimmed.length >= 2) {
-    // A label matches when it starts with the text, or one of its words does.
-    const esc = trimmed.replace(/[\\%_]/g, (c) => `\\${c}`);
-    add(s.labels.all(`${esc}%`, `% ${esc}%`) as number[], 'label');
-  }
+  // Labels: matched in memory (thousands of sessions, cached until the shard changes).
+  if (!opts.scope && trimmed.length >= 2) add(labelHits(db, trimmed), 'label');
 
   let expr = '';
   if (terms.length > 0) {
