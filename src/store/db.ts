@@ -93,6 +93,11 @@ export function openDatabase(path: string, opts: OpenOptions = {}): Database.Dat
     if (!readonly) {
       db.pragma('journal_mode = WAL');
       db.pragma(`synchronous = ${opts.durable ? 'FULL' : 'NORMAL'}`);
+      // Checkpoints happen off the commit path (Shard.idle, Shard.afterCommit, close): see shard.ts.
+      db.pragma('wal_autocheckpoint = 0');
+      // After a checkpoint the WAL is reused from its start; this truncates it back to 16 MiB, so its file size
+      // says roughly how much is waiting to be checkpointed (Shard.afterCommit and idle read it).
+      db.pragma('journal_size_limit = 16777216');
     } else if (version < SCHEMA_VERSION) {
       throw new ArboristError('shard', `${path} needs a schema upgrade; open it once without read-only mode`);
     }

@@ -732,15 +732,23 @@ function rippleFrom(shard: Shard, startIds: number[]): Record<string, string> {
   )
     .raw(true)
     .all(list(startIds)) as [number, string, Buffer][];
-  const kids = q(shard, 'SELECT subtree_hash FROM nodes WHERE parent_id = ? ORDER BY sid, seq').pluck();
-  const set = q(shard, 'UPDATE nodes SET n_children = ?, subtree_hash = ? WHERE id = ?');
+  const kids = q(
+    shard,
+    'SELECT h.subtree_hash FROM nodes n JOIN node_subtree h ON h.id = n.id WHERE n.parent_id = ? ORDER BY n.sid, n.seq',
+  ).pluck();
+  const setChildren = q(shard, 'UPDATE nodes SET n_children = ? WHERE id = ? AND n_children <> ?');
+  const set = q(shard, 'UPDATE node_subtree SET subtree_hash = ? WHERE id = ?');
   const touched = new Set<string>();
   for (const [id, sid, nh] of nodes) {
     const hs = kids.all(id) as Buffer[];
-    set.run(hs.length, subtreeHash(nh, hs), id);
+    setChildren.run(hs.length, id, hs.length);
+    set.run(subtreeHash(nh, hs), id);
     touched.add(sid);
   }
-  const tops = q(shard, 'SELECT subtree_hash FROM nodes WHERE sid = ? AND is_top = 1 ORDER BY seq').pluck();
+  const tops = q(
+    shard,
+    'SELECT h.subtree_hash FROM nodes n JOIN node_subtree h ON h.id = n.id WHERE n.sid = ? AND n.is_top = 1 ORDER BY n.seq',
+  ).pluck();
   const setRoot = q(shard, 'UPDATE sessions SET session_root = ? WHERE sid = ?');
   const roots: Record<string, string> = {};
   for (const sid of [...touched].sort()) {
@@ -838,8 +846,9 @@ function archiveOne(
     shard,
     `SELECT n.id, n.bates, n.seq, n.parent_id, p.bates AS parent_bates, n.is_top, n.depth, n.n_children,
        n.question, n.answer_text, n.cited_titles_json, n.n_cited_sources, n.audit, n.cache_key, n.source,
-       n.source_id, n.created_at, n.node_hash, n.subtree_hash
-     FROM nodes n LEFT JOIN nodes p ON p.id = n.parent_id WHERE n.sid = ? ORDER BY n.id`,
+       n.source_id, n.created_at, n.node_hash, h.subtree_hash
+     FROM nodes n JOIN node_subtree h ON h.id = n.id LEFT JOIN nodes p ON p.id = n.parent_id
+     WHERE n.sid = ? ORDER BY n.id`,
   ).all(sid) as (Omit<ArchivedNodeRow, 'node_hash' | 'subtree_hash'> & {
     node_hash: Buffer;
     subtree_hash: Buffer;
@@ -884,6 +893,7 @@ function archiveOne(
      SELECT 'delete', id, question, answer_text, cited_titles_json FROM nodes WHERE sid = ?`,
   ).run(sid);
   crashPoint('delete-fts');
+  q(shard, 'DELETE FROM node_subtree WHERE id IN (SELECT id FROM nodes WHERE sid = ?)').run(sid);
   q(shard, 'DELETE FROM nodes WHERE sid = ?').run(sid);
   crashPoint('delete-nodes');
   q(shard, 'DELETE FROM sessions WHERE sid = ?').run(sid);
@@ -1080,11 +1090,11 @@ export function restoreArchives(shard: Shard, sids: string[]): RestoredSession[]
     const insNode = q(
       shard,
       `INSERT INTO nodes (id, bates, sid, seq, parent_id, is_top, depth, n_children, question, answer_text,
-        cited_titles_json, n_cited_sources, audit, cache_key, source, source_id, created_at, node_hash, subtree_hash)
+        cited_titles_json, n_cited_sources, audit, cache_key, source, source_id, created_at, node_hash)
        VALUES (@id, @bates, @sid, @seq, @parent_id, @is_top, @depth, @n_children, @question, @answer_text,
-        @cited_titles_json, @n_cited_sources, @audit, @cache_key, @source, @source_id, @created_at, @node_hash,
-        @subtree_hash)`,
+        @cited_titles_json, @n_cited_sources, @audit, @cache_key, @source, @source_id, @created_at, @node_hash)`,
     );
+    const insSubtree = q(shard, 'INSERT INTO node_subtree (id, subtree_hash) VALUES (?, ?)');
     const insFts = q(
       shard,
       'INSERT INTO nodes_fts (rowid, question, answer_text, cited_titles_json) VALUES (?, ?, ?, ?)',
@@ -1097,13 +1107,9 @@ export function restoreArchives(shard: Shard, sids: string[]): RestoredSession[]
     const all = docs.flatMap(({ doc }) => doc.nodes.map((n) => ({ sid: doc.session.sid, n })));
     all.sort((a, b) => a.n.id - b.n.id);
     for (const { sid, n } of all) {
-      const { parent_bates: _pb, ...row } = n;
-      insNode.run({
-        ...row,
-        sid,
-        node_hash: Buffer.from(n.node_hash, 'hex'),
-        subtree_hash: Buffer.from(n.subtree_hash, 'hex'),
-      });
+      const { parent_bates: _pb, subtree_hash, ...row } = n;
+      insNode.run({ ...row, sid, node_hash: Buffer.from(n.node_hash, 'hex') });
+      insSubtree.run(n.id, Buffer.from(subtree_hash, 'hex'));
       insFts.run(n.id, n.question, n.answer_text, n.cited_titles_json);
     }
     crashPoint('insert-nodes');
@@ -1117,7 +1123,10 @@ export function restoreArchives(shard: Shard, sids: string[]): RestoredSession[]
         roots[doc.session.sid] = sessionRoot(doc.session.sid, []).toString('hex');
     }
     crashPoint('ripple');
-    const now = q(shard, 'SELECT n_children, subtree_hash FROM nodes WHERE id = ?');
+    const now = q(
+      shard,
+      'SELECT n.n_children, h.subtree_hash FROM nodes n JOIN node_subtree h ON h.id = n.id WHERE n.id = ?',
+    );
     const out: RestoredSession[] = [];
     for (const { info, doc } of docs) {
       const sid = doc.session.sid;

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { AuditLog, type ChainCheck, formatHead } from './audit.js';
 import { describeSqliteError, type OpenOptions, openDatabase } from './db.js';
@@ -75,6 +76,19 @@ export interface AddedTurn {
 
 export type Resolved = { kind: 'node'; node: TurnNode } | { kind: 'session'; session: Session };
 
+/** WAL size past which a commit checkpoints inline (a long batch that never idles). */
+const WAL_INLINE_BYTES = 64 * 1024 * 1024;
+/** WAL size past which idle() checkpoints. */
+const WAL_IDLE_BYTES = 16 * 1024 * 1024;
+
+function walBytes(path: string): number {
+  try {
+    return statSync(`${path}-wal`).size;
+  } catch {
+    return 0;
+  }
+}
+
 const BATES_RE = /^([a-z0-9]+)-(\d{6,})$/;
 const SID_RE = /^[a-z0-9]{1,32}$/;
 const MAX_TEXT = 16 * 1024 * 1024;
@@ -105,8 +119,8 @@ type NodeRowRaw = Omit<TurnNode, 'is_top' | 'cited_titles' | 'node_hash' | 'subt
 
 const NODE_COLS = `n.id, n.bates, n.sid, n.seq, p.bates AS parent_bates, n.is_top, n.depth, n.n_children, n.question,
   n.answer_text, n.cited_titles_json, n.n_cited_sources, n.audit, n.cache_key, n.source, n.source_id, n.created_at,
-  n.node_hash, n.subtree_hash`;
-const NODE_FROM = 'nodes n LEFT JOIN nodes p ON p.id = n.parent_id';
+  n.node_hash, h.subtree_hash`;
+const NODE_FROM = 'nodes n JOIN node_subtree h ON h.id = n.id LEFT JOIN nodes p ON p.id = n.parent_id';
 
 function toNode(r: NodeRowRaw): TurnNode {
   const { cited_titles_json, ...rest } = r;
@@ -168,9 +182,10 @@ export class Shard {
       nodeBySeq: q(`SELECT ${NODE_COLS} FROM ${NODE_FROM} WHERE n.sid = ? AND n.seq = ?`),
       parentInfo: q('SELECT id, sid, depth FROM nodes WHERE bates = ?'),
       insertNode: q(`INSERT INTO nodes (bates, sid, seq, parent_id, is_top, depth, question, answer_text,
-        cited_titles_json, n_cited_sources, audit, cache_key, source, source_id, created_at, node_hash, subtree_hash)
+        cited_titles_json, n_cited_sources, audit, cache_key, source, source_id, created_at, node_hash)
         VALUES (@bates, @sid, @seq, @parent_id, @is_top, @depth, @question, @answer_text, @cited_titles_json,
-        @n_cited_sources, @audit, @cache_key, @source, @source_id, @created_at, @node_hash, @subtree_hash)`),
+        @n_cited_sources, @audit, @cache_key, @source, @source_id, @created_at, @node_hash)`),
+      insertSubtree: q('INSERT INTO node_subtree (id, subtree_hash) VALUES (?, ?)'),
       insertFts: q(
         'INSERT INTO nodes_fts (rowid, question, answer_text, cited_titles_json) VALUES (?, ?, ?, ?)',
       ),
@@ -187,9 +202,13 @@ export class Shard {
           group_concat(CASE WHEN n_children <> 1 THEN k END, ',' ORDER BY k), group_concat(DISTINCT sid) FROM a`).raw(
         true,
       ),
-      childHashes: q('SELECT subtree_hash FROM nodes WHERE parent_id = ? ORDER BY sid, seq').pluck(),
-      setSubtree: q('UPDATE nodes SET subtree_hash = ? WHERE id = ?'),
-      topHashes: q('SELECT subtree_hash FROM nodes WHERE sid = ? AND is_top = 1 ORDER BY seq').pluck(),
+      childHashes: q(
+        'SELECT h.subtree_hash FROM nodes n JOIN node_subtree h ON h.id = n.id WHERE n.parent_id = ? ORDER BY n.sid, n.seq',
+      ).pluck(),
+      setSubtree: q('UPDATE node_subtree SET subtree_hash = ? WHERE id = ?'),
+      topHashes: q(
+        'SELECT h.subtree_hash FROM nodes n JOIN node_subtree h ON h.id = n.id WHERE n.sid = ? AND n.is_top = 1 ORDER BY n.seq',
+      ).pluck(),
       setRoot: q('UPDATE sessions SET session_root = ? WHERE sid = ?'),
       children: q(`SELECT ${NODE_COLS} FROM ${NODE_FROM} WHERE n.parent_id = ? ORDER BY n.sid, n.seq`),
       sessionNodes: q(`SELECT ${NODE_COLS} FROM ${NODE_FROM} WHERE n.sid = ? ORDER BY n.seq`),
@@ -248,18 +267,43 @@ export class Shard {
     }
     this.doomed = undefined;
     try {
-      return this.db
+      const out = this.db
         .transaction(() => {
           const out = fn();
           if (this.doomed !== undefined) throw this.doomed;
           return out;
         })
         .immediate();
+      this.afterCommit();
+      return out;
     } catch (err) {
       if (err instanceof ArboristError) throw err;
       if ((err as { code?: string }).code?.startsWith('SQLITE_')) throw describeSqliteError(this.path, err);
       throw err;
     }
+  }
+
+  private commits = 0;
+
+  /**
+   * SQLite's automatic checkpoint runs inside the commit that crosses 1000 WAL pages: an fsync'd 4 MB copy that
+   * made one add in ~20 take 10-20 ms. Our connections turn it off (db.ts) and checkpoint here instead: when the
+   * process is idle (`idle()`, called by the TUI), on close (SQLite's own last-connection checkpoint), and,
+   * so the WAL cannot grow without bound in a long batch, inline once it passes WAL_INLINE_BYTES.
+   */
+  private afterCommit(): void {
+    if (++this.commits % 64 !== 0) return;
+    if (walBytes(this.path) > WAL_INLINE_BYTES) this.db.pragma('wal_checkpoint(PASSIVE)');
+  }
+
+  /**
+   * Housekeeping for quiet moments: checkpoint the WAL (PASSIVE: never waits for readers) once it holds 16 MiB,
+   * so the copy does not land inside the commit of a later add. Cheap when there is nothing to do. (An FTS5
+   * 'merge' step here was tried and dropped: a merge once begun is continued by the next inserts' commits.)
+   */
+  idle(): void {
+    if (this.readonly || this.db.inTransaction) return;
+    if (walBytes(this.path) > WAL_IDLE_BYTES) this.db.pragma('wal_checkpoint(PASSIVE)');
   }
 
   /** Changes whenever another connection commits: cheap to poll. */
@@ -418,9 +462,9 @@ export class Shard {
         depth: parent ? parent.depth + 1 : 0,
         cited_titles_json,
         node_hash: nh,
-        subtree_hash: sh,
       });
       const id = Number(info.lastInsertRowid);
+      this.st.insertSubtree.run(id, sh);
       this.st.insertFts.run(id, question, answer_text, cited_titles_json);
       const touched = new Set<string>([sid]);
       if (parent) {

@@ -114,17 +114,18 @@ function verifyAll(db: Database.Database): VerifyReport {
              OR typeof(n.is_top) <> 'integer' OR n.is_top NOT IN (0, 1)
              OR (n.parent_id IS NOT NULL AND typeof(n.parent_id) <> 'integer')
              OR typeof(n.node_hash) <> 'blob' OR length(n.node_hash) <> 32
-             OR typeof(n.subtree_hash) <> 'blob' OR length(n.subtree_hash) <> 32),
+             OR typeof(h.subtree_hash) <> 'blob' OR length(h.subtree_hash) <> 32),
          CAST(group_concat(${CANON_SQL}, '') AS BLOB),
-         CAST(group_concat(n.node_hash, '') AS BLOB), CAST(group_concat(n.subtree_hash, '') AS BLOB)
-       FROM nodes n LEFT JOIN nodes p ON p.id = n.parent_id AND p.id < n.id
+         CAST(group_concat(n.node_hash, '') AS BLOB), CAST(group_concat(h.subtree_hash, '') AS BLOB)
+       FROM nodes n LEFT JOIN nodes p ON p.id = n.parent_id AND p.id < n.id LEFT JOIN node_subtree h ON h.id = n.id
        WHERE n.id > ? AND n.id <= ?`,
     )
     .raw(true);
   const rowsStmt = db
-    .prepare(`SELECT id, bates, sid, seq, parent_id, is_top, question, answer_text, cited_titles_json,
-      n_cited_sources, audit, cache_key, source, source_id, created_at, node_hash, subtree_hash FROM nodes
-      WHERE id > ? AND id <= ? ORDER BY id`)
+    .prepare(`SELECT n.id, n.bates, n.sid, n.seq, n.parent_id, n.is_top, n.question, n.answer_text,
+      n.cited_titles_json, n.n_cited_sources, n.audit, n.cache_key, n.source, n.source_id, n.created_at, n.node_hash,
+      h.subtree_hash FROM nodes n LEFT JOIN node_subtree h ON h.id = n.id
+      WHERE n.id > ? AND n.id <= ? ORDER BY n.id`)
     .raw(true);
   const batesStmt = db.prepare('SELECT bates FROM nodes WHERE id = ?').pluck();
   const batesOf = (k: number) => batesStmt.get(ids[k]) as string;

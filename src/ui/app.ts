@@ -179,10 +179,19 @@ export async function runTui(opts: TuiOptions): Promise<number> {
       if (renderQueued && !done) render();
     };
 
+    // Store housekeeping (WAL checkpoint, an FTS5 merge step) runs only after two quiet seconds, so it never
+    // delays a key press nor lands inside the commit of the next question.
+    let lastInput = Date.now();
+    let lastIdle = 0;
     const timer = setInterval(() => {
       try {
         if (runtime.changed()) dispatch({ type: 'dataChanged' });
         dispatch({ type: 'tick', now: Date.now() });
+        const now = Date.now();
+        if (now - lastInput > 2000 && now - lastIdle > 5000 && !state.ask) {
+          lastIdle = now;
+          shard.idle();
+        }
       } catch (e) {
         fail(e);
       }
@@ -254,6 +263,7 @@ export async function runTui(opts: TuiOptions): Promise<number> {
       'keypress',
       (ch: string | undefined, key: { name?: string; full?: string; ctrl?: boolean; meta?: boolean }) => {
         try {
+          lastInput = Date.now();
           const k = keyName(ch, key ?? {});
           if (!k) return;
           dispatchNow({ type: 'key', key: k.key, ch: k.ch, action: keymap.byKey.get(k.key) ?? null });

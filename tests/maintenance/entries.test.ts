@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import {
   addCheckpoint,
@@ -10,8 +11,10 @@ import {
   planDelete,
   planReset,
   resetEntry,
+  SCHEMA_VERSION,
   setEntry,
 } from '../../src/store/index.js';
+import { MIGRATIONS } from '../../src/store/schema.js';
 import { tempDb } from '../support/tmp.js';
 import { archivedSids, errorOf, healthy, kinds, open, session, sessionsOf } from './util.js';
 
@@ -90,17 +93,49 @@ describe('entries', () => {
   });
 
   it('migrates a version 1 shard forward with one shard.migrate event', () => {
+    // A shard as version 1 wrote it: only the first migration, one empty session.
+    const path = tempDb();
+    const raw = new Database(path);
+    raw.exec(MIGRATIONS[0]);
+    raw.pragma('user_version = 1');
+    raw
+      .prepare('INSERT INTO sessions (sid, label, created_at, session_root) VALUES (?, ?, ?, ?)')
+      .run('old1', 'from v1', '2026-01-01T00:00:00.000Z', hashes.sessionRoot('old1', []));
+    raw.close();
+    const s = open(path);
+    expect(s.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    const last = s.audit.event(s.audit.head().seq)!;
+    expect([last.kind, last.data]).toEqual(['shard.migrate', { from: 1, to: SCHEMA_VERSION }]);
+    expect(listEntries(s)).toEqual([]);
+    expect(s.getSession('old1')?.label).toBe('from v1');
+    // The migrated shard takes turns and stays verifiable.
+    s.addTurn({ question: 'after the migration', answer_text: 'ok', session: 'old1' });
+    healthy(s);
+  });
+
+  it('migration 3 moves every subtree hash to node_subtree unchanged', () => {
     const path = tempDb();
     const s1 = open(path);
-    session(s1, 2);
-    s1.db.exec('DROP TABLE session_entries; DROP TABLE session_archives');
-    s1.db.pragma('user_version = 1');
+    session(s1, 3);
+    const before = s1.db
+      .prepare('SELECT n.bates, h.subtree_hash FROM nodes n JOIN node_subtree h ON h.id = n.id ORDER BY n.id')
+      .raw(true)
+      .all();
+    // Put the shard back into its version 2 form: the hash inside the node row.
+    s1.db.exec(`ALTER TABLE nodes ADD COLUMN subtree_hash BLOB;
+      UPDATE nodes SET subtree_hash = (SELECT subtree_hash FROM node_subtree h WHERE h.id = nodes.id);
+      DROP TABLE node_subtree;`);
+    s1.db.pragma('user_version = 2');
     s1.close();
     const s = open(path);
-    expect(s.db.pragma('user_version', { simple: true })).toBe(2);
-    const last = s.audit.event(s.audit.head().seq)!;
-    expect([last.kind, last.data]).toEqual(['shard.migrate', { from: 1, to: 2 }]);
-    expect(listEntries(s)).toEqual([]);
+    expect(s.db.pragma('user_version', { simple: true })).toBe(3);
+    const after = s.db
+      .prepare('SELECT n.bates, h.subtree_hash FROM nodes n JOIN node_subtree h ON h.id = n.id ORDER BY n.id')
+      .raw(true)
+      .all();
+    expect(after).toEqual(before);
+    const cols = (s.db.prepare('PRAGMA table_info(nodes)').all() as { name: string }[]).map((c) => c.name);
+    expect(cols).not.toContain('subtree_hash');
     healthy(s);
   });
 

@@ -49,7 +49,11 @@ export function session(s: Shard, n: number, opts: { label?: string; parent?: st
 /** Every row of the live tables, raw (BLOBs as Buffers): the state a restore must give back byte for byte. */
 export function snapshot(s: Shard) {
   return {
-    nodes: s.db.prepare('SELECT * FROM nodes ORDER BY id').all(),
+    nodes: s.db
+      .prepare(
+        'SELECT n.*, h.subtree_hash FROM nodes n LEFT JOIN node_subtree h ON h.id = n.id ORDER BY n.id',
+      )
+      .all(),
     sessions: s.db.prepare('SELECT * FROM sessions ORDER BY sid').all(),
   };
 }

@@ -295,7 +295,11 @@ describe('verify()', () => {
 
     const s2 = newShard();
     const t2 = tree(s2);
-    s2.db.prepare('UPDATE nodes SET subtree_hash = zeroblob(32) WHERE bates = ?').run(t2.c2);
+    s2.db
+      .prepare(
+        'UPDATE node_subtree SET subtree_hash = zeroblob(32) WHERE id = (SELECT id FROM nodes WHERE bates = ?)',
+      )
+      .run(t2.c2);
     const v2 = s2.verify();
     expect(v2.edited).toEqual([]);
     expect(v2.mismatches).toEqual([t2.c2]);

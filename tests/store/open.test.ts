@@ -223,3 +223,19 @@ describe('opening a shard', () => {
     expect(errorOf(() => ro.createSession()).kind).toBe('shard');
   });
 });
+
+describe('write-path settings', () => {
+  it('keeps checkpoints and FTS merges out of most commits: autocheckpoint off, automerge 16', () => {
+    const s = Shard.open(tempDb());
+    expect(s.db.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+    expect(s.db.pragma('journal_size_limit', { simple: true })).toBe(16 * 1024 * 1024);
+    expect(s.db.prepare("SELECT v FROM nodes_fts_config WHERE k = 'automerge'").pluck().get()).toBe(16);
+    // idle() on a quiet shard is harmless, and turns added after it are found and verified.
+    s.addTurn({ question: 'before idle', answer_text: 'a' });
+    s.idle();
+    s.addTurn({ question: 'after idle', answer_text: 'b' });
+    expect(s.find('idle').length).toBe(2);
+    expect(s.verify().ok).toBe(true);
+    s.close();
+  });
+});

@@ -36,7 +36,10 @@ export function blob(s: Shard, sql: string, ...args: unknown[]): Buffer {
 
 /** Every node's stored subtree hash, raw bytes, by Bates id. */
 export function subtreeBytes(s: Shard): Map<string, Buffer> {
-  const rows = s.db.prepare('SELECT bates, subtree_hash FROM nodes').raw(true).all() as [string, Buffer][];
+  const rows = s.db
+    .prepare('SELECT n.bates, h.subtree_hash FROM nodes n JOIN node_subtree h ON h.id = n.id')
+    .raw(true)
+    .all() as [string, Buffer][];
   return new Map(rows);
 }
 
