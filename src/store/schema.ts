@@ -96,10 +96,6 @@ export const MIGRATIONS: string[] = [
   );
   INSERT INTO node_subtree (id, subtree_hash) SELECT id, subtree_hash FROM nodes;
   ALTER TABLE nodes DROP COLUMN subtree_hash;
-  -- FTS5 merges segments inside the commit that makes a level hold 'automerge' of them: at the default 4, one add
-  -- in ~40 paid 10-12 ms of merging (add p99 11.8 ms on 1M); at 16, p99 3.1 ms. Queries see at most 16 segments
-  -- a level instead of 4.
-  INSERT INTO nodes_fts (nodes_fts, rank) VALUES ('automerge', 16);
   `,
 ];
 
