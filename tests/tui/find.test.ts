@@ -83,7 +83,7 @@ describe('the find box in the browser', () => {
     const mine = ids.indexOf(`${A}-000001`);
     for (let i = 0; i < mine; i++) t.press('down');
     if (mine > 0) await t.waitFor(() => t.cell(at.x - 10, at.y)?.getBgColor() === 24);
-    expect(t.cell(at.x, at.y)!.isBold()).toBeTruthy();
+    expect(t.cell(at.x, at.y)!.isBold()).not.toBe(0);
     expect(t.cell(at.x, at.y)!.getFgColor()).toBe(221);
     t.press('enter');
     // it lands there: A opened, the turn selected, its question in the transcript

@@ -39,7 +39,7 @@ describe('other writers and the chain', () => {
     const at = t.find('chain BROKEN')!;
     const cell = t.cell(at.x, at.y)!;
     expect(cell.getBgColor()).toBe(160);
-    expect(cell.isBold()).toBeTruthy();
+    expect(cell.isBold()).not.toBe(0);
     // `c` re-checks everything and finds it again
     t.press('c');
     await t.waitFor(/chain BROKEN at event \d+/);
