@@ -13,7 +13,7 @@
  * Keys are timed once the first chain check is over (its progress repaints are output no key caused), unless
  * --during-check. The shard is only read (no key that writes is pressed): a shared benchmark shard can be used as is.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -62,17 +62,9 @@ const TYPOS = (values.typos ?? 'lifetme,borow,refrence,mutx,compilr,termnal,fsyc
   .split(',')
   .filter(Boolean);
 
-/** bin/arborist once the CLI opens the browser with no command; until then the test launcher. */
+/** The real binary, as a user runs it. */
 function entry(): string {
-  try {
-    const dir = `${ROOT}dist/src/cli/`;
-    if (readdirSync(dir).some((f) => f.endsWith('.js') && readFileSync(dir + f, 'utf8').includes('runTui'))) {
-      return `${ROOT}bin/arborist`;
-    }
-  } catch {
-    // not built
-  }
-  return `${ROOT}tests/tui/fixtures/launch.mjs`;
+  return `${ROOT}bin/arborist`;
 }
 
 interface Run {

@@ -13,7 +13,7 @@
  *   since its progress repaints are output that no key caused (--chain prints it)
  * The shard is only read (no key that writes is pressed), so a shared benchmark shard can be used as is.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -51,17 +51,9 @@ const KEYS = Number(values.keys);
 const COLS = Number(values.cols);
 const ROWS = Number(values.rows);
 
-/** bin/arborist once the CLI opens the browser with no command; until then the test launcher. */
+/** The real binary, as a user runs it. */
 function entry(): string {
-  try {
-    const dir = `${ROOT}dist/src/cli/`;
-    if (readdirSync(dir).some((f) => f.endsWith('.js') && readFileSync(dir + f, 'utf8').includes('runTui'))) {
-      return `${ROOT}bin/arborist`;
-    }
-  } catch {
-    // not built
-  }
-  return `${ROOT}tests/tui/fixtures/launch.mjs`;
+  return `${ROOT}bin/arborist`;
 }
 
 const SEQ: Record<string, string> = {

@@ -1,9 +1,3 @@
-/**
- * Drives the real binary in a pseudo-terminal and reads the screen back through a headless xterm.js, as a person
- * would see it: `const t = await Tui.start({ db })`, `t.press('j', 'right')`, `await t.waitFor('text')`,
- * `t.lines()`, `t.cell(x, y)`. Waits poll the screen (never fixed sleeps).
- */
-import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { IBufferCell, Terminal as XTerm } from '@xterm/headless';
@@ -16,25 +10,9 @@ const pty = require('node-pty') as typeof import('node-pty');
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const BIN = `${ROOT}bin/arborist`;
-const LAUNCHER = `${ROOT}tests/tui/fixtures/launch.mjs`;
-
-/**
- * bin/arborist once the CLI opens the browser with no subcommand; until then a two-line script calling runTui
- * from the compiled src/ui/app.js.
- */
+/** The real binary, as a user runs it. */
 export function entryPoint(): string {
-  return cliOpensBrowser() ? BIN : LAUNCHER;
-}
-
-function cliOpensBrowser(): boolean {
-  try {
-    const dir = `${ROOT}dist/src/cli/`;
-    return readdirSync(dir).some(
-      (f) => f.endsWith('.js') && readFileSync(dir + f, 'utf8').includes('runTui'),
-    );
-  } catch {
-    return false; // not built yet
-  }
+  return BIN;
 }
 
 export const KEYS: Record<string, string> = {
