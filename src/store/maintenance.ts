@@ -131,17 +131,7 @@ export interface ChangePlan {
   gone: { sid: string; state: 'archived' | 'unknown' }[];
 }
 
-export interface ArchivedSession {
-  sid: string;
-  label: string | null;
-  n_nodes: number;
-  reason: ArchiveReason;
-  archived_at: string;
-  /** Length of the canonical JSON document. */
-  bytes: number;
-  /** Length of the stored (compressed) body. */
-  stored_bytes: number;
-  sha256: string;
+export interface ArchivedSession extends ArchiveInfo {
   /** Roots of the live sessions whose turns' subtree hashes changed (the archived turns hung under them). */
   session_roots: Record<string, string>;
 }
@@ -158,7 +148,9 @@ export interface ArchiveInfo {
   n_nodes: number;
   reason: ArchiveReason;
   archived_at: string;
+  /** Length of the canonical JSON document. */
   bytes: number;
+  /** Length of the stored (compressed) body. */
   stored_bytes: number;
   sha256: string;
 }
