@@ -97,6 +97,11 @@ export const MIGRATIONS: string[] = [
   INSERT INTO node_subtree (id, subtree_hash) SELECT id, subtree_hash FROM nodes;
   ALTER TABLE nodes DROP COLUMN subtree_hash;
   `,
+  // 4: the ripple's walk to the root reads four small columns per ancestor; a covering index lets it do so without
+  // touching the 1.2 KB rows (about 40 us of a depth-100 add).
+  `
+  CREATE INDEX nodes_walk ON nodes(id, parent_id, sid, node_hash, n_children);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

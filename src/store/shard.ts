@@ -194,9 +194,10 @@ export class Shard {
       // turning 100 rows of 4 values into JS objects cost more than the recursive walk itself. A parent always has a
       // smaller id than its child, so `n.id < a.id` also stops the walk on a (tampered) cycle.
       ancestors: q(`WITH RECURSIVE a(k, id, parent_id, sid, node_hash, n_children) AS (
-          SELECT 0, id, parent_id, sid, node_hash, n_children FROM nodes WHERE id = ?
+          SELECT 0, id, parent_id, sid, node_hash, n_children FROM nodes INDEXED BY nodes_walk WHERE id = ?
           UNION ALL
-          SELECT a.k + 1, n.id, n.parent_id, n.sid, n.node_hash, n.n_children FROM nodes n JOIN a ON n.id = a.parent_id
+          SELECT a.k + 1, n.id, n.parent_id, n.sid, n.node_hash, n.n_children FROM nodes n INDEXED BY nodes_walk
+          JOIN a ON n.id = a.parent_id
           WHERE n.id < a.id)
         SELECT group_concat(id, ',' ORDER BY k), group_concat(hex(node_hash), '' ORDER BY k),
           group_concat(CASE WHEN n_children <> 1 THEN k END, ',' ORDER BY k), group_concat(DISTINCT sid) FROM a`).raw(
