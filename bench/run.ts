@@ -213,6 +213,8 @@ function benchAdd(): void {
     // once 16 MiB wait) runs between adds, untimed: Shard.idle(). ARBORIST_BENCH_NO_IDLE=1 measures adds back
     // to back instead, with the inline checkpoint (past 64 MiB) landing inside some of them.
     const idleBetween = process.env.ARBORIST_BENCH_NO_IDLE !== '1';
+    // As the TUI does (src/ui/app.ts): FTS rows are indexed in batches, at idle or 256 at a time.
+    shard.deferIndexing = process.env.ARBORIST_BENCH_INDEX_NOW !== '1';
     shard.idle();
     const times: number[] = [];
     for (const leaf of leaves) {

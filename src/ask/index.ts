@@ -76,6 +76,8 @@ export async function ask(shard: Shard, req: AskRequest): Promise<AskResult> {
   checkProvider(provider);
   if (req.signal?.aborted) throw cancelled();
 
+  // Retrieval reads FTS5 directly: turns still waiting to be indexed (Shard.deferIndexing) must be in it.
+  shard.flushIndex();
   const history: TurnNode[] = req.parent !== undefined ? shard.pathTo(req.parent) : [];
   if (req.session !== undefined) shard.resolveSession(req.session);
   const policy = policyId(provider);

@@ -805,6 +805,8 @@ function archiveOne(
   goneBates: Map<number, string>,
 ): ArchivedSession {
   const { sid, reason } = it;
+  // Archiving removes the session's FTS rows with FTS5's 'delete', which must only name rows that are indexed.
+  shard.flushIndex();
   const s = q(
     shard,
     'SELECT sid, label, created_at, next_seq, n_nodes, session_root FROM sessions WHERE sid = ?',

@@ -102,6 +102,11 @@ export const MIGRATIONS: string[] = [
   `
   CREATE INDEX nodes_walk ON nodes(id, parent_id, sid, node_hash, n_children);
   `,
+  // 5: turns waiting to be indexed by FTS5 (Shard.deferIndexing): indexed in one batch later, so an interactive
+  // add does not pay FTS5's per-commit segment write and merges.
+  `
+  CREATE TABLE fts_pending (id INTEGER PRIMARY KEY);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -80,6 +80,8 @@ export type Resolved = { kind: 'node'; node: TurnNode } | { kind: 'session'; ses
 const WAL_INLINE_BYTES = 64 * 1024 * 1024;
 /** WAL size past which idle() checkpoints. */
 const WAL_IDLE_BYTES = 16 * 1024 * 1024;
+/** Turns waiting for FTS5 past which a commit indexes them at once (see Shard.deferIndexing). */
+const FTS_BATCH = 256;
 
 function walBytes(path: string): number {
   try {
@@ -186,6 +188,12 @@ export class Shard {
         VALUES (@bates, @sid, @seq, @parent_id, @is_top, @depth, @question, @answer_text, @cited_titles_json,
         @n_cited_sources, @audit, @cache_key, @source, @source_id, @created_at, @node_hash)`),
       insertSubtree: q('INSERT INTO node_subtree (id, subtree_hash) VALUES (?, ?)'),
+      insertPending: q('INSERT INTO fts_pending (id) VALUES (?)'),
+      pendingCount: q('SELECT count(*) FROM fts_pending').pluck(),
+      flushPending: q(`INSERT INTO nodes_fts (rowid, question, answer_text, cited_titles_json)
+        SELECT n.id, n.question, n.answer_text, n.cited_titles_json FROM fts_pending p JOIN nodes n ON n.id = p.id
+        ORDER BY p.id`),
+      clearPending: q('DELETE FROM fts_pending'),
       insertFts: q(
         'INSERT INTO nodes_fts (rowid, question, answer_text, cited_titles_json) VALUES (?, ?, ?, ?)',
       ),
@@ -244,7 +252,13 @@ export class Shard {
   }
 
   close(): void {
-    if (this.db.open) this.db.close();
+    if (!this.db.open) return;
+    try {
+      if (!this.db.inTransaction) this.flushIndex();
+    } catch {
+      // A locked shard: the turns stay in fts_pending and the next writer indexes them.
+    }
+    this.db.close();
   }
 
   /**
@@ -287,12 +301,31 @@ export class Shard {
   private commits = 0;
 
   /**
+   * Interactive processes (the TUI) set this: a new turn's FTS row waits in fts_pending and is indexed with others
+   * in one batch (idle, FTS_BATCH waiting, before a search, an ask or an archive, on close). FTS5 writes a segment
+   * per commit and merges segments inside commits; an add then paid ~0.05 ms for the first and, one in ~40,
+   * 10-12 ms for the second. Off (the default), every add indexes its own row at once.
+   */
+  deferIndexing = false;
+
+  /** Indexes every turn waiting in fts_pending, from any process. Cheap when none waits. */
+  flushIndex(): number {
+    if (this.readonly || (this.st.pendingCount.get() as number) === 0) return 0;
+    return this.write(() => {
+      const n = this.st.flushPending.run().changes;
+      this.st.clearPending.run();
+      return n;
+    });
+  }
+
+  /**
    * SQLite's automatic checkpoint runs inside the commit that crosses 1000 WAL pages: an fsync'd 4 MB copy that
    * made one add in ~20 take 10-20 ms. Our connections turn it off (db.ts) and checkpoint here instead: when the
    * process is idle (`idle()`, called by the TUI), on close (SQLite's own last-connection checkpoint), and,
    * so the WAL cannot grow without bound in a long batch, inline once it passes WAL_INLINE_BYTES.
    */
   private afterCommit(): void {
+    if (this.deferIndexing && (this.st.pendingCount.get() as number) >= FTS_BATCH) this.flushIndex();
     if (++this.commits % 64 !== 0) return;
     if (walBytes(this.path) > WAL_INLINE_BYTES) this.db.pragma('wal_checkpoint(PASSIVE)');
   }
@@ -304,6 +337,7 @@ export class Shard {
    */
   idle(): void {
     if (this.readonly || this.db.inTransaction) return;
+    this.flushIndex();
     if (walBytes(this.path) > WAL_IDLE_BYTES) this.db.pragma('wal_checkpoint(PASSIVE)');
   }
 
@@ -466,7 +500,8 @@ export class Shard {
       });
       const id = Number(info.lastInsertRowid);
       this.st.insertSubtree.run(id, sh);
-      this.st.insertFts.run(id, question, answer_text, cited_titles_json);
+      if (this.deferIndexing) this.st.insertPending.run(id);
+      else this.st.insertFts.run(id, question, answer_text, cited_titles_json);
       const touched = new Set<string>([sid]);
       if (parent) {
         this.st.bumpChildren.run(parent.id);
@@ -598,6 +633,7 @@ export class Shard {
   // ---- find, chain, verify ---------------------------------------------------------------------------------
 
   find(query: string, opts: FindOptions = {}): FindHit[] {
+    this.flushIndex();
     return findTurns(this.db, query, opts);
   }
 
@@ -611,6 +647,7 @@ export class Shard {
 
   /** The find engine of the TUI and `arborist find`: FTS5 candidates, typo tolerance, Bates ids, labels, fuse.js. */
   search(query: string, opts: SearchOptions = {}): SearchResult {
+    this.flushIndex();
     return search(this.db, query, opts);
   }
 

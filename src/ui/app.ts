@@ -75,6 +75,8 @@ export async function runTui(opts: TuiOptions): Promise<number> {
     return 2;
   }
   const shard = Shard.open(opts.dbPath);
+  // An interactive process has quiet moments: new turns are indexed by FTS5 then, not inside each question's commit.
+  shard.deferIndexing = true;
   return new Promise<number>((resolve) => {
     let done = false;
     const screen = createScreen(choice, { mouse: opts.mouse ?? false });

@@ -391,6 +391,12 @@ export class Runtime {
 
   private sendFind(req: FindRequest): void {
     this.findBusy = req;
+    // The worker's read connection sees only what FTS5 holds: index turns still waiting (none, usually).
+    try {
+      this.shard.flushIndex();
+    } catch {
+      // locked by another writer: search what is indexed
+    }
     if (!this.findInline && !this.opts.inlineFind) {
       try {
         this.ensureFindWorker().postMessage(req);

@@ -125,7 +125,8 @@ describe('entries', () => {
     s1.db.exec(`ALTER TABLE nodes ADD COLUMN subtree_hash BLOB;
       UPDATE nodes SET subtree_hash = (SELECT subtree_hash FROM node_subtree h WHERE h.id = nodes.id);
       DROP TABLE node_subtree;
-      DROP INDEX nodes_walk;`);
+      DROP INDEX nodes_walk;
+      DROP TABLE fts_pending;`);
     s1.db.pragma('user_version = 2');
     s1.close();
     const s = open(path);
