@@ -15,6 +15,8 @@ import { parseArgs } from 'node:util';
 import { ask } from '../src/ask/index.js';
 import { retrieve } from '../src/ask/retrieve.js';
 import { Shard } from '../src/store/index.js';
+import { Rng } from './rng.js';
+import { percentile } from './stats.js';
 
 const USAGE = 'usage: node dist/bench/ask.js --db PATH [--n 200] [--seed 1] [--json] [--keep]';
 
@@ -39,24 +41,10 @@ const N = Number(values.n);
 if (!Number.isInteger(N) || N < 1) fail('--n must be a positive integer');
 if (!existsSync(SRC) || !statSync(SRC).isFile()) fail(`no shard at ${SRC}`);
 
-/** mulberry32: small and seeded, so two runs ask the same questions. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const rand = rng(Number(values.seed));
-const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)];
+const rng = new Rng(Number(values.seed));
+const rand = () => rng.float();
+const pick = <T>(xs: readonly T[]): T => rng.pick(xs);
 
-function pct(sorted: number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
-}
 const r2 = (x: number) => Math.round(x * 100) / 100;
 
 const dir = mkdtempSync(join(tmpdir(), 'arborist-bench-ask-'));
@@ -133,15 +121,15 @@ try {
     copy_ms: Math.round(copyMs),
     load_1m: r2(loadavg()[0]),
     ask_ms: {
-      p50: r2(pct(total, 50)),
-      p95: r2(pct(total, 95)),
-      p99: r2(pct(total, 99)),
+      p50: r2(percentile(total, 50)),
+      p95: r2(percentile(total, 95)),
+      p99: r2(percentile(total, 99)),
       max: r2(total.at(-1)!),
     },
     retrieval_ms: {
-      p50: r2(pct(retrieval, 50)),
-      p95: r2(pct(retrieval, 95)),
-      p99: r2(pct(retrieval, 99)),
+      p50: r2(percentile(retrieval, 50)),
+      p95: r2(percentile(retrieval, 95)),
+      p99: r2(percentile(retrieval, 99)),
       max: r2(retrieval.at(-1)!),
     },
     audits,

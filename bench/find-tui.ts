@@ -14,19 +14,12 @@
  * --during-check. The shard is only read (no key that writes is pressed): a shared benchmark shard can be used as is.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { findBox } from '../src/ui/find.js';
-
-const require = createRequire(import.meta.url);
-const pty = require('node-pty') as typeof import('node-pty');
-const { Terminal } = require('@xterm/headless') as typeof import('@xterm/headless');
-const { Unicode11Addon } = require('@xterm/addon-unicode11') as typeof import('@xterm/addon-unicode11');
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+import { BIN, pty, ROOT, Terminal, Unicode11Addon } from './pty.js';
+import { percentile } from './stats.js';
 
 const { values } = parseArgs({
   options: {
@@ -62,11 +55,6 @@ const TYPOS = (values.typos ?? 'lifetme,borow,refrence,mutx,compilr,termnal,fsyc
   .split(',')
   .filter(Boolean);
 
-/** The real binary, as a user runs it. */
-function entry(): string {
-  return `${ROOT}bin/arborist`;
-}
-
 interface Run {
   /** Key written -> hits for it received (the last byte of that repaint). */
   keys: number[];
@@ -94,7 +82,7 @@ async function once(): Promise<Run> {
   const dir = mkdtempSync(join(tmpdir(), 'arborist-find-bench-'));
   const tracePath = join(dir, 'find-trace');
   const keyTracePath = join(dir, 'key-trace');
-  const p = pty.spawn(process.execPath, [entry(), '--db', DB], {
+  const p = pty.spawn(process.execPath, [BIN, '--db', DB], {
     name: 'xterm-256color',
     cols: COLS,
     rows: ROWS,
@@ -259,22 +247,16 @@ async function once(): Promise<Run> {
   return run;
 }
 
-function pct(xs: number[], p: number): number {
-  if (xs.length === 0) return Number.NaN;
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-}
-
 const f1 = (n: number) => n.toFixed(1);
 const stats = (xs: number[]) =>
-  `p50 ${f1(pct(xs, 50))} ms, p95 ${f1(pct(xs, 95))} ms, max ${f1(Math.max(...xs))} ms (${xs.length})`;
+  `p50 ${f1(percentile(xs, 50))} ms, p95 ${f1(percentile(xs, 95))} ms, max ${f1(Math.max(...xs))} ms (${xs.length})`;
 
 const runs: Run[] = [];
 for (let i = 0; i < RUNS; i++) {
   const r = await once();
   runs.push(r);
   process.stderr.write(
-    `run ${i + 1}: key to hits p50 ${f1(pct(r.keys, 50))} ms p95 ${f1(pct(r.keys, 95))} ms (${r.keys.length} keys)` +
+    `run ${i + 1}: key to hits p50 ${f1(percentile(r.keys, 50))} ms p95 ${f1(percentile(r.keys, 95))} ms (${r.keys.length} keys)` +
       `${r.slow.length ? `; over 30 ms: ${r.slow.map(([q, ms]) => `"${q}" ${ms}`).join(', ')}` : ''}\n`,
   );
 }
@@ -294,7 +276,7 @@ process.stdout.write(
       : []),
     ...(all('view').length > 0
       ? [
-          `    a frame:         view p50 ${f1(pct(all('view'), 50))} ms, paint p50 ${f1(pct(all('paint'), 50))} ms`,
+          `    a frame:         view p50 ${f1(percentile(all('view'), 50))} ms, paint p50 ${f1(percentile(all('paint'), 50))} ms`,
         ]
       : []),
     `burst (15 ms/key):   ${stats(all('burst'))}   (last key to its hits)`,

@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Shard } from '../src/store/index.js';
 import { Rng } from './rng.js';
+import { median, percentile } from './stats.js';
 
 const USAGE =
   'usage: npm run bench -- --db PATH [--only add,chain,verify,find] [--n 500] [--seed 1] [--json]';
@@ -60,15 +61,6 @@ function now(): bigint {
 }
 function msSince(t0: bigint): number {
   return Number(process.hrtime.bigint() - t0) / 1e6;
-}
-function pct(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-}
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 function fileSize(p: string): number {
   return existsSync(p) ? statSync(p).size : 0;
@@ -230,11 +222,11 @@ function benchAdd(): void {
     );
     const maxDepth = newDepth.pluck().get(N_ADD) as number;
     shard.close();
-    const p50 = pct(times, 50);
-    const p99 = pct(times, 99);
+    const p50 = percentile(times, 50);
+    const p99 = percentile(times, 99);
     report({
       metric: `add at depth ${maxDepth}`,
-      values: { p50, p90: pct(times, 90), p99, max: Math.max(...times) },
+      values: { p50, p90: percentile(times, 90), p99, max: Math.max(...times) },
       unit: 'ms',
       target: 'p50 <= 0.5, p99 <= 2',
       ok: p50 <= 0.5 && p99 <= 2,
@@ -358,10 +350,10 @@ function benchFind(): void {
       }
     }
     slow.sort((a, b) => b[0] - a[0]);
-    const p95 = pct(times, 95);
+    const p95 = percentile(times, 95);
     report({
       metric: name,
-      values: { p50: pct(times, 50), p95, max: Math.max(...times) },
+      values: { p50: percentile(times, 50), p95, max: Math.max(...times) },
       unit: 'ms',
       target: 'p95 <= 30',
       ok: p95 <= 30,

@@ -6,6 +6,7 @@
  */
 import { parseArgs } from 'node:util';
 import { Shard } from '../src/store/index.js';
+import { percentile } from './stats.js';
 
 const { values } = parseArgs({
   options: { db: { type: 'string' }, rounds: { type: 'string', default: '3' } },
@@ -35,11 +36,6 @@ const queries = [
 ];
 const typos = words.slice(20, 30).map(typo);
 
-function pct(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-}
-
 function typeOut(q: string, into: number[]): void {
   for (let i = 1; i <= q.length; i++) {
     const t0 = process.hrtime.bigint();
@@ -67,9 +63,9 @@ const nodes = shard.db.prepare('SELECT coalesce(sum(n_nodes), 0) FROM sessions')
 const f = (x: number) => x.toFixed(2);
 console.log(`search: ${nodes} turns, ${all.length} keystrokes`);
 console.log(
-  `search keystroke        p50 ${f(pct(all, 50))} ms  p95 ${f(pct(all, 95))} ms  max ${f(Math.max(...all))} ms`,
+  `search keystroke        p50 ${f(percentile(all, 50))} ms  p95 ${f(percentile(all, 95))} ms  max ${f(Math.max(...all))} ms`,
 );
 console.log(
-  `search one-letter typo  p50 ${f(pct(typoTimes, 50))} ms  p95 ${f(pct(typoTimes, 95))} ms  (${typos.slice(0, 3).join(', ')} ...)`,
+  `search one-letter typo  p50 ${f(percentile(typoTimes, 50))} ms  p95 ${f(percentile(typoTimes, 95))} ms  (${typos.slice(0, 3).join(', ')} ...)`,
 );
 shard.close();

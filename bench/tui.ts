@@ -14,18 +14,11 @@
  * The shard is only read (no key that writes is pressed), so a shared benchmark shard can be used as is.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-
-const require = createRequire(import.meta.url);
-const pty = require('node-pty') as typeof import('node-pty');
-const { Terminal } = require('@xterm/headless') as typeof import('@xterm/headless');
-const { Unicode11Addon } = require('@xterm/addon-unicode11') as typeof import('@xterm/addon-unicode11');
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+import { BIN, pty, ROOT, Terminal, Unicode11Addon } from './pty.js';
+import { percentile } from './stats.js';
 
 const { values } = parseArgs({
   options: {
@@ -50,11 +43,6 @@ const RUNS = Number(values.runs);
 const KEYS = Number(values.keys);
 const COLS = Number(values.cols);
 const ROWS = Number(values.rows);
-
-/** The real binary, as a user runs it. */
-function entry(): string {
-  return `${ROOT}bin/arborist`;
-}
 
 const SEQ: Record<string, string> = {
   up: '\x1b[A',
@@ -147,7 +135,7 @@ async function once(withChain: boolean): Promise<Run> {
   const dir = mkdtempSync(join(tmpdir(), 'arborist-tui-bench-'));
   const tracePath = join(dir, 'trace');
   const t0 = performance.now();
-  const p = pty.spawn(process.execPath, [entry(), '--db', DB], {
+  const p = pty.spawn(process.execPath, [BIN, '--db', DB], {
     name: 'xterm-256color',
     cols: COLS,
     rows: ROWS,
@@ -245,17 +233,12 @@ async function once(withChain: boolean): Promise<Run> {
   return { app, firstFrame, keys, parsed, slow, rss, hwm, chain };
 }
 
-function pct(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-}
-
 const runs: Run[] = [];
 for (let i = 0; i < RUNS; i++) {
   const r = await once(values.chain === true && i === 0);
   runs.push(r);
   process.stderr.write(
-    `run ${i + 1}: first frame ${r.firstFrame.toFixed(0)} ms, keys p50 ${pct(r.keys, 50).toFixed(1)} ms p95 ${pct(r.keys, 95).toFixed(1)} ms (${r.keys.length}), RSS ${(r.rss / 1024).toFixed(0)} MB (peak ${(r.hwm / 1024).toFixed(0)} MB)${r.chain ? `, chain checked after ${(r.chain / 1000).toFixed(1)} s` : ''}${r.slow.length ? `; slow keys: ${r.slow.map(([k, ms]) => `${k} ${ms}`).join(', ')}` : ''}\n`,
+    `run ${i + 1}: first frame ${r.firstFrame.toFixed(0)} ms, keys p50 ${percentile(r.keys, 50).toFixed(1)} ms p95 ${percentile(r.keys, 95).toFixed(1)} ms (${r.keys.length}), RSS ${(r.rss / 1024).toFixed(0)} MB (peak ${(r.hwm / 1024).toFixed(0)} MB)${r.chain ? `, chain checked after ${(r.chain / 1000).toFixed(1)} s` : ''}${r.slow.length ? `; slow keys: ${r.slow.map(([k, ms]) => `${k} ${ms}`).join(', ')}` : ''}\n`,
   );
 }
 const ff = runs.map((r) => r.firstFrame);
@@ -268,15 +251,15 @@ const f1 = (n: number) => n.toFixed(1);
 process.stdout.write(
   [
     `tui bench: ${DB}, ${COLS}x${ROWS}, ${RUNS} runs, ${ks.length} key presses`,
-    `first full screen: p50 ${f1(pct(ff, 50))} ms, min ${f1(Math.min(...ff))} ms, max ${f1(Math.max(...ff))} ms   (target p50 <= 300 ms)`,
-    `key to repaint:    p50 ${f1(pct(ks, 50))} ms, p95 ${f1(pct(ks, 95))} ms, max ${f1(Math.max(...ks))} ms   (target p95 <= 16 ms)`,
-    `  and parsed:      p50 ${f1(pct(parsed, 50))} ms, p95 ${f1(pct(parsed, 95))} ms   (the same, once the emulator has parsed it)`,
+    `first full screen: p50 ${f1(percentile(ff, 50))} ms, min ${f1(Math.min(...ff))} ms, max ${f1(Math.max(...ff))} ms   (target p50 <= 300 ms)`,
+    `key to repaint:    p50 ${f1(percentile(ks, 50))} ms, p95 ${f1(percentile(ks, 95))} ms, max ${f1(Math.max(...ks))} ms   (target p95 <= 16 ms)`,
+    `  and parsed:      p50 ${f1(percentile(parsed, 50))} ms, p95 ${f1(percentile(parsed, 95))} ms   (the same, once the emulator has parsed it)`,
     ...(app.length > 0
       ? [
-          `  in the app:      p50 ${f1(pct(app, 50))} ms, p95 ${f1(pct(app, 95))} ms, max ${f1(Math.max(...app))} ms   (key event to screen written)`,
+          `  in the app:      p50 ${f1(percentile(app, 50))} ms, p95 ${f1(percentile(app, 95))} ms, max ${f1(Math.max(...app))} ms   (key event to screen written)`,
         ]
       : []),
-    `memory:            RSS p50 ${f1(pct(rss, 50))} MB, peak (VmHWM) max ${f1(Math.max(...hwm))} MB   (target <= 200 MB)`,
+    `memory:            RSS p50 ${f1(percentile(rss, 50))} MB, peak (VmHWM) max ${f1(Math.max(...hwm))} MB   (target <= 200 MB)`,
     ...(runs[0].chain ? [`first full chain check done after ${f1(runs[0].chain / 1000)} s`] : []),
     '',
   ].join('\n'),

@@ -1,31 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { afterEach, expect } from 'vitest';
-import { ArboristError, Shard } from '../../src/store/index.js';
-import { tempDb } from '../support/tmp.js';
+import { expect } from 'vitest';
+import type { Shard } from '../../src/store/index.js';
 
-const opened: Shard[] = [];
-
-/** A shard on a real SQLite file in a fresh temporary folder, closed after the current test. */
-export function open(path: string = tempDb()): Shard {
-  const s = Shard.open(path);
-  opened.push(s);
-  return s;
-}
-
-afterEach(() => {
-  while (opened.length > 0) opened.pop()!.close();
-});
-
-/** The ArboristError thrown by fn. */
-export function errorOf(fn: () => unknown): ArboristError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof ArboristError) return e;
-    throw e;
-  }
-  throw new Error('expected an ArboristError, but nothing was thrown');
-}
+export { errorOf, openShard as open } from '../support/shard.js';
 
 /** A session with a chain of `n` turns; returns the sid and the Bates ids. */
 export function session(s: Shard, n: number, opts: { label?: string; parent?: string; word?: string } = {}) {
