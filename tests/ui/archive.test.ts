@@ -15,12 +15,12 @@ import {
   type EntryItem,
   planSignature,
 } from '../../src/ui/archive.js';
-import { selectedBates, transcriptDoc, update } from '../../src/ui/reducer.js';
-import { Runtime } from '../../src/ui/runtime.js';
-import { type Action, type Effect, initialState, type State } from '../../src/ui/state.js';
+import { selectedBates, transcriptDoc } from '../../src/ui/reducer.js';
+import type { Effect } from '../../src/ui/state.js';
 import { view } from '../../src/ui/view.js';
 import { entryShard } from '../support/entry-shard.js';
 import { tempDb } from '../support/tmp.js';
+import { driveRuntime } from '../support/ui-runtime.js';
 import { Driver } from './fixtures.js';
 
 const km = buildKeymap();
@@ -406,40 +406,7 @@ describe('archiveOutline', () => {
 // ---- the reducer with the real runtime on a real shard ---------------------------------------------------------
 
 function harness(db: string) {
-  const shard = Shard.open(db);
-  let state: State = initialState({ cols: 100, rows: 30, keymap: km });
-  const rt = new Runtime(
-    shard,
-    (a) => dispatch(a),
-    () => state,
-    { inlineChecks: true },
-  );
-  function dispatch(a: Action): void {
-    const [s, fx] = update(state, a);
-    state = s;
-    rt.run(fx);
-  }
-  const key = (...ks: string[]) => {
-    for (const k of ks)
-      dispatch({
-        type: 'key',
-        key: k,
-        ch: [...k].length === 1 ? k : undefined,
-        action: km.byKey.get(k) ?? null,
-      });
-  };
-  rt.run([{ type: 'loadSessions' }, { type: 'checkChain', full: true }]);
-  return {
-    shard,
-    key,
-    get state() {
-      return state;
-    },
-    close() {
-      rt.close();
-      shard.close();
-    },
-  };
+  return driveRuntime(Shard.open(db), {}, [{ type: 'loadSessions' }, { type: 'checkChain', full: true }]);
 }
 
 describe('entries and archives through the runtime', () => {

@@ -1,23 +1,15 @@
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { buildKeymap } from '../../src/keymap/index.js';
 import { Shard } from '../../src/store/index.js';
 import { S } from '../../src/ui/canvas.js';
 import { buildDemo } from '../../src/ui/demo.js';
 import { FIND_LIMIT, findBox, highlightSegments, toFound, wordHighlights } from '../../src/ui/find.js';
 import { fitSegments } from '../../src/ui/find-view.js';
-import { selectedBates, update } from '../../src/ui/reducer.js';
-import { Runtime } from '../../src/ui/runtime.js';
-import {
-  type Action,
-  type Effect,
-  type FindHit,
-  type FindOverlay,
-  initialState,
-  type State,
-} from '../../src/ui/state.js';
+import { selectedBates } from '../../src/ui/reducer.js';
+import type { Action, Effect, FindHit, FindOverlay } from '../../src/ui/state.js';
 import { view } from '../../src/ui/view.js';
 import { tempDb } from '../support/tmp.js';
+import { driveRuntime, until } from '../support/ui-runtime.js';
 import { Driver } from './fixtures.js';
 
 function hit(bates: string, question = `q of ${bates}`, opts: Partial<FindHit> = {}): FindHit {
@@ -431,54 +423,16 @@ describe('highlights', () => {
 describe('the find runtime', () => {
   const WORKER = pathToFileURL(fileURLToPath(new URL('../../dist/src/ui/find-worker.js', import.meta.url)));
 
-  async function until(pred: () => boolean, ms = 5000): Promise<void> {
-    const end = Date.now() + ms;
-    while (!pred()) {
-      if (Date.now() > end) throw new Error('timed out');
-      await new Promise((r) => setTimeout(r, 5));
-    }
-  }
-
   function harness(opts: { findWorkerUrl?: URL; inlineFind?: boolean }) {
     const db = tempDb();
     const s0 = Shard.open(db);
     buildDemo(s0, Date.parse('2026-11-20T00:00:00Z'));
     s0.close();
-    const shard = Shard.open(db);
-    const km = buildKeymap();
-    let state: State = initialState({ cols: 100, rows: 30, keymap: km });
     const seen: Action[] = [];
-    const rt = new Runtime(
-      shard,
-      (a) => dispatch(a),
-      () => state,
-      { inlineChecks: true, ...opts },
-    );
-    function dispatch(a: Action): void {
+    const h = driveRuntime(Shard.open(db), opts, [{ type: 'loadSessions' }], (a) => {
       if (a.type === 'found' || a.type === 'findFailed') seen.push(a);
-      const [s, fx] = update(state, a);
-      state = s;
-      rt.run(fx);
-    }
-    const key = (...ks: string[]) => {
-      for (const k of ks)
-        dispatch({
-          type: 'key',
-          key: k,
-          ch: k.length === 1 ? k : undefined,
-          action: km.byKey.get(k) ?? null,
-        });
-    };
-    rt.run([{ type: 'loadSessions' }]);
-    return {
-      shard,
-      rt,
-      key,
-      seen,
-      get state() {
-        return state;
-      },
-    };
+    });
+    return Object.assign(h, { seen });
   }
 
   for (const [name, opts, thread] of [

@@ -1,57 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { buildKeymap } from '../../src/keymap/index.js';
 import { Shard } from '../../src/store/index.js';
 import { buildDemo } from '../../src/ui/demo.js';
-import { selectedBates, update } from '../../src/ui/reducer.js';
-import { Runtime } from '../../src/ui/runtime.js';
-import { type Action, initialState, type State } from '../../src/ui/state.js';
+import { selectedBates } from '../../src/ui/reducer.js';
 import { tempDb } from '../support/tmp.js';
-
-async function until(pred: () => boolean, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!pred()) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
+import { driveRuntime, until } from '../support/ui-runtime.js';
 
 /** The reducer and the real runtime on a real shard, without a terminal (chain checks run inline). */
 function harness(db: string) {
-  const shard = Shard.open(db);
-  const km = buildKeymap();
-  let state: State = initialState({ cols: 100, rows: 30, keymap: km });
-  const rt = new Runtime(
-    shard,
-    (a) => dispatch(a),
-    () => state,
-    {
-      inlineChecks: true,
-      provider: { kind: 'manual', answer: 'a manual answer' },
-    },
-  );
-  function dispatch(a: Action): void {
-    const [s, fx] = update(state, a);
-    state = s;
-    rt.run(fx);
-  }
-  const key = (...ks: string[]) => {
-    for (const k of ks)
-      dispatch({ type: 'key', key: k, ch: k.length === 1 ? k : undefined, action: km.byKey.get(k) ?? null });
-  };
-  rt.run([{ type: 'loadSessions' }]);
-  rt.changed();
-  return {
-    shard,
-    rt,
-    key,
-    dispatch,
-    get state() {
-      return state;
-    },
-    poll() {
-      if (rt.changed()) dispatch({ type: 'dataChanged' });
-    },
-  };
+  const h = driveRuntime(Shard.open(db), { provider: { kind: 'manual', answer: 'a manual answer' } });
+  h.rt.changed();
+  return h;
 }
 
 describe('runtime effects on a real shard', () => {
