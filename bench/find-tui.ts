@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { findBox } from '../src/ui/find.js';
-import { BIN, pty, ROOT, Terminal, Unicode11Addon } from './pty.js';
+import { openTerminal, spawnTui } from './pty.js';
 import { percentile } from './stats.js';
 
 const { values } = parseArgs({
@@ -76,26 +76,14 @@ interface Run {
 }
 
 async function once(): Promise<Run> {
-  const term = new Terminal({ cols: COLS, rows: ROWS, allowProposedApi: true, scrollback: 0 });
-  term.loadAddon(new Unicode11Addon());
-  term.unicode.activeVersion = '11';
+  const term = openTerminal(COLS, ROWS);
   const dir = mkdtempSync(join(tmpdir(), 'arborist-find-bench-'));
   const tracePath = join(dir, 'find-trace');
   const keyTracePath = join(dir, 'key-trace');
-  const p = pty.spawn(process.execPath, [BIN, '--db', DB], {
-    name: 'xterm-256color',
-    cols: COLS,
-    rows: ROWS,
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '/tmp',
-      TERM: 'xterm-256color',
-      LANG: 'C.UTF-8',
-      ARBORIST_HOME: dir,
-      ARBORIST_FIND_TRACE: tracePath,
-      ARBORIST_TUI_TRACE: keyTracePath,
-    },
+  const p = spawnTui(DB, COLS, ROWS, {
+    ARBORIST_HOME: dir,
+    ARBORIST_FIND_TRACE: tracePath,
+    ARBORIST_TUI_TRACE: keyTracePath,
   });
   const line = (y: number) => term.buffer.active.getLine(y)?.translateToString(true) ?? '';
   let pending = 0;

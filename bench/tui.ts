@@ -17,7 +17,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { BIN, pty, ROOT, Terminal, Unicode11Addon } from './pty.js';
+import { openTerminal, spawnTui } from './pty.js';
 import { percentile } from './stats.js';
 
 const { values } = parseArgs({
@@ -127,28 +127,13 @@ function memKb(pid: number, field: string): number {
 }
 
 async function once(withChain: boolean): Promise<Run> {
-  const term = new Terminal({ cols: COLS, rows: ROWS, allowProposedApi: true, scrollback: 0 });
-  term.loadAddon(new Unicode11Addon());
-  term.unicode.activeVersion = '11';
+  const term = openTerminal(COLS, ROWS);
   let lastOut = 0;
   let pending = 0;
   const dir = mkdtempSync(join(tmpdir(), 'arborist-tui-bench-'));
   const tracePath = join(dir, 'trace');
   const t0 = performance.now();
-  const p = pty.spawn(process.execPath, [BIN, '--db', DB], {
-    name: 'xterm-256color',
-    cols: COLS,
-    rows: ROWS,
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '/tmp',
-      TERM: 'xterm-256color',
-      LANG: 'C.UTF-8',
-      ARBORIST_HOME: dir,
-      ARBORIST_TUI_TRACE: tracePath,
-    },
-  });
+  const p = spawnTui(DB, COLS, ROWS, { ARBORIST_HOME: dir, ARBORIST_TUI_TRACE: tracePath });
   let chainAt: number | undefined;
   let lastRaw = 0;
   let notify: (() => void) | null = null;
