@@ -46,7 +46,8 @@ export function matchExpression(terms: string[], prefixLast: boolean): string {
     .join(' ');
 }
 
-interface Candidate {
+/** A turn as find lists it. */
+export interface Candidate {
   id: number;
   bates: string;
   sid: string;

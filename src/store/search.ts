@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import Fuse from 'fuse.js';
-import { matchExpression, queryTerms, snippetsFor } from './find.js';
+import { type Candidate, matchExpression, queryTerms, snippetsFor } from './find.js';
 
 /**
  * Find: every turn of every session, as you type, with typos forgiven.
@@ -215,14 +215,7 @@ function expression(terms: string[], prefixLast: boolean, corrections: Record<st
     .join(' AND ');
 }
 
-interface Row {
-  id: number;
-  bates: string;
-  sid: string;
-  seq: number;
-  audit: string;
-  question: string;
-  created_at: string;
+interface Row extends Candidate {
   label: string | null;
 }
 

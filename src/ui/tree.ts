@@ -12,20 +12,10 @@ import { oneLine } from './sanitize.js';
 
 export type { OutlineNode };
 
-export interface OutlineRow {
-  id: number;
-  bates: string;
-  sid: string;
-  seq: number;
-  parent_bates: string | null;
-  is_top: boolean;
-  n_children: number;
+/** A row of an expanded session: the store's outline node, its question sanitised, and its place in the tree. */
+export interface OutlineRow extends Omit<OutlineNode, 'question' | 'local_depth'> {
   /** Sanitised one-line question start. */
   q: string;
-  audit: string;
-  created_at: string;
-  /** A child living in another session, shown under its parent here (a link). */
-  cross: boolean;
   depth: number;
   /** Tree guide drawn before the row (connectors of the branch points above it). */
   guide: string;
