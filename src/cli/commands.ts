@@ -1,16 +1,12 @@
 import { ArboristError, type TurnNode } from '../store/index.js';
-import { exactPositionals, flag, type OptionSpec, type Parsed, positiveInt, str } from './args.js';
+import { exactPositionals, flag, positiveInt, str } from './args.js';
+import type { Command } from './command.js';
 import type { Context } from './context.js';
 import { runFindArchived } from './maintain.js';
 import { oneLine, printJson, stripControls, table, truncate } from './output.js';
 
-export interface Command {
-  name: string;
-  usage: string;
-  summary: string;
-  options: OptionSpec;
-  run(p: Parsed, ctx: Context): Promise<number> | number;
-}
+// tui.ts (not ours to edit now) still imports the type from here.
+export type { Command } from './command.js';
 
 const short = (h: string) => h.slice(0, 12);
 const when = (iso: string) => iso.replace('T', ' ').slice(0, 16);

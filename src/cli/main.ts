@@ -1,7 +1,8 @@
 import { ArboristError } from '../store/index.js';
 import { parse } from './args.js';
 import { askCmd } from './ask.js';
-import { COMMANDS, type Command } from './commands.js';
+import type { Command } from './command.js';
+import { COMMANDS } from './commands.js';
 import { makeContext } from './context.js';
 import { MAINTENANCE_COMMANDS } from './maintain.js';
 import { safeJson } from './output.js';

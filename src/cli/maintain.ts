@@ -23,7 +23,7 @@ import {
   type TurnNode,
 } from '../store/index.js';
 import { flag, type Parsed, positiveInt, str } from './args.js';
-import type { Command } from './commands.js';
+import type { Command } from './command.js';
 import type { Context } from './context.js';
 import { oneLine, printJson, stripControls, table, truncate } from './output.js';
 
