@@ -6,7 +6,7 @@ import {
   requireEntry,
   setEntry,
 } from '../../store/index.js';
-import { need, one, only, str, usageError } from '../args.js';
+import { need, one, only, type Parsed, str, usageError } from '../args.js';
 import type { Command } from '../command.js';
 import type { Context } from '../context.js';
 import { oneLine, printJson, table, truncate } from '../output.js';
@@ -52,6 +52,77 @@ const ENTRY_USAGE =
   'arborist entry set KEY --session SID | entry list | entry show KEY | ' +
   'entry checkpoint KEY --pre SID --post SID [--summary TEXT] [--reason R] | entry usage-family KEY --add SID';
 
+function entrySet(p: Parsed, ctx: Context, rest: string[]): number {
+  const u = 'arborist entry set KEY --session SID';
+  only(p, ENTRY_OPTIONS, ['session'], 'entry set');
+  const key = one(rest, u);
+  const r = setEntry(ctx.writable(), key, need(p, 'session', u));
+  if (ctx.out.json)
+    printJson(ctx.out, { ...entryJson(r.entry), previous_sid: r.previous_sid, changed: r.changed });
+  else if (!r.changed) ctx.out.out(`${oneLine(key)} already points at ${r.entry.sessionId}\n`);
+  else
+    ctx.out.out(
+      `${oneLine(key)} -> ${r.entry.sessionId}${r.previous_sid ? ` (was ${r.previous_sid}, now in its usage family)` : ''}\n`,
+    );
+  return 0;
+}
+
+function entryList(p: Parsed, ctx: Context, rest: string[]): number {
+  only(p, ENTRY_OPTIONS, [], 'entry list');
+  if (rest.length > 0) throw usageError('arborist entry list');
+  const entries = listEntries(ctx.readable());
+  if (ctx.out.json) printJson(ctx.out, entries.map(entryJson));
+  else if (entries.length === 0)
+    ctx.out.out('no entries (create one with `arborist entry set KEY --session SID`)\n');
+  else
+    ctx.out.out(
+      `${table(
+        entries.map((e) => [
+          truncate(oneLine(e.key), 40),
+          e.sessionId,
+          String(e.compactionCheckpoints.length),
+          String(e.family.length),
+          when(e.updated_at),
+        ]),
+        ['KEY', 'SESSION', 'CHECKPOINTS', 'FAMILY', 'UPDATED'],
+      )}\n`,
+    );
+  return 0;
+}
+
+function entryShow(p: Parsed, ctx: Context, rest: string[]): number {
+  only(p, ENTRY_OPTIONS, [], 'entry show');
+  const e = requireEntry(ctx.readable(), one(rest, 'arborist entry show KEY'));
+  if (ctx.out.json) printJson(ctx.out, entryJson(e));
+  else printEntry(ctx, e);
+  return 0;
+}
+
+function entryCheckpoint(p: Parsed, ctx: Context, rest: string[]): number {
+  const u = 'arborist entry checkpoint KEY --pre SID --post SID [--summary TEXT] [--reason R]';
+  only(p, ENTRY_OPTIONS, ['pre', 'post', 'summary', 'reason'], 'entry checkpoint');
+  const key = one(rest, u);
+  const r = addCheckpoint(ctx.writable(), key, {
+    pre: need(p, 'pre', u),
+    post: need(p, 'post', u),
+    summary: str(p, 'summary'),
+    reason: str(p, 'reason'),
+  });
+  if (ctx.out.json) printJson(ctx.out, { ...entryJson(r.entry), checkpoint: r.checkpoint });
+  else ctx.out.out(`${r.checkpoint.checkpointId}\n`);
+  return 0;
+}
+
+function entryUsageFamily(p: Parsed, ctx: Context, rest: string[]): number {
+  const u = 'arborist entry usage-family KEY --add SID';
+  only(p, ENTRY_OPTIONS, ['add'], 'entry usage-family');
+  const key = one(rest, u);
+  const r = addUsageFamily(ctx.writable(), key, need(p, 'add', u));
+  if (ctx.out.json) printJson(ctx.out, { ...entryJson(r.entry), changed: r.changed });
+  else ctx.out.out(`${oneLine(key)} usage family: ${r.entry.usageFamilySessionIds.join(' ')}\n`);
+  return 0;
+}
+
 export const entryCmd: Command = {
   name: 'entry',
   usage: ENTRY_USAGE,
@@ -67,72 +138,16 @@ export const entryCmd: Command = {
   run(p, ctx) {
     const [sub, ...rest] = p.positionals;
     switch (sub) {
-      case 'set': {
-        const u = 'arborist entry set KEY --session SID';
-        only(p, ENTRY_OPTIONS, ['session'], 'entry set');
-        const key = one(rest, u);
-        const r = setEntry(ctx.writable(), key, need(p, 'session', u));
-        if (ctx.out.json)
-          printJson(ctx.out, { ...entryJson(r.entry), previous_sid: r.previous_sid, changed: r.changed });
-        else if (!r.changed) ctx.out.out(`${oneLine(key)} already points at ${r.entry.sessionId}\n`);
-        else
-          ctx.out.out(
-            `${oneLine(key)} -> ${r.entry.sessionId}${r.previous_sid ? ` (was ${r.previous_sid}, now in its usage family)` : ''}\n`,
-          );
-        return 0;
-      }
-      case 'list': {
-        only(p, ENTRY_OPTIONS, [], 'entry list');
-        if (rest.length > 0) throw usageError('arborist entry list');
-        const entries = listEntries(ctx.readable());
-        if (ctx.out.json) printJson(ctx.out, entries.map(entryJson));
-        else if (entries.length === 0)
-          ctx.out.out('no entries (create one with `arborist entry set KEY --session SID`)\n');
-        else
-          ctx.out.out(
-            `${table(
-              entries.map((e) => [
-                truncate(oneLine(e.key), 40),
-                e.sessionId,
-                String(e.compactionCheckpoints.length),
-                String(e.family.length),
-                when(e.updated_at),
-              ]),
-              ['KEY', 'SESSION', 'CHECKPOINTS', 'FAMILY', 'UPDATED'],
-            )}\n`,
-          );
-        return 0;
-      }
-      case 'show': {
-        only(p, ENTRY_OPTIONS, [], 'entry show');
-        const e = requireEntry(ctx.readable(), one(rest, 'arborist entry show KEY'));
-        if (ctx.out.json) printJson(ctx.out, entryJson(e));
-        else printEntry(ctx, e);
-        return 0;
-      }
-      case 'checkpoint': {
-        const u = 'arborist entry checkpoint KEY --pre SID --post SID [--summary TEXT] [--reason R]';
-        only(p, ENTRY_OPTIONS, ['pre', 'post', 'summary', 'reason'], 'entry checkpoint');
-        const key = one(rest, u);
-        const r = addCheckpoint(ctx.writable(), key, {
-          pre: need(p, 'pre', u),
-          post: need(p, 'post', u),
-          summary: str(p, 'summary'),
-          reason: str(p, 'reason'),
-        });
-        if (ctx.out.json) printJson(ctx.out, { ...entryJson(r.entry), checkpoint: r.checkpoint });
-        else ctx.out.out(`${r.checkpoint.checkpointId}\n`);
-        return 0;
-      }
-      case 'usage-family': {
-        const u = 'arborist entry usage-family KEY --add SID';
-        only(p, ENTRY_OPTIONS, ['add'], 'entry usage-family');
-        const key = one(rest, u);
-        const r = addUsageFamily(ctx.writable(), key, need(p, 'add', u));
-        if (ctx.out.json) printJson(ctx.out, { ...entryJson(r.entry), changed: r.changed });
-        else ctx.out.out(`${oneLine(key)} usage family: ${r.entry.usageFamilySessionIds.join(' ')}\n`);
-        return 0;
-      }
+      case 'set':
+        return entrySet(p, ctx, rest);
+      case 'list':
+        return entryList(p, ctx, rest);
+      case 'show':
+        return entryShow(p, ctx, rest);
+      case 'checkpoint':
+        return entryCheckpoint(p, ctx, rest);
+      case 'usage-family':
+        return entryUsageFamily(p, ctx, rest);
       default:
         throw usageError(ENTRY_USAGE);
     }
