@@ -59,3 +59,47 @@ export function exactPositionals(p: Parsed, n: number, usage: string): string[] 
   if (p.positionals.length !== n) throw new ArboristError('usage', `usage: ${usage}`);
   return p.positionals;
 }
+
+export function usageError(usage: string): ArboristError {
+  return new ArboristError('usage', `usage: ${usage}`);
+}
+
+/** The one positional a sub-command takes (after its sub-command word). */
+export function one(rest: string[], usage: string): string {
+  if (rest.length !== 1) throw usageError(usage);
+  return rest[0];
+}
+
+/** Refuses options that belong to another sub-command, so a misplaced flag is not silently ignored. */
+export function only(p: Parsed, all: string[], allowed: string[], sub: string): void {
+  for (const name of all) {
+    if (!allowed.includes(name) && p.values[name] !== undefined) {
+      throw new ArboristError('usage', `${sub} does not take --${name}`);
+    }
+  }
+}
+
+export function need(p: Parsed, name: string, usage: string): string {
+  const v = str(p, name);
+  if (v === undefined) throw usageError(usage);
+  return v;
+}
+
+/** "30d", "12h", "90m", "45s", "2w", "500ms" -> milliseconds. */
+export function parseDuration(s: string): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h|d|w)$/.exec(s.trim());
+  const unit: Record<string, number> = { ms: 1, s: 1e3, m: 60e3, h: 3600e3, d: 86400e3, w: 7 * 86400e3 };
+  if (!m || Number(m[1]) <= 0) {
+    throw new ArboristError('usage', `'${s}' is not a duration (a number and ms, s, m, h, d or w: 30d, 12h)`);
+  }
+  return Math.round(Number(m[1]) * unit[m[2]]);
+}
+
+/** "500M", "2G", "10K", "1.5GiB", "4096" -> bytes (powers of 1024). */
+export function parseSize(s: string): number {
+  const m = /^(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b)?$/i.exec(s.trim());
+  if (!m)
+    throw new ArboristError('usage', `'${s}' is not a size (a number, optionally K, M, G or T: 500M, 2G)`);
+  const pow = ' kmgt'.indexOf((m[2] || ' ').toLowerCase());
+  return Math.round(Number(m[1]) * 1024 ** pow);
+}

@@ -1,14 +1,39 @@
 import { ArboristError } from '../store/index.js';
 import { parse } from './args.js';
-import { askCmd } from './ask.js';
-import { COMMANDS, type Command } from './commands.js';
+import type { Command } from './command.js';
+import { archiveCmd } from './commands/archive.js';
+import { askCmd } from './commands/ask.js';
+import { chainCheckCmd, verifyCmd } from './commands/chain.js';
+import { entryCmd } from './commands/entries.js';
+import { findCmd } from './commands/find.js';
+import { deleteCmd, maintainCmd, resetCmd } from './commands/maintain.js';
+import { newCmd } from './commands/new.js';
+import { branchesCmd, listCmd, pathCmd, showCmd, treeCmd } from './commands/read.js';
 import { makeContext } from './context.js';
-import { MAINTENANCE_COMMANDS } from './maintain.js';
 import { safeJson } from './output.js';
 import { BROWSER_OPTIONS, demoCmd, openBrowser } from './tui.js';
 
 const VERSION = '0.1.0';
-const ALL: Command[] = [...COMMANDS, askCmd, ...MAINTENANCE_COMMANDS, demoCmd];
+
+/** Every command, in the order `arborist --help` lists them. */
+const ALL: Command[] = [
+  newCmd,
+  listCmd,
+  showCmd,
+  treeCmd,
+  pathCmd,
+  branchesCmd,
+  findCmd,
+  chainCheckCmd,
+  verifyCmd,
+  askCmd,
+  entryCmd,
+  resetCmd,
+  deleteCmd,
+  archiveCmd,
+  maintainCmd,
+  demoCmd,
+];
 
 function help(): string {
   const lines = [

@@ -1,8 +1,8 @@
-import { ask, providerFromOptions } from '../ask/index.js';
-import { ArboristError } from '../store/index.js';
-import { flag, list, positiveInt, str } from './args.js';
-import type { Command } from './commands.js';
-import { printJson } from './output.js';
+import { ask, providerFromOptions } from '../../ask/index.js';
+import { ArboristError } from '../../store/index.js';
+import { flag, list, positiveInt, str } from '../args.js';
+import type { Command } from '../command.js';
+import { printJson } from '../output.js';
 
 export const askCmd: Command = {
   name: 'ask',

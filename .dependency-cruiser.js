@@ -1,0 +1,76 @@
+// The import graph's rules, checked by `npm run lint` (dependency-cruiser; docs/dependencies.md).
+// The layers of src/, each allowed to import only the layers below it:
+//
+//   cli ──> ui ──> keymap
+//    │       │
+//    └───────┴──> ask ──> store
+//
+//   text: anything may import it; it imports nothing of the project.
+//   import (to come): imports store.
+//
+// Arrows are transitive (cli may use store directly; a layer below is below). Each rule below is an allow-list,
+// so a new folder under src/ is refused by all of them until it is given a place here.
+//
+// .dependency-cruiser-known-violations.json (`npx depcruise-baseline -c .dependency-cruiser.js src bench tests
+// vitest.config.ts`, which `npm run lint` passes as --ignore-known) lists circles that existed when this check
+// came in and were being removed on other branches; delete its entries once they are gone, so that none of them
+// can come back unseen. `--no-ignore-known` shows them.
+
+/** A rule that a layer imports only itself and the layers it may use. */
+const layer = (name, mayUse, comment) => ({
+  name: `${name}-imports-only-below`,
+  comment,
+  severity: 'error',
+  from: { path: `^src/${name}/` },
+  to: { path: '^src/', pathNot: `^src/(${[name, ...mayUse].join('|')})/` },
+});
+
+export default {
+  forbidden: [
+    {
+      name: 'no-circular',
+      comment:
+        'No import circles in src/, bench/ or tests/: a circle means two modules are one in disguise, and its ' +
+        'import order decides what is initialised first. Type-only imports count.',
+      severity: 'error',
+      from: { path: '^(src|bench|tests)/' },
+      to: { circular: true },
+    },
+    layer('text', [], 'text is the leaf: width, sanitising and wrapping of strings, usable by every layer.'),
+    layer('store', ['text'], 'store is the bottom layer: the shard knows nothing of who shows or asks.'),
+    layer('keymap', ['text'], 'keymap is pure data about keys; the UI reads it, never the other way round.'),
+    layer('ask', ['store', 'text'], 'ask writes answers through the store; it does not know the UI or the CLI.'),
+    layer(
+      'ui',
+      ['keymap', 'ask', 'store', 'text'],
+      'ui runs the TUI on top of keymap, ask and store; the CLI starts it, so ui must not import cli.',
+    ),
+    layer(
+      'cli',
+      ['ui', 'keymap', 'ask', 'store', 'text'],
+      'cli is the top: it parses arguments and calls the layers below; none of them may import it.',
+    ),
+    layer('import', ['store', 'text'], 'import (coming) reads foreign transcripts into the store, nothing else.'),
+    {
+      name: 'src-has-only-known-layers',
+      comment: 'Every folder of src/ is one of the layers above; give a new one a rule here before using it.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/(cli|ui|keymap|ask|store|text|import)/' },
+      to: {},
+    },
+    {
+      name: 'src-not-on-tests-or-bench',
+      comment: 'The shipped code never imports test or benchmark code.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^(tests|bench)/' },
+    },
+  ],
+  options: {
+    // Type-only imports couple modules too (and would become real ones with one edit), so they count.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.tests.json' },
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(dist|node_modules)/' },
+  },
+};

@@ -1,0 +1,96 @@
+import { ArboristError, findArchived } from '../../store/index.js';
+import { exactPositionals, flag, type Parsed, positiveInt, str, usageError } from '../args.js';
+import type { Command } from '../command.js';
+import type { Context } from '../context.js';
+import { oneLine, printJson, truncate } from '../output.js';
+import { printNodeLines } from './format.js';
+
+export const findCmd: Command = {
+  name: 'find',
+  usage: 'arborist find QUERY [--limit N] [--scope SID] | find --cache-key KEY | find --archived QUERY',
+  summary: 'search every turn of every session',
+  options: {
+    limit: { type: 'string' },
+    scope: { type: 'string' },
+    'cache-key': { type: 'string' },
+    archived: { type: 'boolean' },
+  },
+  run(p, ctx) {
+    if (flag(p, 'archived')) return runFindArchived(p, ctx);
+    const shard = ctx.readable();
+    const key = str(p, 'cache-key');
+    if (key !== undefined) {
+      exactPositionals(p, 0, this.usage);
+      const nodes = shard.findByCacheKey(key);
+      if (ctx.out.json)
+        printJson(
+          ctx.out,
+          nodes.map((n) => ({ bates: n.bates, audit: n.audit, question: n.question })),
+        );
+      else printNodeLines(ctx, nodes);
+      return 0;
+    }
+    if (p.positionals.length === 0) throw new ArboristError('usage', `usage: ${this.usage}`);
+    const query = p.positionals.join(' ');
+    const limit = positiveInt(p, 'limit', 20, 1000);
+    const scopeArg = str(p, 'scope');
+    const scope = scopeArg === undefined ? undefined : shard.resolveSession(scopeArg).sid;
+    const { hits, searched, corrections } = shard.search(query, { limit, scope, prefix: false });
+    if (ctx.out.json) {
+      printJson(
+        ctx.out,
+        hits.map((h) => ({ bates: h.bates, audit: h.audit, question: h.question, snippet: h.snippet })),
+      );
+      return 0;
+    }
+    const c = ctx.out.color;
+    for (const [typo, alts] of Object.entries(corrections)) {
+      ctx.out.err(`${c.dim(`(no '${oneLine(typo)}'; also searched ${alts.map(oneLine).join(', ')})`)}\n`);
+    }
+    if (hits.length === 0) ctx.out.out(`no turns match (searched ${searched})\n`);
+    const width = Math.max(40, (process.stdout.columns ?? 100) - 2);
+    for (const h of hits) {
+      ctx.out.out(
+        `[${c.cyan(h.bates)}] ${c.dim(h.audit)} ${truncate(oneLine(h.question), width - h.bates.length - h.audit.length - 4)}\n`,
+      );
+      ctx.out.out(`    ${c.dim(truncate(oneLine(h.snippet), width - 4))}\n`);
+    }
+    return 0;
+  },
+};
+
+/** `arborist find --archived QUERY [--limit N]`: a scan of the archive bodies (see findArchived). */
+function runFindArchived(p: Parsed, ctx: Context): number {
+  if (str(p, 'scope') !== undefined || str(p, 'cache-key') !== undefined) {
+    throw new ArboristError('usage', '--archived does not combine with --scope or --cache-key');
+  }
+  if (p.positionals.length === 0) throw usageError('arborist find --archived QUERY [--limit N]');
+  const hits = findArchived(ctx.readable(), p.positionals.join(' '), {
+    limit: positiveInt(p, 'limit', 20, 1000),
+  });
+  if (ctx.out.json) {
+    printJson(
+      ctx.out,
+      hits.map((h) => ({
+        bates: h.bates,
+        sid: h.sid,
+        audit: h.audit,
+        question: h.question,
+        snippet: h.snippet,
+        archived_at: h.archived_at,
+        reason: h.reason,
+      })),
+    );
+    return 0;
+  }
+  const c = ctx.out.color;
+  if (hits.length === 0) ctx.out.out('no archived turns match\n');
+  const width = Math.max(40, (process.stdout.columns ?? 100) - 2);
+  for (const h of hits) {
+    ctx.out.out(
+      `[${c.cyan(h.bates)}] ${c.yellow('archived')} ${truncate(oneLine(h.question), width - h.bates.length - 13)}\n`,
+    );
+    ctx.out.out(`    ${c.dim(truncate(oneLine(h.snippet), width - 4))}\n`);
+  }
+  return 0;
+}

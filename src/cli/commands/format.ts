@@ -1,0 +1,49 @@
+import type { TurnNode } from '../../store/index.js';
+import type { Context } from '../context.js';
+import { oneLine, truncate } from '../output.js';
+
+/** How several commands print the same things: times, hashes, turns, sessions, sizes. */
+
+export const short = (h: string) => h.slice(0, 12);
+export const when = (iso: string) => iso.replace('T', ' ').slice(0, 16);
+
+/** A turn as JSON: every field but the row id and the archive's is_top marker. */
+export function turnJson(n: TurnNode) {
+  const { id: _id, is_top: _top, ...rest } = n;
+  return rest;
+}
+
+/** One line per turn (Bates id, audit, question), indented by `indent`, marked when it branches. */
+export function printNodeLines<T extends TurnNode>(
+  ctx: Context,
+  nodes: T[],
+  indent: (n: T) => number = () => 0,
+): void {
+  const c = ctx.out.color;
+  const width = Math.max(40, (process.stdout.columns ?? 100) - 2);
+  for (const n of nodes) {
+    const pad = '  '.repeat(indent(n));
+    const mark = n.n_children >= 2 ? c.yellow(` ⑂${n.n_children}`) : '';
+    const head = `${pad}${c.cyan(n.bates)} ${c.dim(n.audit)} `;
+    const room = Math.max(10, width - pad.length - n.bates.length - n.audit.length - 6);
+    ctx.out.out(`${head}${truncate(oneLine(n.question), room)}${mark}\n`);
+  }
+}
+
+export function sessionLine(s: { sid: string; label: string | null; n_nodes: number }): string {
+  const label = s.label ? `  ${truncate(oneLine(s.label), 30)}` : '';
+  return `${s.sid}  ${s.n_nodes} turn${s.n_nodes === 1 ? '' : 's'}${label}`;
+}
+
+/** 1536 -> "1.5 KiB". */
+export function formatBytes(n: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let v = Math.abs(n);
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  const s = i === 0 ? String(v) : v.toFixed(1).replace(/\.0$/, '');
+  return `${n < 0 ? '-' : ''}${s} ${units[i]}`;
+}

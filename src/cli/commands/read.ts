@@ -1,0 +1,142 @@
+import { ArboristError } from '../../store/index.js';
+import { exactPositionals } from '../args.js';
+import type { Command } from '../command.js';
+import { oneLine, printJson, stripControls, table, truncate } from '../output.js';
+import { printNodeLines, short, turnJson, when } from './format.js';
+
+/** The read-only views of the shard: sessions, one turn, a session's tree, a path, the branch points. */
+
+export const listCmd: Command = {
+  name: 'list',
+  usage: 'arborist list',
+  summary: 'list sessions',
+  options: {},
+  run(p, ctx) {
+    exactPositionals(p, 0, this.usage);
+    const sessions = ctx.readable().listSessions();
+    if (ctx.out.json) {
+      printJson(
+        ctx.out,
+        sessions.map((s) => ({
+          sid: s.sid,
+          label: s.label,
+          created_at: s.created_at,
+          n_nodes: s.n_nodes,
+          session_root: s.session_root,
+        })),
+      );
+      return 0;
+    }
+    if (sessions.length === 0) {
+      ctx.out.out('no sessions yet (try `arborist demo`, or `arborist ask "..." --answer "..."`)\n');
+      return 0;
+    }
+    ctx.out.out(
+      `${table(
+        sessions.map((s) => [
+          s.sid,
+          truncate(oneLine(s.label ?? ''), 40),
+          String(s.n_nodes),
+          when(s.created_at),
+          short(s.session_root),
+        ]),
+        ['SID', 'LABEL', 'TURNS', 'CREATED', 'ROOT'],
+      )}\n`,
+    );
+    return 0;
+  },
+};
+
+export const showCmd: Command = {
+  name: 'show',
+  usage: 'arborist show BATES',
+  summary: 'show one turn with every field',
+  options: {},
+  run(p, ctx) {
+    const [id] = exactPositionals(p, 1, this.usage);
+    const shard = ctx.readable();
+    const r = shard.resolve(id);
+    if (r.kind !== 'node')
+      throw new ArboristError('input', `'${id}' is a session; show takes a turn's Bates id`);
+    const n = r.node;
+    if (ctx.out.json) {
+      printJson(ctx.out, turnJson(n));
+      return 0;
+    }
+    const c = ctx.out.color;
+    const rows: [string, string][] = [
+      ['bates', n.bates],
+      ['session', n.sid],
+      ['parent', n.parent_bates ?? '(root)'],
+      ['audit', n.audit],
+      ['created', n.created_at],
+      ['children', String(n.n_children)],
+      ['depth', String(n.depth)],
+      ['cited', n.cited_titles.map(oneLine).join(' · ') || '-'],
+      ['cache key', n.cache_key ?? '-'],
+      ['node hash', n.node_hash],
+      ['subtree', n.subtree_hash],
+    ];
+    if (n.source) rows.push(['source', `${oneLine(n.source)} ${oneLine(n.source_id ?? '')}`]);
+    for (const [k, v] of rows) ctx.out.out(`${c.dim(k.padEnd(10))} ${v}\n`);
+    ctx.out.out(
+      `\n${c.bold('Q')} ${stripControls(n.question)}\n\n${c.bold('A')} ${stripControls(n.answer_text)}\n`,
+    );
+    return 0;
+  },
+};
+
+export const treeCmd: Command = {
+  name: 'tree',
+  usage: 'arborist tree SID',
+  summary: "a session's turns as a tree, each with its depth",
+  options: {},
+  run(p, ctx) {
+    const [sid] = exactPositionals(p, 1, this.usage);
+    const nodes = ctx.readable().sessionTree(sid);
+    if (ctx.out.json) {
+      printJson(
+        ctx.out,
+        nodes.map((n) => ({ ...turnJson(n), depth: n.local_depth, global_depth: n.depth })),
+      );
+      return 0;
+    }
+    printNodeLines(ctx, nodes, (n) => n.local_depth);
+    return 0;
+  },
+};
+
+export const pathCmd: Command = {
+  name: 'path',
+  usage: 'arborist path BATES',
+  summary: 'the turns from the root down to BATES, across sessions',
+  options: {},
+  run(p, ctx) {
+    const [id] = exactPositionals(p, 1, this.usage);
+    const nodes = ctx.readable().pathTo(id);
+    if (ctx.out.json) printJson(ctx.out, nodes.map(turnJson));
+    else printNodeLines(ctx, nodes);
+    return 0;
+  },
+};
+
+export const branchesCmd: Command = {
+  name: 'branches',
+  usage: 'arborist branches [SID]',
+  summary: 'turns with two or more children',
+  options: {},
+  run(p, ctx) {
+    if (p.positionals.length > 1) throw new ArboristError('usage', `usage: ${this.usage}`);
+    const rows = ctx.readable().branchPoints(p.positionals[0]);
+    if (ctx.out.json) printJson(ctx.out, rows);
+    else if (rows.length === 0) ctx.out.out('no branch points\n');
+    else
+      ctx.out.out(
+        `${table(
+          rows.map((r) => [r.bates, String(r.n_children)]),
+          ['BATES', 'CHILDREN'],
+        )}\n`,
+      );
+    return 0;
+  },
+};
