@@ -16,8 +16,8 @@ import {
   type Shard,
 } from '../store/index.js';
 import { parseBates, type TurnNode } from '../store/shard.js';
+import { oneLine } from '../text/sanitize.js';
 import { type ArchivedTag, archiveOutline, type ChangeOp, type EntryItem, planSignature } from './archive.js';
-import { oneLine } from './sanitize.js';
 import type { BranchItem } from './state.js';
 import type { OutlineNode, SessionLike } from './tree.js';
 

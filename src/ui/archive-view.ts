@@ -2,6 +2,10 @@
  * Painters for the entries list and the reset/delete/restore confirmation (src/ui/archive.ts). All text from the
  * shard (entry keys, labels, the plan's reasons) is sanitised to one line and cut to the cells it has.
  */
+
+import { thousands } from '../text/format.js';
+import { oneLine } from '../text/sanitize.js';
+import { displayWidth, padTo, truncate } from '../text/width.js';
 import {
   type ConfirmOverlay,
   type ConfirmStyle,
@@ -10,10 +14,7 @@ import {
   type EntriesOverlay,
 } from './archive.js';
 import { type Frame, S } from './canvas.js';
-import { thousands } from './format.js';
-import { oneLine } from './sanitize.js';
 import type { Rect, State } from './state.js';
-import { displayWidth, padTo, truncate } from './width.js';
 
 const CONFIRM_STYLE: Record<ConfirmStyle, S> = {
   text: S.overlay,

@@ -13,12 +13,12 @@
 import type { ActionId } from '../keymap/index.js';
 import type { ChangePlan } from '../store/maintenance.js';
 import type { TurnNode } from '../store/shard.js';
-import { shortTime } from './format.js';
-import { oneLine } from './sanitize.js';
+import { shortTime } from '../text/format.js';
+import { oneLine } from '../text/sanitize.js';
+import { wrap } from '../text/width.js';
 import type { Effect, Message, State } from './state.js';
 import type { TLine } from './transcript.js';
 import { type OutlineNode, type SessionLike, sessionKey } from './tree.js';
-import { wrap } from './width.js';
 
 // ---- data ---------------------------------------------------------------------------------------------------
 

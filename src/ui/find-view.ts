@@ -3,13 +3,14 @@
  * (`[<bates>] <audit> <question>` with the matched parts highlighted, the session label dimmed), and the keys.
  * Every string from the shard goes through oneLine() (sanitize.ts) and is measured in cells (width.ts).
  */
+
+import { thousands } from '../text/format.js';
+import { oneLine } from '../text/sanitize.js';
+import { cpWidth, displayWidth, fitWidth, truncate } from '../text/width.js';
 import { type Frame, S } from './canvas.js';
 import { findBox, highlightSegments, type Segment } from './find.js';
-import { thousands } from './format.js';
-import { oneLine } from './sanitize.js';
 import type { FindHit, FindOverlay, State } from './state.js';
 import type { Glyphs } from './view.js';
-import { cpWidth, displayWidth, fitWidth, truncate } from './width.js';
 
 /** The end of `text` that fits in `max` cells (the query line scrolls to keep the cursor in view). */
 function tail(text: string, max: number): string {

@@ -3,7 +3,7 @@
  * no SQLite. The engine itself is src/store/search.ts.
  */
 import type { SearchResult } from '../store/search.js';
-import { oneLine } from './sanitize.js';
+import { oneLine } from '../text/sanitize.js';
 import type { FindHit, Rect } from './state.js';
 
 /** Hits asked for per query: more than the tallest box shows, few enough to cost nothing to rank and send. */

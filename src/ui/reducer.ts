@@ -3,6 +3,9 @@
  * of it is unit-testable. Effects are data; the runtime performs them and answers with actions.
  */
 import type { ActionId } from '../keymap/index.js';
+import { shortTime } from '../text/format.js';
+import { oneLine } from '../text/sanitize.js';
+import { displayWidth, wrap } from '../text/width.js';
 import {
   archivedSessionLines,
   keyMaintenance,
@@ -14,8 +17,6 @@ import {
   selectedArchived,
 } from './archive.js';
 import { FIND_LIMIT, findListHeight } from './find.js';
-import { shortTime } from './format.js';
-import { oneLine } from './sanitize.js';
 import {
   type Action,
   type BranchItem,
@@ -46,7 +47,6 @@ import {
   type Row,
   sessionKey,
 } from './tree.js';
-import { displayWidth, wrap } from './width.js';
 
 type Result = [State, Effect[]];
 

@@ -7,12 +7,12 @@ import type { AskRequest, AskResult, ProviderSpec } from '../ask/types.js';
 import type { ChainCheck } from '../store/audit.js';
 import type { Shard } from '../store/index.js';
 import { parseBates } from '../store/shard.js';
+import { oneLine } from '../text/sanitize.js';
 import { archivedSet, type MaintenanceEffect } from './archive.js';
 import { Archives } from './archive-runtime.js';
 import { buildDemo } from './demo.js';
 import { toFound } from './find.js';
 import type { FindReply, FindRequest } from './find-worker.js';
-import { oneLine } from './sanitize.js';
 import type { Action, BranchItem, Effect, State } from './state.js';
 
 export interface RuntimeOptions {

@@ -16,9 +16,9 @@
  */
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { cpWidth } from '../text/width.js';
 import type { Frame } from './canvas.js';
 import { S } from './canvas.js';
-import { cpWidth } from './width.js';
 
 const require = createRequire(import.meta.url);
 

@@ -4,9 +4,9 @@
  * the blocks on screen. A scroll position is (block, line in block).
  */
 import type { TurnNode } from '../store/shard.js';
-import { shortTime } from './format.js';
-import { oneLine, sanitize } from './sanitize.js';
-import { wrap } from './width.js';
+import { shortTime } from '../text/format.js';
+import { oneLine, sanitize } from '../text/sanitize.js';
+import { wrap } from '../text/width.js';
 
 export type Role =
   | 'session'

@@ -7,8 +7,8 @@
  * `├`/`└` connectors and one more column.
  */
 import type { OutlineNode } from '../store/shard.js';
+import { oneLine } from '../text/sanitize.js';
 import type { ArchivedTag } from './archive.js';
-import { oneLine } from './sanitize.js';
 
 export type { OutlineNode };
 

@@ -2,11 +2,14 @@
  * view(state) -> Frame: draws the whole screen as character cells, with no terminal. Only the visible rows of the
  * tree and the visible lines of the transcript are ever laid out, whatever the size of the shard.
  */
+
+import { age, parseTime, shortTime, thousands } from '../text/format.js';
+import { oneLine } from '../text/sanitize.js';
+import { displayWidth, truncate } from '../text/width.js';
 import { archivedSet } from './archive.js';
 import { drawConfirm, drawEntries } from './archive-view.js';
 import { Frame, S } from './canvas.js';
 import { drawFind } from './find-view.js';
-import { age, parseTime, shortTime, thousands } from './format.js';
 import {
   helpLines,
   overlayBox,
@@ -15,10 +18,8 @@ import {
   transcriptDoc,
   transcriptPos,
 } from './reducer.js';
-import { oneLine } from './sanitize.js';
 import { layout, type Rect, type State } from './state.js';
 import { type Role, windowLines } from './transcript.js';
-import { displayWidth, truncate } from './width.js';
 
 export interface Glyphs {
   open: string;

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { ChainCheck } from '../../src/store/audit.js';
+import { displayWidth } from '../../src/text/width.js';
 import { Frame, S } from '../../src/ui/canvas.js';
 import { autoPos, maxPos, pathDoc, scrollBy, type Turn, windowLines } from '../../src/ui/transcript.js';
 import { ASCII_GLYPHS, view } from '../../src/ui/view.js';
-import { displayWidth } from '../../src/ui/width.js';
 import { Driver, node } from './fixtures.js';
 
 function checkBorders(lines: string[]): void {

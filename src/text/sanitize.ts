@@ -1,7 +1,7 @@
 /**
  * Untrusted text (answers, questions, imported transcripts) must never reach a terminal raw. This removes every
  * escape and control sequence in both the 7-bit (ESC-introduced) and 8-bit (C1) forms, other control characters,
- * and bidi overrides/isolates that can reorder what a reader sees. Used by the TUI and by the CLI's human output.
+ * and bidi overrides/isolates that can reorder what a reader sees. Used by the TUI and by the CLI's human output (src/text is shared by both and imports nothing else of arborist).
  *
  * Safe by construction: whatever the sequence passes leave behind, the last pass deletes every remaining C0 (but
  * newline and tab), DEL and C1 code point, so no introducer can survive or be re-formed by a deletion.
@@ -55,16 +55,6 @@ export function oneLine(text: string): string {
   return stripControls(text)
     .replace(/[\t\n]+/g, ' ')
     .normalize('NFC');
-}
-
-/** Escapes blessed's tag syntax so `{bold}` in an answer is shown, not interpreted. */
-export function escapeTags(text: string): string {
-  return text.replace(/[{}]/g, (c) => (c === '{' ? '{open}' : '{close}'));
-}
-
-/** For blessed widgets that render tags: strip controls, expand tabs, escape tags. */
-export function sanitizeForWidget(text: string): string {
-  return escapeTags(sanitize(text));
 }
 
 /** True for a code point that must never be written to the terminal (the canvas's last line of defence). */

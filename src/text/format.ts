@@ -1,4 +1,4 @@
-/** Small pure formatters for the TUI. */
+/** Small pure formatters for people: counts, ages, times (the TUI's panes and the CLI's tables alike). */
 
 /** 12345 -> "12,345" */
 export function thousands(n: number): string {
