@@ -8,16 +8,16 @@ import {
   planDelete,
   Shard,
 } from '../../src/store/index.js';
+import type { Effect } from '../../src/ui/core/state.js';
+import { selectedBates, transcriptDoc } from '../../src/ui/core/update.js';
+import { view } from '../../src/ui/core/view.js';
 import {
   archiveOutline,
   type ConfirmOverlay,
   confirmLines,
   type EntryItem,
   planSignature,
-} from '../../src/ui/archive.js';
-import { selectedBates, transcriptDoc } from '../../src/ui/reducer.js';
-import type { Effect } from '../../src/ui/state.js';
-import { view } from '../../src/ui/view.js';
+} from '../../src/ui/features/maintenance/model.js';
 import { entryShard } from '../support/entry-shard.js';
 import { tempDb } from '../support/tmp.js';
 import { driveRuntime } from '../support/ui-runtime.js';

@@ -1,13 +1,19 @@
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { Shard } from '../../src/store/index.js';
-import { S } from '../../src/ui/canvas.js';
-import { buildDemo } from '../../src/ui/demo.js';
-import { FIND_LIMIT, findBox, highlightSegments, toFound, wordHighlights } from '../../src/ui/find.js';
-import { fitSegments } from '../../src/ui/find-view.js';
-import { selectedBates } from '../../src/ui/reducer.js';
-import type { Action, Effect, FindHit, FindOverlay } from '../../src/ui/state.js';
-import { view } from '../../src/ui/view.js';
+import type { Action, Effect, FindHit, FindOverlay } from '../../src/ui/core/state.js';
+import { selectedBates } from '../../src/ui/core/update.js';
+import { view } from '../../src/ui/core/view.js';
+import {
+  FIND_LIMIT,
+  findBox,
+  highlightSegments,
+  toFound,
+  wordHighlights,
+} from '../../src/ui/features/find/model.js';
+import { fitSegments } from '../../src/ui/features/find/view.js';
+import { buildDemo } from '../../src/ui/runtime/demo.js';
+import { S } from '../../src/ui/term/canvas.js';
 import { tempDb } from '../support/tmp.js';
 import { driveRuntime, until } from '../support/ui-runtime.js';
 import { Driver } from './fixtures.js';
@@ -421,7 +427,9 @@ describe('highlights', () => {
 });
 
 describe('the find runtime', () => {
-  const WORKER = pathToFileURL(fileURLToPath(new URL('../../dist/src/ui/find-worker.js', import.meta.url)));
+  const WORKER = pathToFileURL(
+    fileURLToPath(new URL('../../dist/src/ui/runtime/find-worker.js', import.meta.url)),
+  );
 
   function harness(opts: { findWorkerUrl?: URL; inlineFind?: boolean }) {
     const db = tempDb();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { ChainCheck } from '../../src/store/audit.js';
-import { selectedBates, transcriptDoc, transcriptPos } from '../../src/ui/reducer.js';
-import type { Turn } from '../../src/ui/transcript.js';
+import type { ChainCheck } from '../../src/store/index.js';
+import { selectedBates, transcriptDoc, transcriptPos } from '../../src/ui/core/update.js';
+import type { Turn } from '../../src/ui/features/transcript/model.js';
 import { Driver } from './fixtures.js';
 
 function turn(bates: string, parent: string | null, answer = 'an answer'): Turn {

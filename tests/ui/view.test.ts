@@ -1,9 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import type { ChainCheck } from '../../src/store/audit.js';
+import type { ChainCheck } from '../../src/store/index.js';
 import { displayWidth } from '../../src/text/width.js';
-import { Frame, S } from '../../src/ui/canvas.js';
-import { autoPos, maxPos, pathDoc, scrollBy, type Turn, windowLines } from '../../src/ui/transcript.js';
-import { ASCII_GLYPHS, view } from '../../src/ui/view.js';
+import { ASCII_GLYPHS, view } from '../../src/ui/core/view.js';
+import {
+  autoPos,
+  maxPos,
+  pathDoc,
+  scrollBy,
+  type Turn,
+  windowLines,
+} from '../../src/ui/features/transcript/model.js';
+import { Frame, S } from '../../src/ui/term/canvas.js';
 import { Driver, node } from './fixtures.js';
 
 function checkBorders(lines: string[]): void {

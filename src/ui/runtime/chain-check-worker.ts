@@ -4,7 +4,7 @@
  */
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { Shard } from '../store/index.js';
+import { Shard } from '../../store/index.js';
 
 export interface CheckRequest {
   id: number;

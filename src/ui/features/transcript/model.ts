@@ -3,10 +3,10 @@
  * wrapped lines, one block per turn, computed lazily and cached, so a 300-turn path with long answers costs only
  * the blocks on screen. A scroll position is (block, line in block).
  */
-import type { TurnNode } from '../store/shard.js';
-import { shortTime } from '../text/format.js';
-import { oneLine, sanitize } from '../text/sanitize.js';
-import { wrap } from '../text/width.js';
+import type { TurnNode } from '../../../store/index.js';
+import { shortTime } from '../../../text/format.js';
+import { oneLine, sanitize } from '../../../text/sanitize.js';
+import { wrap } from '../../../text/width.js';
 
 export type Role =
   | 'session'

@@ -3,8 +3,8 @@
  * terminal layer copies it into blessed's screen buffer. A wide character fills its cell and leaves the next one
  * as a continuation (''), exactly as the terminal will show it, so nothing can push a border out of place.
  */
-import { isUnsafeCodePoint } from '../text/sanitize.js';
-import { cpWidth, truncate } from '../text/width.js';
+import { isUnsafeCodePoint } from '../../text/sanitize.js';
+import { cpWidth, truncate } from '../../text/width.js';
 
 export enum S {
   normal,

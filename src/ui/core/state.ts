@@ -3,13 +3,17 @@
  * (reducer.ts) turns (state, action) into (state, effects); the runtime (runtime.ts) performs the effects and
  * feeds their results back as actions; the view (view.ts) draws a state into a Frame.
  */
-import type { ActionId, Keymap } from '../keymap/index.js';
-import { ACTIONS, helpRows, prettyKey } from '../keymap/index.js';
-import type { ChainCheck } from '../store/audit.js';
-import type { OutlineNode } from '../store/shard.js';
-import type { ConfirmOverlay, EntriesOverlay, MaintenanceAction, MaintenanceEffect } from './archive.js';
-import type { TPos, Turn } from './transcript.js';
-import type { Outline, Row, SessionLike } from './tree.js';
+import type { ActionId, Keymap } from '../../keymap/index.js';
+import { ACTIONS, helpRows, prettyKey } from '../../keymap/index.js';
+import type { ChainCheck, OutlineNode } from '../../store/index.js';
+import type {
+  ConfirmOverlay,
+  EntriesOverlay,
+  MaintenanceAction,
+  MaintenanceEffect,
+} from '../features/maintenance/model.js';
+import type { TPos, Turn } from '../features/transcript/model.js';
+import type { Outline, Row, SessionLike } from '../features/tree/model.js';
 
 export type Focus = 'tree' | 'transcript';
 

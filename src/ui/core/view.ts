@@ -3,13 +3,15 @@
  * tree and the visible lines of the transcript are ever laid out, whatever the size of the shard.
  */
 
-import { age, parseTime, shortTime, thousands } from '../text/format.js';
-import { oneLine } from '../text/sanitize.js';
-import { displayWidth, truncate } from '../text/width.js';
-import { archivedSet } from './archive.js';
-import { drawConfirm, drawEntries } from './archive-view.js';
-import { Frame, S } from './canvas.js';
-import { drawFind } from './find-view.js';
+import { age, parseTime, shortTime, thousands } from '../../text/format.js';
+import { oneLine } from '../../text/sanitize.js';
+import { displayWidth, truncate } from '../../text/width.js';
+import { drawFind } from '../features/find/view.js';
+import { archivedSet } from '../features/maintenance/model.js';
+import { drawConfirm, drawEntries } from '../features/maintenance/view.js';
+import { type Role, windowLines } from '../features/transcript/model.js';
+import { Frame, S } from '../term/canvas.js';
+import { layout, type Rect, type State } from './state.js';
 import {
   helpLines,
   overlayBox,
@@ -17,9 +19,7 @@ import {
   selectedOutlineRow,
   transcriptDoc,
   transcriptPos,
-} from './reducer.js';
-import { layout, type Rect, type State } from './state.js';
-import { type Role, windowLines } from './transcript.js';
+} from './update.js';
 
 export interface Glyphs {
   open: string;

@@ -5,14 +5,14 @@
  */
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ProviderSpec } from '../ask/types.js';
-import { buildKeymap, type Keymap, KeymapError, parseKeysJson } from '../keymap/index.js';
-import { ArboristError, arboristHome, Shard } from '../store/index.js';
-import { update } from './reducer.js';
-import { Runtime } from './runtime.js';
-import { type Action, initialState, type State } from './state.js';
+import type { ProviderSpec } from '../../ask/types.js';
+import { buildKeymap, type Keymap, KeymapError, parseKeysJson } from '../../keymap/index.js';
+import { ArboristError, arboristHome, Shard } from '../../store/index.js';
+import { type Action, initialState, type State } from '../core/state.js';
+import { update } from '../core/update.js';
+import { ASCII_GLYPHS, UNICODE_GLYPHS, view } from '../core/view.js';
+import { Runtime } from '../runtime/runtime.js';
 import { attrTable, chooseTerminal, createScreen, paint } from './terminal.js';
-import { ASCII_GLYPHS, UNICODE_GLYPHS, view } from './view.js';
 
 export interface TuiOptions {
   dbPath: string;

@@ -3,18 +3,18 @@
  * shard (entry keys, labels, the plan's reasons) is sanitised to one line and cut to the cells it has.
  */
 
-import { thousands } from '../text/format.js';
-import { oneLine } from '../text/sanitize.js';
-import { displayWidth, padTo, truncate } from '../text/width.js';
+import { thousands } from '../../../text/format.js';
+import { oneLine } from '../../../text/sanitize.js';
+import { displayWidth, padTo, truncate } from '../../../text/width.js';
+import type { Rect, State } from '../../core/state.js';
+import { type Frame, S } from '../../term/canvas.js';
 import {
   type ConfirmOverlay,
   type ConfirmStyle,
   confirmLines,
   confirmTitle,
   type EntriesOverlay,
-} from './archive.js';
-import { type Frame, S } from './canvas.js';
-import type { Rect, State } from './state.js';
+} from './model.js';
 
 const CONFIRM_STYLE: Record<ConfirmStyle, S> = {
   text: S.overlay,

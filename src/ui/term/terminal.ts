@@ -16,7 +16,7 @@
  */
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { cpWidth } from '../text/width.js';
+import { cpWidth } from '../../text/width.js';
 import type { Frame } from './canvas.js';
 import { S } from './canvas.js';
 

@@ -10,15 +10,14 @@
  *   out (the runtime re-plans inside the write transaction and refuses when the plan changed meanwhile), `n`/Esc
  *   goes back without writing anything.
  */
-import type { ActionId } from '../keymap/index.js';
-import type { ChangePlan } from '../store/maintenance.js';
-import type { TurnNode } from '../store/shard.js';
-import { shortTime } from '../text/format.js';
-import { oneLine } from '../text/sanitize.js';
-import { wrap } from '../text/width.js';
-import type { Effect, Message, State } from './state.js';
-import type { TLine } from './transcript.js';
-import { type OutlineNode, type SessionLike, sessionKey } from './tree.js';
+import type { ActionId } from '../../../keymap/index.js';
+import type { ChangePlan, TurnNode } from '../../../store/index.js';
+import { shortTime } from '../../../text/format.js';
+import { oneLine } from '../../../text/sanitize.js';
+import { wrap } from '../../../text/width.js';
+import type { Effect, Message, State } from '../../core/state.js';
+import type { TLine } from '../transcript/model.js';
+import { type OutlineNode, type SessionLike, sessionKey } from '../tree/model.js';
 
 // ---- data ---------------------------------------------------------------------------------------------------
 

@@ -2,7 +2,7 @@
  * A small demo shard: a few sessions with labels, branches (rewinds), and forks that cross sessions, so a new user
  * sees the idea at once. Built through the ordinary store API: every turn is hashed and audited like any other.
  */
-import type { Shard } from '../store/index.js';
+import type { Shard } from '../../store/index.js';
 
 interface DemoTurn {
   /** Local name, for parents. */

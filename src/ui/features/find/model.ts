@@ -2,9 +2,9 @@
  * The `/` find box: pure helpers shared by the reducer, the view, the runtime and the search worker. No terminal,
  * no SQLite. The engine itself is src/store/search.ts.
  */
-import type { SearchResult } from '../store/search.js';
-import { oneLine } from '../text/sanitize.js';
-import type { FindHit, Rect } from './state.js';
+import type { SearchResult } from '../../../store/index.js';
+import { oneLine } from '../../../text/sanitize.js';
+import type { FindHit, Rect } from '../../core/state.js';
 
 /** Hits asked for per query: more than the tallest box shows, few enough to cost nothing to rank and send. */
 export const FIND_LIMIT = 50;

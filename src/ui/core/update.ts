@@ -2,10 +2,11 @@
  * update(state, action) -> [state, effects]: every decision the TUI makes, with no terminal and no SQLite, so all
  * of it is unit-testable. Effects are data; the runtime performs them and answers with actions.
  */
-import type { ActionId } from '../keymap/index.js';
-import { shortTime } from '../text/format.js';
-import { oneLine } from '../text/sanitize.js';
-import { displayWidth, wrap } from '../text/width.js';
+import type { ActionId } from '../../keymap/index.js';
+import { shortTime } from '../../text/format.js';
+import { oneLine } from '../../text/sanitize.js';
+import { displayWidth, wrap } from '../../text/width.js';
+import { FIND_LIMIT, findListHeight } from '../features/find/model.js';
 import {
   archivedSessionLines,
   keyMaintenance,
@@ -15,17 +16,7 @@ import {
   openRestore,
   refusal,
   selectedArchived,
-} from './archive.js';
-import { FIND_LIMIT, findListHeight } from './find.js';
-import {
-  type Action,
-  type BranchItem,
-  type Effect,
-  type FindOverlay,
-  layout,
-  type Overlay,
-  type State,
-} from './state.js';
+} from '../features/maintenance/model.js';
 import {
   autoPos,
   type Doc,
@@ -35,7 +26,7 @@ import {
   scrollBy,
   type TLine,
   type TPos,
-} from './transcript.js';
+} from '../features/transcript/model.js';
 import {
   ancestorKeys,
   buildRows,
@@ -46,7 +37,16 @@ import {
   prepareOutline,
   type Row,
   sessionKey,
-} from './tree.js';
+} from '../features/tree/model.js';
+import {
+  type Action,
+  type BranchItem,
+  type Effect,
+  type FindOverlay,
+  layout,
+  type Overlay,
+  type State,
+} from './state.js';
 
 type Result = [State, Effect[]];
 

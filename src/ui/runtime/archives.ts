@@ -8,18 +8,25 @@ import {
   deleteEntry,
   listArchives,
   listEntries,
+  parseBates,
   planDelete,
   planReset,
   readArchive,
   resetEntry,
   restoreArchives,
   type Shard,
-} from '../store/index.js';
-import { parseBates, type TurnNode } from '../store/shard.js';
-import { oneLine } from '../text/sanitize.js';
-import { type ArchivedTag, archiveOutline, type ChangeOp, type EntryItem, planSignature } from './archive.js';
-import type { BranchItem } from './state.js';
-import type { OutlineNode, SessionLike } from './tree.js';
+  type TurnNode,
+} from '../../store/index.js';
+import { oneLine } from '../../text/sanitize.js';
+import type { BranchItem } from '../core/state.js';
+import {
+  type ArchivedTag,
+  archiveOutline,
+  type ChangeOp,
+  type EntryItem,
+  planSignature,
+} from '../features/maintenance/model.js';
+import type { OutlineNode, SessionLike } from '../features/tree/model.js';
 
 export class Archives {
   /** Decoded archives by sid, with their turns by Bates id; cleared whenever the list is read again. */

@@ -3,17 +3,16 @@
  * Each effect comes back as an action. Nothing here draws.
  */
 import { Worker } from 'node:worker_threads';
-import type { AskRequest, AskResult, ProviderSpec } from '../ask/types.js';
-import type { ChainCheck } from '../store/audit.js';
-import type { Shard } from '../store/index.js';
-import { parseBates } from '../store/shard.js';
-import { oneLine } from '../text/sanitize.js';
-import { archivedSet, type MaintenanceEffect } from './archive.js';
-import { Archives } from './archive-runtime.js';
+import type { AskRequest, AskResult, ProviderSpec } from '../../ask/types.js';
+import type { ChainCheck, Shard } from '../../store/index.js';
+import { parseBates } from '../../store/index.js';
+import { oneLine } from '../../text/sanitize.js';
+import type { Action, BranchItem, Effect, State } from '../core/state.js';
+import { toFound } from '../features/find/model.js';
+import { archivedSet, type MaintenanceEffect } from '../features/maintenance/model.js';
+import { Archives } from './archives.js';
 import { buildDemo } from './demo.js';
-import { toFound } from './find.js';
 import type { FindReply, FindRequest } from './find-worker.js';
-import type { Action, BranchItem, Effect, State } from './state.js';
 
 export interface RuntimeOptions {
   provider?: ProviderSpec;
@@ -237,7 +236,7 @@ export class Runtime {
     this.abort = ctl;
     // Loaded on first use: start-up does not pay for the providers.
     const ask = (req: AskRequest): Promise<AskResult> =>
-      import('../ask/index.js').then((m) => m.ask(this.shard, req));
+      import('../../ask/index.js').then((m) => m.ask(this.shard, req));
     ask({
       question: e.question,
       parent: e.parent ?? undefined,
@@ -325,7 +324,7 @@ export class Runtime {
 
   private ensureWorker(): Worker {
     if (this.worker) return this.worker;
-    const url = this.opts.workerUrl ?? new URL('./chain-worker.js', import.meta.url);
+    const url = this.opts.workerUrl ?? new URL('./chain-check-worker.js', import.meta.url);
     const w = new Worker(url, { workerData: { dbPath: this.shard.path } });
     w.unref();
     w.on('message', (m: { id: number; type: string; done?: number; result?: ChainCheck; error?: string }) => {

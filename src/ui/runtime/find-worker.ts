@@ -4,8 +4,8 @@
  * sequence number the reducer gave it; the answer carries the same number back.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { Shard } from '../store/index.js';
-import { toFound } from './find.js';
+import { Shard } from '../../store/index.js';
+import { toFound } from '../features/find/model.js';
 
 export interface FindRequest {
   seq: number;

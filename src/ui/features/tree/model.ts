@@ -6,9 +6,9 @@
  * off the pane. A turn whose parent has one child stays in its parent's column; the children of a branch point get
  * `├`/`└` connectors and one more column.
  */
-import type { OutlineNode } from '../store/shard.js';
-import { oneLine } from '../text/sanitize.js';
-import type { ArchivedTag } from './archive.js';
+import type { OutlineNode } from '../../../store/index.js';
+import { oneLine } from '../../../text/sanitize.js';
+import type { ArchivedTag } from '../maintenance/model.js';
 
 export type { OutlineNode };
 

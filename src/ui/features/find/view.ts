@@ -4,13 +4,13 @@
  * Every string from the shard goes through oneLine() (sanitize.ts) and is measured in cells (width.ts).
  */
 
-import { thousands } from '../text/format.js';
-import { oneLine } from '../text/sanitize.js';
-import { cpWidth, displayWidth, fitWidth, truncate } from '../text/width.js';
-import { type Frame, S } from './canvas.js';
-import { findBox, highlightSegments, type Segment } from './find.js';
-import type { FindHit, FindOverlay, State } from './state.js';
-import type { Glyphs } from './view.js';
+import { thousands } from '../../../text/format.js';
+import { oneLine } from '../../../text/sanitize.js';
+import { cpWidth, displayWidth, fitWidth, truncate } from '../../../text/width.js';
+import type { FindHit, FindOverlay, State } from '../../core/state.js';
+import type { Glyphs } from '../../core/view.js';
+import { type Frame, S } from '../../term/canvas.js';
+import { findBox, highlightSegments, type Segment } from './model.js';
 
 /** The end of `text` that fits in `max` cells (the query line scrolls to keep the cursor in view). */
 function tail(text: string, max: number): string {
