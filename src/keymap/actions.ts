@@ -138,3 +138,6 @@ export const ACTIONS = [
 export type ActionId = (typeof ACTIONS)[number]['id'];
 
 export const ACTION_IDS: readonly ActionId[] = ACTIONS.map((a) => a.id);
+
+/** The first key of each action as a person reads it, for messages ("Press d to load a demo"). */
+export type KeyNames = Partial<Record<ActionId, string>>;

@@ -1,6 +1,8 @@
 import { buildKeymap } from '../../src/keymap/index.js';
 import type { Shard } from '../../src/store/index.js';
-import { type Action, type Effect, initialState, type State } from '../../src/ui/core/state.js';
+import type { Action } from '../../src/ui/core/actions.js';
+import type { Effect } from '../../src/ui/core/effects.js';
+import { initialState, type State } from '../../src/ui/core/state.js';
 import { update } from '../../src/ui/core/update.js';
 import { Runtime, type RuntimeOptions } from '../../src/ui/runtime/runtime.js';
 

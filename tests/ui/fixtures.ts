@@ -1,6 +1,8 @@
 import { buildKeymap } from '../../src/keymap/index.js';
 import type { OutlineNode } from '../../src/store/index.js';
-import { type Action, type Effect, initialState, type State } from '../../src/ui/core/state.js';
+import type { Action } from '../../src/ui/core/actions.js';
+import type { Effect } from '../../src/ui/core/effects.js';
+import { initialState, type State } from '../../src/ui/core/state.js';
 import { update } from '../../src/ui/core/update.js';
 import type { SessionLike } from '../../src/ui/features/tree/model.js';
 

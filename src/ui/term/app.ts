@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import type { ProviderSpec } from '../../ask/types.js';
 import { buildKeymap, type Keymap, KeymapError, parseKeysJson } from '../../keymap/index.js';
 import { ArboristError, arboristHome, Shard } from '../../store/index.js';
-import { type Action, initialState, type State } from '../core/state.js';
+import type { Action } from '../core/actions.js';
+import { initialState, type State } from '../core/state.js';
 import { update } from '../core/update.js';
 import { ASCII_GLYPHS, UNICODE_GLYPHS, view } from '../core/view.js';
 import { Runtime } from '../runtime/runtime.js';
@@ -268,7 +269,7 @@ export async function runTui(opts: TuiOptions): Promise<number> {
           lastInput = Date.now();
           const k = keyName(ch, key ?? {});
           if (!k) return;
-          dispatchNow({ type: 'key', key: k.key, ch: k.ch, action: keymap.byKey.get(k.key) ?? null });
+          dispatchNow({ type: 'key', key: k.key, ch: k.ch });
         } catch (e) {
           fail(e);
         }

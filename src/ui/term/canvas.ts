@@ -6,7 +6,7 @@
 import { isUnsafeCodePoint } from '../../text/sanitize.js';
 import { cpWidth, truncate } from '../../text/width.js';
 
-export enum S {
+export enum Style {
   normal,
   border,
   borderFocus,
@@ -57,7 +57,7 @@ export class Frame {
   }
 
   /** Sets one cell, first breaking any wide character that the write would cut in half. */
-  private put(row: number, x: number, chr: string, style: S): void {
+  private put(row: number, x: number, chr: string, style: Style): void {
     const i = row + x;
     if (this.ch[i] === '' && x > 0) this.ch[i - 1] = ' ';
     if (x + 1 < this.width && this.ch[i + 1] === '') this.ch[i + 1] = ' ';
@@ -66,7 +66,7 @@ export class Frame {
   }
 
   /** Fills a rectangle with one character (a space by default) of one style. */
-  fill(x: number, y: number, w: number, h: number, style: S, char = ' '): void {
+  fill(x: number, y: number, w: number, h: number, style: Style, char = ' '): void {
     for (let j = Math.max(0, y); j < Math.min(this.height, y + h); j++) {
       for (let i = Math.max(0, x); i < Math.min(this.width, x + w); i++)
         this.put(j * this.width, i, char, style);
@@ -77,7 +77,7 @@ export class Frame {
    * Writes one line of text at (x, y), clipped to `max` cells and to the frame; returns the cells used. Text is
    * expected sanitised; any control or bidi code point that slips through is dropped here all the same.
    */
-  text(x: number, y: number, s: string, style: S, max = this.width - x): number {
+  text(x: number, y: number, s: string, style: Style, max = this.width - x): number {
     if (y < 0 || y >= this.height || max <= 0) return 0;
     const limit = Math.min(x + max, this.width);
     let cx = x;
@@ -116,13 +116,13 @@ export class Frame {
   }
 
   /** Re-styles cells without changing their text (selection bars). */
-  restyle(x: number, y: number, w: number, style: S): void {
+  restyle(x: number, y: number, w: number, style: Style): void {
     if (y < 0 || y >= this.height) return;
     for (let i = Math.max(0, x); i < Math.min(this.width, x + w); i++) this.st[y * this.width + i] = style;
   }
 
   /** A box outline with an optional title on the top edge. */
-  box(x: number, y: number, w: number, h: number, style: S, title?: string, titleStyle?: S): void {
+  box(x: number, y: number, w: number, h: number, style: Style, title?: string, titleStyle?: Style): void {
     if (w < 2 || h < 2) return;
     const r = x + w - 1;
     const b = y + h - 1;

@@ -1,10 +1,51 @@
 /**
- * The `/` find box: pure helpers shared by the reducer, the view, the runtime and the search worker. No terminal,
- * no SQLite. The engine itself is src/store/search.ts.
+ * The `/` find box: its state and pure helpers shared by its update, its view, the runtime and the search worker.
+ * No terminal, no SQLite. The engine itself is src/store/search.ts.
  */
 import type { SearchResult } from '../../../store/index.js';
 import { oneLine } from '../../../text/sanitize.js';
-import type { FindHit, Rect } from '../../core/state.js';
+import type { Focus, Rect } from '../../core/layout.js';
+import type { TPos } from '../transcript/model.js';
+
+/** One line of the find box's results: what it shows of a store SearchHit, trimmed. */
+export interface HitLine {
+  bates: string;
+  sid: string;
+  audit: string;
+  /** Raw (unsanitised, possibly cut) question; `highlights` index into it (UTF-16, inclusive ranges). */
+  question: string;
+  label: string | null;
+  highlights: [number, number][];
+}
+
+/** The `/` overlay. Results carry the `seq` of the query they answer; only the latest query's are shown. */
+export interface FindOverlay {
+  kind: 'find';
+  text: string;
+  /** All sessions, or only `sid` (the session of the selection when the overlay opened). */
+  scope: 'all' | 'session';
+  sid: string | null;
+  /** The latest query asked for. */
+  seq: number;
+  /** The query whose results are shown (0: none yet); shown !== seq while a query is in flight. */
+  shown: number;
+  hits: HitLine[];
+  /** Turns in scope ("37 of 12,408"); null until the first answer. */
+  searched: number | null;
+  /** One-edit corrections used ("also: lifetime"). */
+  corrections: string[];
+  error: string | null;
+  sel: number;
+  top: number;
+  /** Where Esc returns to. */
+  back: { selKey: string | null; top: number; tpos: TPos | null; focus: Focus };
+}
+
+/** Find state that outlives the overlay: the query counter, and the hits n/N step through. */
+export interface FindMemory {
+  seq: number;
+  last: { query: string; hits: HitLine[]; at: number } | null;
+}
 
 /** Hits asked for per query: more than the tallest box shows, few enough to cost nothing to rank and send. */
 export const FIND_LIMIT = 50;
@@ -12,7 +53,7 @@ export const FIND_LIMIT = 50;
 export const FIND_QUESTION_MAX = 600;
 
 /** A search answer as the TUI keeps it: hits trimmed to what a line can show, corrections flattened. */
-export function toFound(r: SearchResult): { hits: FindHit[]; searched: number; corrections: string[] } {
+export function toFound(r: SearchResult): { hits: HitLine[]; searched: number; corrections: string[] } {
   return {
     hits: r.hits.map((h) => {
       const question =

@@ -8,7 +8,6 @@
  */
 import type { OutlineNode } from '../../../store/index.js';
 import { oneLine } from '../../../text/sanitize.js';
-import type { ArchivedTag } from '../maintenance/model.js';
 
 export type { OutlineNode };
 
@@ -102,6 +101,12 @@ export function prepareOutline(sid: string, nodes: readonly OutlineNode[]): Outl
   return { sid, rows, index };
 }
 
+/** Carried by a session of the tree that is archived (SessionLike.archived). */
+export interface ArchivedTag {
+  reason: string;
+  archived_at: string;
+}
+
 export interface SessionLike {
   sid: string;
   label: string | null;
@@ -111,10 +116,12 @@ export interface SessionLike {
   archived?: ArchivedTag;
 }
 
-/** A visible row: a session (oi = -1) or one of its outline rows. */
+/** A visible row: a session (node = -1) or one of its outline rows. */
 export interface Row {
-  si: number;
-  oi: number;
+  /** Index into the sessions list. */
+  session: number;
+  /** Index into the session's outline rows; -1 for the session's own row. */
+  node: number;
 }
 
 export function buildRows(
@@ -124,15 +131,15 @@ export function buildRows(
   collapsed: ReadonlySet<string>,
 ): Row[] {
   const out: Row[] = [];
-  for (let si = 0; si < sessions.length; si++) {
-    out.push({ si, oi: -1 });
-    const sid = sessions[si].sid;
+  for (let session = 0; session < sessions.length; session++) {
+    out.push({ session, node: -1 });
+    const sid = sessions[session].sid;
     if (!expanded.has(sid)) continue;
     const ol = outlines.get(sid);
     if (!ol) continue;
     const rows = ol.rows;
     for (let i = 0; i < rows.length; ) {
-      out.push({ si, oi: i });
+      out.push({ session, node: i });
       const r = rows[i];
       if (r.end > i + 1 && collapsed.has(rowKeyOf(r))) i = r.end;
       else i++;
@@ -147,10 +154,10 @@ export function keyOfRow(
   outlines: ReadonlyMap<string, Outline>,
 ): string | null {
   if (!row) return null;
-  const s = sessions[row.si];
+  const s = sessions[row.session];
   if (!s) return null;
-  if (row.oi < 0) return sessionKey(s.sid);
-  const r = outlines.get(s.sid)?.rows[row.oi];
+  if (row.node < 0) return sessionKey(s.sid);
+  const r = outlines.get(s.sid)?.rows[row.node];
   return r ? rowKeyOf(r) : null;
 }
 
@@ -159,9 +166,9 @@ export function outlineRowOf(
   sessions: readonly SessionLike[],
   outlines: ReadonlyMap<string, Outline>,
 ): OutlineRow | undefined {
-  if (!row || row.oi < 0) return undefined;
-  const s = sessions[row.si];
-  return s ? outlines.get(s.sid)?.rows[row.oi] : undefined;
+  if (!row || row.node < 0) return undefined;
+  const s = sessions[row.session];
+  return s ? outlines.get(s.sid)?.rows[row.node] : undefined;
 }
 
 /** Keys of a row's ancestors inside its outline (to uncollapse them when revealing it). */
