@@ -1,25 +1,17 @@
 /**
- * The runtime's side of entries and the archive tier: reads archived sessions for the tree (read-only, from the
- * archive bodies) and carries out the confirmed reset, delete and restore. Used by runtime.ts; nothing here draws.
+ * Archived sessions for the tree, read-only, from the archive bodies (docs/sessions.md "Entries, archiving and
+ * retention"). Used by the session source (sessions.ts); nothing here draws.
  */
 import {
   type ArchiveContent,
-  type ChangePlan,
-  deleteEntry,
   listArchives,
-  listEntries,
   parseBates,
-  planDelete,
-  planReset,
   readArchive,
-  resetEntry,
-  restoreArchives,
   type Shard,
   type TurnNode,
 } from '../../store/index.js';
 import { oneLine } from '../../text/sanitize.js';
 import type { BranchItem } from '../core/state.js';
-import { type ChangeOp, type EntryItem, planSignature } from '../features/maintenance/model.js';
 import type { ArchivedTag, OutlineNode, SessionLike } from '../features/tree/model.js';
 
 /**
@@ -67,7 +59,7 @@ export function archiveOutline(nodes: readonly TurnNode[], qChars = 160): Outlin
   return out;
 }
 
-export class Archives {
+export class ArchiveReader {
   /** Decoded archives by sid, with their turns by Bates id; cleared whenever the list is read again. */
   private cache = new Map<string, { content: ArchiveContent; byBates: Map<string, TurnNode> }>();
 
@@ -133,47 +125,5 @@ export class Archives {
   title(sid: string): string {
     const first = this.load(sid).content.nodes[0];
     return first ? oneLine(first.question.slice(0, 200)) : '';
-  }
-
-  // ---- entries ----------------------------------------------------------------------------------------------
-
-  entries(): EntryItem[] {
-    return listEntries(this.shard).map((e) => {
-      const ses = e.sessionId ? this.shard.getSession(e.sessionId) : undefined;
-      return {
-        key: e.key,
-        sid: e.sessionId,
-        label: ses?.label ?? null,
-        n_nodes: ses ? ses.n_nodes : null,
-        family: e.family.length,
-      };
-    });
-  }
-
-  plan(op: ChangeOp, key: string): ChangePlan {
-    return op === 'reset' ? planReset(this.shard, key) : planDelete(this.shard, key);
-  }
-
-  /**
-   * Carries out a confirmed reset or delete in one write transaction, first checking that the plan is still the
-   * one confirmed: when another writer changed what would be archived or kept, nothing is written and the new plan
-   * comes back instead.
-   */
-  apply(
-    op: ChangeOp,
-    key: string,
-    expect: string,
-  ): { stale: ChangePlan } | { sid: string | null; archived: string[]; kept: string[] } {
-    return this.shard.write(() => {
-      const fresh = this.plan(op, key);
-      if (planSignature(fresh) !== expect) return { stale: fresh };
-      const r = op === 'reset' ? resetEntry(this.shard, key) : deleteEntry(this.shard, key);
-      return { sid: r.sid, archived: r.archived.map((a) => a.sid), kept: r.keep.map((k) => k.sid) };
-    });
-  }
-
-  restore(sid: string): { sids: string[]; n_nodes: number } {
-    const r = restoreArchives(this.shard, [sid]);
-    return { sids: r.map((x) => x.sid), n_nodes: r.reduce((n, x) => n + x.n_nodes, 0) };
   }
 }
