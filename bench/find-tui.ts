@@ -17,7 +17,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { findBox } from '../src/ui/find.js';
+import { findBox } from '../src/ui/features/find/model.js';
 import { openTerminal, spawnTui } from './pty.js';
 import { percentile } from './stats.js';
 

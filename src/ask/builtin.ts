@@ -1,5 +1,5 @@
 import type { Retrieval } from './retrieve.js';
-import { oneLine } from './text.js';
+import { clipLine } from './text.js';
 
 export interface BuiltinAnswer {
   answer_text: string;
@@ -28,7 +28,7 @@ export function builtinAnswer(r: Retrieval): BuiltinAnswer {
     '',
   ];
   for (const c of cites) {
-    lines.push(`[${c.bates}] ${oneLine(c.question, 120)}`);
+    lines.push(`[${c.bates}] ${clipLine(c.question, 120)}`);
     if (c.snippet !== '') lines.push(`  ${c.snippet}`);
   }
   return {

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
 import { AskError, cancelled } from './errors.js';
-import { oneLine } from './text.js';
+import { clipLine } from './text.js';
 
 export const DEFAULT_TIMEOUT_MS = 120_000;
 export const DEFAULT_MAX_BYTES = 1024 * 1024;
@@ -37,7 +37,7 @@ function describeTime(ms: number): string {
 
 function lastLine(text: string): string {
   const lines = text.split(/\r?\n/).filter((l) => l.trim() !== '');
-  return lines.length === 0 ? '' : oneLine(lines[lines.length - 1], 200);
+  return lines.length === 0 ? '' : clipLine(lines[lines.length - 1], 200);
 }
 
 /**
@@ -52,7 +52,7 @@ export function runCommand(argv: readonly string[], input: string, opts: RunOpti
   const maxBytes = opts.maxBytes ?? DEFAULT_MAX_BYTES;
   if (argv.length === 0 || argv[0] === '')
     return Promise.reject(new AskError('config', 'the answer command is empty'));
-  const name = oneLine(argv[0], 80);
+  const name = clipLine(argv[0], 80);
   if (opts.signal?.aborted) return Promise.reject(cancelled());
 
   return new Promise<string>((resolve, reject) => {
@@ -184,5 +184,5 @@ function spawnError(name: string, err: unknown): AskError {
   if (code === 'EACCES' || code === 'EPERM')
     return new AskError('missing', `answer command '${name}' is not executable`);
   const msg = err instanceof Error ? err.message : String(err);
-  return new AskError('missing', `answer command '${name}' could not be started: ${oneLine(msg, 200)}`);
+  return new AskError('missing', `answer command '${name}' could not be started: ${clipLine(msg, 200)}`);
 }

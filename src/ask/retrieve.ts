@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { cachedStatement as stmt } from '../store/index.js';
-import { contentTerms, isFollowUp, normaliseQuestion, oneLine, tokens } from './text.js';
+import { clipLine, contentTerms, isFollowUp, normaliseQuestion, tokens } from './text.js';
 
 /**
  * Retrieval for the built-in answerer and for the `context` an external command receives.
@@ -135,7 +135,7 @@ interface Row {
 
 /** A short window of the answer around the first match of the most telling term, on one line. */
 export function snippetOf(answer: string, terms: readonly string[]): string {
-  const flat = oneLine(answer.slice(0, 4000), Number.POSITIVE_INFINITY);
+  const flat = clipLine(answer.slice(0, 4000), Number.POSITIVE_INFINITY);
   if (flat.length <= SNIPPET_MAX) return flat;
   const lower = flat.toLowerCase();
   let pos = -1;
@@ -281,7 +281,7 @@ export function retrieve(
     return {
       bates: row.bates,
       question: row.question,
-      title: oneLine(row.question, TITLE_MAX) || row.bates,
+      title: clipLine(row.question, TITLE_MAX) || row.bates,
       snippet: snippetOf(answers.get(row.id) ?? '', byWeight),
       score: Math.round(score * 1000) / 1000,
     };

@@ -88,8 +88,11 @@ export function isFollowUp(question: string): boolean {
 /** C0/C1 controls, DEL, bidi overrides and isolates: never let them into a one-line rendering. */
 const UNSAFE_RE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
-/** One line of at most `max` characters: controls removed, whitespace collapsed, an ellipsis when cut. */
-export function oneLine(text: string, max: number): string {
+/**
+ * One line of at most `max` characters: controls removed, whitespace collapsed, an ellipsis when cut (for prompts;
+ * the screen's one-line sanitiser is src/text/sanitize.ts's oneLine).
+ */
+export function clipLine(text: string, max: number): string {
   const s = text.replace(UNSAFE_RE, '').replace(/\s+/gu, ' ').trim();
   if (s.length <= max) return s;
   const chars = [...s];

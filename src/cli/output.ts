@@ -1,6 +1,6 @@
 import { Chalk, type ChalkInstance } from 'chalk';
-import { oneLine, stripControls } from '../ui/sanitize.js';
-import { displayWidth, truncate } from '../ui/width.js';
+import { oneLine, stripControls } from '../text/sanitize.js';
+import { displayWidth, truncate } from '../text/width.js';
 
 /**
  * Everything the CLI prints goes through here: JSON for scripts, aligned text for people, colour only on a

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { providerFromOptions } from '../ask/index.js';
 import { arboristHome, Shard } from '../store/index.js';
-import { runTui } from '../ui/app.js';
-import { buildDemo } from '../ui/demo.js';
+import { buildDemo } from '../ui/runtime/demo.js';
+import { runTui } from '../ui/term/app.js';
 import { flag, type OptionSpec, type Parsed, str } from './args.js';
 import type { Command } from './commands.js';
 import type { Context } from './context.js';

@@ -61,6 +61,7 @@ export {
   type AddedTurn,
   formatBates,
   type NewTurn,
+  type OutlineNode,
   parseBates,
   type Resolved,
   type Session,

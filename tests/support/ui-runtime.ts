@@ -1,8 +1,10 @@
 import { buildKeymap } from '../../src/keymap/index.js';
 import type { Shard } from '../../src/store/index.js';
-import { update } from '../../src/ui/reducer.js';
-import { Runtime, type RuntimeOptions } from '../../src/ui/runtime.js';
-import { type Action, type Effect, initialState, type State } from '../../src/ui/state.js';
+import type { Action } from '../../src/ui/core/actions.js';
+import type { Effect } from '../../src/ui/core/effects.js';
+import { initialState, type State } from '../../src/ui/core/state.js';
+import { update } from '../../src/ui/core/update.js';
+import { Runtime, type RuntimeOptions } from '../../src/ui/runtime/runtime.js';
 
 /**
  * The reducer and the real runtime on a real shard, without a terminal: what app.ts wires, minus the screen.

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach } from 'vitest';
 import { Shard } from '../../src/store/index.js';
-import { buildDemo } from '../../src/ui/demo.js';
+import { buildDemo } from '../../src/ui/runtime/demo.js';
 import { Tui } from '../support/pty.js';
 import { tempDb, tempDir } from '../support/tmp.js';
 

@@ -8,16 +8,17 @@ import {
   planDelete,
   Shard,
 } from '../../src/store/index.js';
+import type { Effect } from '../../src/ui/core/effects.js';
+import { selectedBates } from '../../src/ui/core/selectors.js';
+import { view } from '../../src/ui/core/view.js';
 import {
-  archiveOutline,
   type ConfirmOverlay,
   confirmLines,
   type EntryItem,
   planSignature,
-} from '../../src/ui/archive.js';
-import { selectedBates, transcriptDoc } from '../../src/ui/reducer.js';
-import type { Effect } from '../../src/ui/state.js';
-import { view } from '../../src/ui/view.js';
+} from '../../src/ui/features/maintenance/model.js';
+import { transcriptDoc } from '../../src/ui/features/transcript/doc.js';
+import { archiveOutline } from '../../src/ui/runtime/archives.js';
 import { entryShard } from '../support/entry-shard.js';
 import { tempDb } from '../support/tmp.js';
 import { driveRuntime } from '../support/ui-runtime.js';
@@ -445,7 +446,7 @@ describe('entries and archives through the runtime', () => {
       const arch = h.state.sessions.filter((x) => x.archived).map((x) => x.sid);
       expect(arch.sort()).toEqual([f.cur.sid, f.pre.sid].sort());
       // the pre-compaction session: expand it, read its second turn from the archive
-      const i = h.state.list.findIndex((r) => h.state.sessions[r.si].sid === f.pre.sid);
+      const i = h.state.list.findIndex((r) => h.state.sessions[r.session].sid === f.pre.sid);
       h.key(...Array(i).fill('j'));
       h.key('l', 'l', 'j');
       expect(selectedBates(h.state)).toBe(f.pre.bates[1]);

@@ -1,18 +1,27 @@
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { Shard } from '../../src/store/index.js';
-import { S } from '../../src/ui/canvas.js';
-import { buildDemo } from '../../src/ui/demo.js';
-import { FIND_LIMIT, findBox, highlightSegments, toFound, wordHighlights } from '../../src/ui/find.js';
-import { fitSegments } from '../../src/ui/find-view.js';
-import { selectedBates } from '../../src/ui/reducer.js';
-import type { Action, Effect, FindHit, FindOverlay } from '../../src/ui/state.js';
-import { view } from '../../src/ui/view.js';
+import type { Action } from '../../src/ui/core/actions.js';
+import type { Effect } from '../../src/ui/core/effects.js';
+import { selectedBates } from '../../src/ui/core/selectors.js';
+import { view } from '../../src/ui/core/view.js';
+import {
+  FIND_LIMIT,
+  type FindOverlay,
+  findBox,
+  type HitLine,
+  highlightSegments,
+  toFound,
+  wordHighlights,
+} from '../../src/ui/features/find/model.js';
+import { fitSegments } from '../../src/ui/features/find/view.js';
+import { buildDemo } from '../../src/ui/runtime/demo.js';
+import { Style } from '../../src/ui/term/canvas.js';
 import { tempDb } from '../support/tmp.js';
 import { driveRuntime, until } from '../support/ui-runtime.js';
 import { Driver } from './fixtures.js';
 
-function hit(bates: string, question = `q of ${bates}`, opts: Partial<FindHit> = {}): FindHit {
+function hit(bates: string, question = `q of ${bates}`, opts: Partial<HitLine> = {}): HitLine {
   return {
     bates,
     sid: bates.slice(0, 4),
@@ -37,7 +46,7 @@ function overlay(d: Driver): FindOverlay {
 }
 
 /** Opens the box, types `text`, and answers the latest query with `hits`. */
-function findAndAnswer(d: Driver, text: string, hits: FindHit[] = HITS, searched = 7): void {
+function findAndAnswer(d: Driver, text: string, hits: HitLine[] = HITS, searched = 7): void {
   d.key('/', ...[...text]);
   d.send({ type: 'found', seq: overlay(d).seq, hits, searched, corrections: [] });
 }
@@ -237,14 +246,14 @@ describe('the find box (view)', () => {
       '↑↓ select · Enter go there · Esc back · Ctrl-S this session only',
     );
     // the match stands out (on the selected first line: its selected form), the label is dim elsewhere
-    expect(styleAt('lifetime in', r.y + 3)).toBe(S.matchSel);
-    expect(styleAt('What', r.y + 3)).toBe(S.selFocus);
+    expect(styleAt('lifetime in', r.y + 3)).toBe(Style.matchSel);
+    expect(styleAt('What', r.y + 3)).toBe(Style.selFocus);
     d.key('down');
     const again = drawn(d);
-    expect(again.styleAt('lifetime in', r.y + 3)).toBe(S.match);
-    expect(again.styleAt('What', r.y + 3)).toBe(S.overlay);
-    expect(again.styleAt('first', r.y + 3)).toBe(S.dim);
-    expect(again.styleAt('[aaaa', r.y + 3)).toBe(S.sid);
+    expect(again.styleAt('lifetime in', r.y + 3)).toBe(Style.match);
+    expect(again.styleAt('What', r.y + 3)).toBe(Style.overlay);
+    expect(again.styleAt('first', r.y + 3)).toBe(Style.dim);
+    expect(again.styleAt('[aaaa', r.y + 3)).toBe(Style.sid);
   });
 
   it('says "searching…" while the hits shown answer an older query, and nothing is found', () => {
@@ -312,7 +321,7 @@ describe('the find box (view)', () => {
     const lines = f.lines();
     const y = lines.findIndex((l) => l.includes('[aaaa-000031]'));
     expect(y).toBeGreaterThan(0);
-    expect(f.st[y * f.width + lines[y].indexOf('[aaaa')]).toBe(S.selFocus);
+    expect(f.st[y * f.width + lines[y].indexOf('[aaaa')]).toBe(Style.selFocus);
   });
 
   it('fits 80x24 and the smallest screen', () => {
@@ -421,7 +430,9 @@ describe('highlights', () => {
 });
 
 describe('the find runtime', () => {
-  const WORKER = pathToFileURL(fileURLToPath(new URL('../../dist/src/ui/find-worker.js', import.meta.url)));
+  const WORKER = pathToFileURL(
+    fileURLToPath(new URL('../../dist/src/ui/runtime/find-worker.js', import.meta.url)),
+  );
 
   function harness(opts: { findWorkerUrl?: URL; inlineFind?: boolean }) {
     const db = tempDb();

@@ -1,8 +1,10 @@
 import { buildKeymap } from '../../src/keymap/index.js';
-import type { OutlineNode } from '../../src/store/shard.js';
-import { update } from '../../src/ui/reducer.js';
-import { type Action, type Effect, initialState, type State } from '../../src/ui/state.js';
-import type { SessionLike } from '../../src/ui/tree.js';
+import type { OutlineNode } from '../../src/store/index.js';
+import type { Action } from '../../src/ui/core/actions.js';
+import type { Effect } from '../../src/ui/core/effects.js';
+import { initialState, type State } from '../../src/ui/core/state.js';
+import { update } from '../../src/ui/core/update.js';
+import type { SessionLike } from '../../src/ui/features/tree/model.js';
 
 export function node(sid: string, seq: number, depth: number, opts: Partial<OutlineNode> = {}): OutlineNode {
   const bates = `${sid}-${String(seq).padStart(6, '0')}`;

@@ -1,5 +1,5 @@
-// Regenerates src/ui/widthTable.ts from xterm.js's Unicode 11 width tables (@xterm/addon-unicode11, MIT):
-//   node tests/ui/gen-width-table.mjs > src/ui/widthTable.ts
+// Regenerates src/text/widthTable.ts from xterm.js's Unicode 11 width tables (@xterm/addon-unicode11, MIT):
+//   node tests/ui/gen-width-table.mjs > src/text/widthTable.ts
 // tests/ui/width.test.ts checks every code point against the addon, so a stale table fails the suite.
 import { Unicode11Addon } from '@xterm/addon-unicode11';
 import xterm from '@xterm/headless';

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { ChainCheck } from '../../src/store/audit.js';
-import { selectedBates, transcriptDoc, transcriptPos } from '../../src/ui/reducer.js';
-import type { Turn } from '../../src/ui/transcript.js';
+import type { ChainCheck } from '../../src/store/index.js';
+import { selectedBates } from '../../src/ui/core/selectors.js';
+import { transcriptDoc, transcriptPos } from '../../src/ui/features/transcript/doc.js';
+import type { Turn } from '../../src/ui/features/transcript/model.js';
 import { Driver } from './fixtures.js';
 
 function turn(bates: string, parent: string | null, answer = 'an answer'): Turn {
@@ -261,7 +262,7 @@ describe('shard events', () => {
     // a session that vanished is forgotten; the selection survives on its key
     d.send({ type: 'sessions', sessions: [{ sid: 'aaaa', label: 'first', created_at: '', n_nodes: 6 }] });
     expect(d.selKey).toBe('aaaa-000001');
-    expect(d.state.list[0]).toEqual({ si: 0, oi: -1 });
+    expect(d.state.list[0]).toEqual({ session: 0, node: -1 });
   });
 
   it('an empty shard offers the demo (d) and a first question (a), once', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Shard } from '../../src/store/index.js';
-import { buildDemo } from '../../src/ui/demo.js';
-import { selectedBates } from '../../src/ui/reducer.js';
+import { selectedBates } from '../../src/ui/core/selectors.js';
+import { buildDemo } from '../../src/ui/runtime/demo.js';
 import { tempDb } from '../support/tmp.js';
 import { driveRuntime, until } from '../support/ui-runtime.js';
 

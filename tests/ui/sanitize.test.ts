@@ -1,12 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  escapeTags,
-  expandTabs,
-  oneLine,
-  sanitize,
-  sanitizeForWidget,
-  stripControls,
-} from '../../src/ui/sanitize.js';
+import { expandTabs, oneLine, sanitize, stripControls } from '../../src/text/sanitize.js';
 
 /** Nothing a terminal would act on: no C0 but \n and \t, no DEL, no C1, no bidi controls. */
 const UNSAFE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069]/;
@@ -88,11 +81,6 @@ describe('sanitize', () => {
       expect(out.includes('\t')).toBe(false);
       expect(oneLine(s).includes('\n')).toBe(false);
     }
-  });
-
-  it('escapes blessed tags', () => {
-    expect(escapeTags('{red-fg}x{/red-fg}')).toBe('{open}red-fg{close}x{open}/red-fg{close}');
-    expect(sanitizeForWidget('{bold}\x1b[1mb')).toBe('{open}bold{close}b');
   });
 
   it('makes lone surrogates well formed and composes combining marks', () => {

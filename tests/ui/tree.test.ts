@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ancestorKeys, buildRows, keyOfRow, prepareOutline } from '../../src/ui/tree.js';
+import { ancestorKeys, buildRows, keyOfRow, prepareOutline } from '../../src/ui/features/tree/model.js';
 import { A, B, SESSIONS } from './fixtures.js';
 
 describe('outline and visible rows', () => {

@@ -1,9 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import type { ChainCheck } from '../../src/store/audit.js';
-import { Frame, S } from '../../src/ui/canvas.js';
-import { autoPos, maxPos, pathDoc, scrollBy, type Turn, windowLines } from '../../src/ui/transcript.js';
-import { ASCII_GLYPHS, view } from '../../src/ui/view.js';
-import { displayWidth } from '../../src/ui/width.js';
+import type { ChainCheck } from '../../src/store/index.js';
+import { displayWidth } from '../../src/text/width.js';
+import { ASCII_GLYPHS, view } from '../../src/ui/core/view.js';
+import {
+  autoPos,
+  maxPos,
+  pathDoc,
+  scrollBy,
+  type Turn,
+  windowLines,
+} from '../../src/ui/features/transcript/model.js';
+import { Frame, Style } from '../../src/ui/term/canvas.js';
 import { Driver, node } from './fixtures.js';
 
 function checkBorders(lines: string[]): void {
@@ -24,21 +31,21 @@ const broken: ChainCheck = {
 describe('the frame', () => {
   it('keeps wide characters whole and the rest of the row in place', () => {
     const f = new Frame(10, 1);
-    f.text(0, 0, 'a日本語😀bcdef', S.normal);
+    f.text(0, 0, 'a日本語😀bcdef', Style.normal);
     expect(f.lines()[0]).toBe('a日本語😀b');
     expect(f.ch.slice(1, 3)).toEqual(['日', '']);
     // a wide char that does not fit is left out, not cut in half
     const g = new Frame(4, 1);
-    g.text(0, 0, 'ab日', S.normal, 3);
+    g.text(0, 0, 'ab日', Style.normal, 3);
     expect(g.lines()[0]).toBe('ab  ');
     // overwriting half of a wide char blanks the other half
     const h = new Frame(4, 1);
-    h.text(0, 0, '日本', S.normal);
-    h.text(1, 0, 'x', S.normal);
+    h.text(0, 0, '日本', Style.normal);
+    h.text(1, 0, 'x', Style.normal);
     expect(h.lines()[0]).toBe(' x本');
     // controls never reach a cell
     const k = new Frame(10, 1);
-    k.text(0, 0, 'a\x1b[2J\x9b\u202eb', S.normal);
+    k.text(0, 0, 'a\x1b[2J\x9b\u202eb', Style.normal);
     expect(k.lines()[0]).toBe('a[2Jb     ');
   });
 
@@ -63,7 +70,7 @@ describe('the frame', () => {
     expect(lines[23]).toMatch(/^ chain ✓ 1,234 events · head ffffffff · checked now │ aaaa │ \? help/);
     checkBorders(lines);
     // the selected row (row 2) carries the selection style across the pane
-    for (let x = 1; x < 31; x++) expect(f.st[2 * 80 + x]).toBe(S.selFocus);
+    for (let x = 1; x < 31; x++) expect(f.st[2 * 80 + x]).toBe(Style.selFocus);
   });
 
   it('shows BROKEN in its own style, and checking with a percentage', () => {
@@ -73,7 +80,7 @@ describe('the frame', () => {
     const status = f.lines()[19];
     expect(status).toContain('chain BROKEN at event 6');
     const x = status.indexOf('BROKEN');
-    expect(f.st[19 * 100 + x]).toBe(S.statusBroken);
+    expect(f.st[19 * 100 + x]).toBe(Style.statusBroken);
     d.send({ type: 'chainStart', full: true, total: 400 });
     d.send({ type: 'chainProgress', done: 100 });
     f = view(d.state);

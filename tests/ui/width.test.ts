@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { cpWidth, displayWidth, fitWidth, padTo, truncate, wrap } from '../../src/ui/width.js';
+import { cpWidth, displayWidth, fitWidth, padTo, truncate, wrap } from '../../src/text/width.js';
 
 const require = createRequire(import.meta.url);
 
@@ -17,7 +17,7 @@ describe('display width', () => {
       if (cp >= 0xd800 && cp <= 0xdfff) continue;
       if (svc.wcwidth(cp) !== cpWidth(cp) && bad.length < 10) bad.push(cp.toString(16));
     }
-    expect(bad, 'regenerate with: node tests/ui/gen-width-table.mjs > src/ui/widthTable.ts').toEqual([]);
+    expect(bad, 'regenerate with: node tests/ui/gen-width-table.mjs > src/text/widthTable.ts').toEqual([]);
   });
 
   it('measures CJK, emoji, combining marks', () => {

@@ -1,0 +1,143 @@
+/**
+ * The rebindable actions, declared once: id, help group, default keys, description. ActionId is derived from this
+ * table; a user's keys.json may rebind any of these (src/keymap/keymap.ts), and the help and docs/keys.md list
+ * them in this order (src/keymap/help.ts).
+ */
+
+export type Group = 'Move' | 'Panes' | 'Turns' | 'Find' | 'Shard' | 'Screen';
+
+export interface ActionDef {
+  id: string;
+  group: Group;
+  keys: readonly string[];
+  description: string;
+}
+
+export const ACTIONS = [
+  {
+    id: 'move.down',
+    group: 'Move',
+    keys: ['down', 'j'],
+    description: 'Next row (in the transcript: scroll down)',
+  },
+  {
+    id: 'move.up',
+    group: 'Move',
+    keys: ['up', 'k'],
+    description: 'Previous row (in the transcript: scroll up)',
+  },
+  {
+    id: 'tree.left',
+    group: 'Move',
+    keys: ['left', 'h'],
+    description: 'Collapse, or go to the parent (following a parent in another session)',
+  },
+  {
+    id: 'tree.right',
+    group: 'Move',
+    keys: ['right', 'l'],
+    description: 'Expand, or go to the first child; on a ↳ link, go to that turn in its own session',
+  },
+  { id: 'page.down', group: 'Move', keys: ['pagedown', 'C-f'], description: 'One page down' },
+  { id: 'page.up', group: 'Move', keys: ['pageup', 'C-b'], description: 'One page up' },
+  { id: 'move.first', group: 'Move', keys: ['home', 'g'], description: 'First row (transcript: its start)' },
+  { id: 'move.last', group: 'Move', keys: ['end', 'G'], description: 'Last row (transcript: its end)' },
+  {
+    id: 'branch.prev',
+    group: 'Move',
+    keys: ['['],
+    description: 'Previous branch point (a turn with 2+ children)',
+  },
+  { id: 'branch.next', group: 'Move', keys: [']'], description: 'Next branch point' },
+  {
+    id: 'pane.switch',
+    group: 'Panes',
+    keys: ['tab', 'S-tab'],
+    description: 'Switch between the tree and the transcript',
+  },
+  {
+    id: 'transcript.down',
+    group: 'Panes',
+    keys: ['J', 'S-down'],
+    description: 'Scroll the transcript down from anywhere',
+  },
+  {
+    id: 'transcript.up',
+    group: 'Panes',
+    keys: ['K', 'S-up'],
+    description: 'Scroll the transcript up from anywhere',
+  },
+  {
+    id: 'select',
+    group: 'Panes',
+    keys: ['enter', 'space'],
+    description: 'Expand or collapse; in a list, go to the item',
+  },
+  {
+    id: 'ask',
+    group: 'Turns',
+    keys: ['a'],
+    description: 'Ask a follow-up under the selected turn (a new branch when it already has children)',
+  },
+  {
+    id: 'fork',
+    group: 'Turns',
+    keys: ['f'],
+    description: 'Fork: ask in a NEW session whose first turn hangs under the selected turn',
+  },
+  { id: 'branches', group: 'Turns', keys: ['b'], description: "List the session's branch points" },
+  {
+    id: 'find',
+    group: 'Find',
+    keys: ['/'],
+    description: 'Find any turn of any session as you type (typos forgiven); Enter goes there',
+  },
+  { id: 'find.next', group: 'Find', keys: ['n'], description: 'Go to the next hit of the last find' },
+  { id: 'find.prev', group: 'Find', keys: ['N'], description: 'Go to the previous hit of the last find' },
+  {
+    id: 'find.scope',
+    group: 'Find',
+    keys: ['C-s'],
+    description: 'In the find box: all sessions, or only the session you were in',
+  },
+  {
+    id: 'chain.check',
+    group: 'Shard',
+    keys: ['c'],
+    description: 'Check the whole audit chain now (with progress)',
+  },
+  { id: 'demo', group: 'Shard', keys: ['d'], description: 'On an empty shard: load the demo sessions' },
+  {
+    id: 'archived',
+    group: 'Shard',
+    keys: ['A'],
+    description: 'Show or hide archived sessions (after the live ones, marked, read-only)',
+  },
+  {
+    id: 'entries',
+    group: 'Shard',
+    keys: ['E'],
+    description: 'Entries: reset or delete one, after a preview of what is archived and kept, and why',
+  },
+  {
+    id: 'restore',
+    group: 'Shard',
+    keys: ['R'],
+    description: 'Restore the selected archived session (after a confirmation)',
+  },
+  { id: 'help', group: 'Screen', keys: ['?'], description: 'This help' },
+  {
+    id: 'close',
+    group: 'Screen',
+    keys: ['escape'],
+    description: 'Close the overlay; cancel a running question',
+  },
+  { id: 'quit', group: 'Screen', keys: ['q', 'C-c'], description: 'Quit' },
+] as const satisfies readonly ActionDef[];
+
+export type ActionId = (typeof ACTIONS)[number]['id'];
+
+export const ACTION_IDS: readonly ActionId[] = ACTIONS.map((a) => a.id);
+
+/** The first key of each action as a person reads it, for messages ("Press d to load a demo"). */
+export type KeyNames = Partial<Record<ActionId, string>>;

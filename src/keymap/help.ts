@@ -1,0 +1,124 @@
+/**
+ * The `?` overlay's rows and docs/keys.md, both generated from the action table and the context rules, with the
+ * user's own keys (tests/keymap checks docs/keys.md against the defaults).
+ */
+import { CONTEXT_HELP, CONTEXTS, type HelpGroup, type Rule } from './contexts.js';
+import { buildKeymap, type Keymap } from './keymap.js';
+import { prettyKey, spokenKey } from './names.js';
+
+export interface HelpGroupRows {
+  group: HelpGroup;
+  rows: [string, string][];
+}
+
+/** The rebindable actions by group, in table order: [keys as a person reads them, description]. */
+function actionGroups(km: Keymap): HelpGroupRows[] {
+  const groups: HelpGroupRows[] = [];
+  for (const b of km.bindings) {
+    let g = groups.find((x) => x.group === b.group);
+    if (!g) {
+      g = { group: b.group, rows: [] };
+      groups.push(g);
+    }
+    g.rows.push([b.keys.map(prettyKey).join(' ') || '(unbound)', b.description]);
+  }
+  return groups;
+}
+
+/**
+ * A context group's rows: [first key name, help text], the other keys named in the text ("Next hit (also C-n)").
+ * A rule with only rebindable keys shows the first of them.
+ */
+function contextRows(km: Keymap, group: string): [string, string][] {
+  const out: [string, string][] = [];
+  for (const { contexts } of CONTEXT_HELP.filter((c) => c.group === group)) {
+    for (const ctx of contexts) {
+      for (const r of CONTEXTS[ctx] as readonly Rule[]) {
+        if (!r.help) continue;
+        const via = (r.via ?? []).flatMap((a) => km.keysOf(a).slice(0, 1));
+        const fixed = r.keys ?? [];
+        const first = fixed[0] ?? via[0];
+        const also =
+          fixed.length > 0 ? [...new Set([...fixed.slice(1), ...via])].filter((k) => k !== first) : [];
+        const text = also.length > 0 ? `${r.help} (also ${also.map(spokenKey).join(', ')})` : r.help;
+        out.push([first ?? '(unbound)', text]);
+      }
+    }
+  }
+  return out;
+}
+
+/** The help overlay's lines: [keys, description] per action, grouped, from the same tables as docs/keys.md. */
+export function helpRows(km: Keymap): HelpGroupRows[] {
+  const groups = actionGroups(km);
+  for (const { group } of CONTEXT_HELP) {
+    groups.push({ group, rows: contextRows(km, group).map(([k, d]) => [prettyKey(k), d]) });
+  }
+  return groups;
+}
+
+/** docs/keys.md, generated from the default table (tests/keymap checks the file has not drifted). */
+export function keysMarkdown(km: Keymap = buildKeymap()): string {
+  const code = (k: string) => (k === '`' ? '`` ` ``' : `\`${k}\``);
+  const lines = [
+    '# Keys',
+    '',
+    '<!-- Generated from src/keymap (actions.ts, contexts.ts); do not edit by hand. tests/keymap/keymap.test.ts fails',
+    '     when this file drifts; regenerate with `UPDATE_KEYS_DOC=1 npx vitest run tests/keymap`. -->',
+    '',
+    'The full-screen browser (`arborist` with no command) is driven by these keys. The `?` overlay shows the',
+    'same table, with your own bindings.',
+    '',
+  ];
+  for (const g of actionGroups(km)) {
+    lines.push(`## ${g.group}`, '', '| Action | Keys | What it does |', '|---|---|---|');
+    for (const b of km.bindings.filter((x) => x.group === g.group)) {
+      lines.push(`| \`${b.id}\` | ${b.keys.map(code).join(', ')} | ${b.description.replace(/\|/g, '\\|')} |`);
+    }
+    lines.push('');
+  }
+  lines.push(
+    '## Question box',
+    '',
+    'While typing a question (`ask`, `fork`) every printable key is text; these keys are fixed:',
+    '',
+    '| Keys | What it does |',
+    '|---|---|',
+    ...contextRows(km, 'Question box').map(([k, d]) => `| ${code(k)} | ${d} |`),
+    '',
+    '## Entries',
+    '',
+    `The entries list (${km.keysOf('entries').map(code).join(', ') || 'unbound'}) and the confirmation it opens take these fixed keys:`,
+    '',
+    '| Keys | What it does |',
+    '|---|---|',
+    ...contextRows(km, 'Entries').map(([k, d]) => `| ${code(k)} | ${d} |`),
+    '',
+    '## Find box',
+    '',
+    'While the find box (`/`) is open every printable key is text (so `n` and `q` are letters there); besides',
+    `\`find.scope\` (${km.keysOf('find.scope').map(code).join(', ') || 'unbound'}), these keys are fixed:`,
+    '',
+    '| Keys | What it does |',
+    '|---|---|',
+    ...contextRows(km, 'Find box').map(([k, d]) => `| ${code(k)} | ${d} |`),
+    '',
+    '## Rebinding',
+    '',
+    'Put a JSON object in `$ARBORIST_HOME/keys.json` (default `~/.arborist/keys.json`) mapping action ids to a key',
+    'or a list of keys. An action you name takes exactly the keys you give; the others keep their defaults:',
+    '',
+    '```json',
+    '{ "move.down": ["down", "j", "C-n"], "move.up": ["up", "k", "C-p"], "quit": "q" }',
+    '```',
+    '',
+    'Key names: a printable character as itself (`j`, `J`, `?`, `[`), or a named key (`up`, `down`, `left`,',
+    '`right`, `pageup`, `pagedown`, `home`, `end`, `tab`, `enter`, `escape`, `space`, `backspace`, `insert`,',
+    '`delete`, `f1`..`f12`) with optional `C-` (Ctrl), `M-` (Alt) or `S-` (Shift) prefixes: `C-c`, `S-tab`, `M-x`.',
+    '',
+    'arborist refuses to start (exit code 2, one line on stderr) when the file names an unknown action, uses a key',
+    'name it does not know, binds one key to two actions, or leaves `quit` without a key.',
+    '',
+  );
+  return lines.join('\n');
+}

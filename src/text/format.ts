@@ -1,0 +1,36 @@
+/** Small pure formatters for people: counts, ages, times (the TUI's panes and the CLI's tables alike). */
+
+/** 12345 -> "12,345" */
+export function thousands(n: number): string {
+  return String(Math.trunc(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
+/** A compact age: "now", "42s", "5m", "3h", "2d", "7w", "4mo", "2y". */
+export function age(fromMs: number, nowMs: number): string {
+  const s = Math.max(0, Math.floor((nowMs - fromMs) / 1000));
+  if (s < 5) return 'now';
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m`;
+  const h = Math.floor(m / 60);
+  if (h < 24) return `${h}h`;
+  const d = Math.floor(h / 24);
+  if (d < 14) return `${d}d`;
+  if (d < 60) return `${Math.floor(d / 7)}w`;
+  if (d < 730) return `${Math.floor(d / 30)}mo`;
+  return `${Math.floor(d / 365)}y`;
+}
+
+/** ISO timestamp -> "2026-11-29 14:02" in local time; unparsable input is shown as given (sanitised by caller). */
+export function shortTime(iso: string): string {
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) return iso.slice(0, 16);
+  const d = new Date(t);
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
+}
+
+export function parseTime(iso: string): number {
+  const t = Date.parse(iso);
+  return Number.isNaN(t) ? 0 : t;
+}

@@ -1,0 +1,126 @@
+/**
+ * Terminal cell widths, so wide characters (CJK, emoji) never push a border out of place.
+ *
+ * The table mirrors xterm.js's Unicode 11 rules (what most current terminals and our pty tests agree on): East
+ * Asian Wide/Fullwidth and emoji-presentation code points take two cells; combining marks, joiners and variation
+ * selectors take none and stay with the character before them. The TUI also installs `cpWidth` as blessed's width
+ * function (see src/ui/terminal.ts), so the screen's own drawing and our layout can never disagree.
+ */
+import { DOUBLE_WIDTH, ZERO_WIDTH } from './widthTable.js';
+
+function inTable(table: readonly number[], cp: number): boolean {
+  let lo = 0;
+  let hi = table.length / 2 - 1;
+  if (cp < table[0] || cp > table[table.length - 1]) return false;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (cp > table[mid * 2 + 1]) lo = mid + 1;
+    else if (cp < table[mid * 2]) hi = mid - 1;
+    else return true;
+  }
+  return false;
+}
+
+/** Cells taken by one code point: 0, 1 or 2. Control characters count 0 (they are stripped before display). */
+export function cpWidth(cp: number): 0 | 1 | 2 {
+  if (cp < 0x20) return 0;
+  if (cp < 0x7f) return 1;
+  if (cp < 0xa0) return 0;
+  if (cp < 0x300) return 1;
+  if (inTable(ZERO_WIDTH, cp)) return 0;
+  if (cp >= 0x1100 && inTable(DOUBLE_WIDTH, cp)) return 2;
+  return 1;
+}
+
+export function isWide(cp: number): boolean {
+  return cpWidth(cp) === 2;
+}
+
+/** Display width of a sanitised one-line string. */
+export function displayWidth(s: string): number {
+  let w = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0x20 && c < 0x7f) {
+      w++;
+      continue;
+    }
+    const cp = s.codePointAt(i)!;
+    if (cp > 0xffff) i++;
+    w += cpWidth(cp);
+  }
+  return w;
+}
+
+/**
+ * The longest prefix of `s` that fits in `max` cells (zero-width marks stay with their base character), and its
+ * width. A wide character that would straddle the limit is left out.
+ */
+export function fitWidth(s: string, max: number): { text: string; width: number } {
+  let w = 0;
+  let i = 0;
+  while (i < s.length) {
+    const cp = s.codePointAt(i)!;
+    const len = cp > 0xffff ? 2 : 1;
+    const cw = cpWidth(cp);
+    if (cw > 0 && w + cw > max) break;
+    w += cw;
+    i += len;
+  }
+  return { text: s.slice(0, i), width: w };
+}
+
+/** Cuts a one-line string to at most `max` cells, marking the cut with an ellipsis. */
+export function truncate(s: string, max: number): string {
+  if (max <= 0) return '';
+  if (displayWidth(s) <= max) return s;
+  return `${fitWidth(s, max - 1).text}…`;
+}
+
+/** Pads (or truncates) to exactly `width` cells. */
+export function padTo(s: string, width: number): string {
+  const t = truncate(s, width);
+  const w = displayWidth(t);
+  return w < width ? t + ' '.repeat(width - w) : t;
+}
+
+/**
+ * Word-wraps one paragraph-structured text to `width` cells per line: breaks at spaces when it can, hard-breaks
+ * words longer than a line, keeps blank lines. `text` must be sanitised (no controls, tabs expanded).
+ */
+export function wrap(text: string, width: number): string[] {
+  const w = Math.max(1, width);
+  const out: string[] = [];
+  for (const para of text.split('\n')) {
+    if (para === '') {
+      out.push('');
+      continue;
+    }
+    let rest = para;
+    while (rest !== '') {
+      if (displayWidth(rest) <= w) {
+        out.push(rest);
+        break;
+      }
+      const { text: head } = fitWidth(rest, w);
+      if (head === '') {
+        // A character wider than the line (width 1 with a wide char): take it anyway so we always progress.
+        const cp = rest.codePointAt(0)!;
+        const len = cp > 0xffff ? 2 : 1;
+        out.push(rest.slice(0, len));
+        rest = rest.slice(len);
+        continue;
+      }
+      const next = rest[head.length];
+      let cut = head.length;
+      if (next !== ' ') {
+        const sp = head.lastIndexOf(' ');
+        if (sp > 0) cut = sp;
+      }
+      out.push(rest.slice(0, cut).trimEnd());
+      rest = rest.slice(cut);
+      if (rest.startsWith(' ')) rest = rest.replace(/^ +/, '');
+    }
+  }
+  return out;
+}

@@ -1,0 +1,36 @@
+/** What can happen to the TUI: key presses and the screen's events, and the runtime's answers to effects. */
+import type { ChainCheck, OutlineNode } from '../../store/index.js';
+import type { HitLine } from '../features/find/model.js';
+import type { MaintenanceAction } from '../features/maintenance/model.js';
+import type { Turn } from '../features/transcript/model.js';
+import type { SessionLike } from '../features/tree/model.js';
+import type { BranchItem } from './state.js';
+
+export type Action =
+  /**
+   * A key press; the reducer resolves `key` in the context of the state (Keymap.resolve). `action`, the global
+   * table's reading, is informative only (callers may pass it; nothing depends on it).
+   */
+  | { type: 'key'; key: string; ch?: string; action?: string | null }
+  | { type: 'resize'; cols: number; rows: number }
+  | { type: 'mouse'; kind: 'mousedown' | 'wheelup' | 'wheeldown'; x: number; y: number }
+  /** `archived`: the archived sessions too, when they are shown (each with `archived` set). */
+  | { type: 'sessions'; sessions: SessionLike[]; archived?: SessionLike[] }
+  | { type: 'outline'; sid: string; nodes: OutlineNode[]; reveal?: string }
+  | { type: 'path'; bates: string; turns: Turn[] }
+  | { type: 'titles'; titles: [sid: string, title: string][] }
+  | { type: 'chainStart'; full: boolean; total: number }
+  | { type: 'chainProgress'; done: number }
+  | { type: 'chainDone'; result: ChainCheck; full: boolean }
+  | { type: 'dataChanged' }
+  | { type: 'askChunk'; text: string }
+  | { type: 'askDone'; bates: string; sid: string; createdSession: boolean }
+  | { type: 'askFailed'; error: string }
+  | { type: 'branches'; sid: string; items: BranchItem[] }
+  | { type: 'demoBuilt' }
+  | { type: 'message'; text: string; level: 'info' | 'error' }
+  | { type: 'tick'; now: number }
+  /** `ms`: how long the query took where it ran (for the trace). */
+  | { type: 'found'; seq: number; hits: HitLine[]; searched: number; corrections: string[]; ms?: number }
+  | { type: 'findFailed'; seq: number; error: string }
+  | MaintenanceAction;

@@ -1,0 +1,21 @@
+/** What the reducer asks the runtime to do (runtime/runtime.ts); each is answered with actions. */
+import type { MaintenanceEffect } from '../features/maintenance/model.js';
+
+export type Effect =
+  | { type: 'loadSessions' }
+  | { type: 'loadOutline'; sid: string; reveal?: string }
+  | { type: 'loadPath'; bates: string }
+  | { type: 'loadTitles'; sids: string[] }
+  /** Find the turn's session, load its outline, expand it and select the turn. */
+  | { type: 'reveal'; bates: string }
+  | { type: 'ask'; mode: 'ask' | 'fork'; question: string; parent: string | null; session: string | null }
+  | { type: 'cancelAsk' }
+  | { type: 'checkChain'; full: true }
+  /** After a change: check new events incrementally, or everything when the old ones may have changed. */
+  | { type: 'syncChain' }
+  | { type: 'loadBranches'; sid: string }
+  | { type: 'buildDemo' }
+  /** Run a find query (off the main thread); answered by `found` (or `findFailed`) with the same seq. */
+  | { type: 'search'; seq: number; query: string; scope: string | null; limit: number }
+  | MaintenanceEffect
+  | { type: 'quit' };

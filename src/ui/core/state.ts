@@ -1,0 +1,182 @@
+/**
+ * The TUI's view state: plain data, no terminal, no SQLite. The reducer (core/update.ts and the features) turns
+ * (state, action) into (state, effects); the runtime (runtime/) performs the effects and feeds their results back
+ * as actions (core/actions.ts, core/effects.ts); the view (core/view.ts) draws a state into a Frame.
+ */
+import type { ActionId, Keymap, KeyNames } from '../../keymap/index.js';
+import { ACTIONS, helpRows, prettyKey } from '../../keymap/index.js';
+import type { FindMemory, FindOverlay } from '../features/find/model.js';
+import type { ConfirmOverlay, EntriesOverlay } from '../features/maintenance/model.js';
+import type { TPos, Turn } from '../features/transcript/model.js';
+import type { Outline, Row, SessionLike } from '../features/tree/model.js';
+import type { Focus } from './layout.js';
+
+export interface ChainView {
+  status: 'idle' | 'checking' | 'ok' | 'broken';
+  /** The running (or last) check covered the whole chain. */
+  full: boolean;
+  events: number;
+  head: string | null;
+  checkedAt: number | null;
+  brokenAt: number | null;
+  reason: string | null;
+  progress: { done: number; total: number } | null;
+}
+
+export interface BranchItem {
+  bates: string;
+  n_children: number;
+  q: string;
+}
+
+/** The `b` overlay; `items` is null while it is being loaded. */
+export interface BranchesOverlay {
+  kind: 'branches';
+  sid: string;
+  items: BranchItem[] | null;
+  sel: number;
+  top: number;
+}
+
+/** Overlays float above the panes; one at a time. */
+export type Overlay =
+  | { kind: 'help'; scroll: number }
+  | InputOverlay
+  | BranchesOverlay
+  | FindOverlay
+  /** Entries (`E`) and the reset/delete/restore confirmation: features/maintenance. */
+  | EntriesOverlay
+  | ConfirmOverlay;
+
+/** The question box of `ask` and `fork`. */
+export interface InputOverlay {
+  kind: 'input';
+  mode: 'ask' | 'fork';
+  parent: string | null;
+  session: string | null;
+  text: string;
+}
+
+export interface AskRun {
+  mode: 'ask' | 'fork';
+  parent: string | null;
+  session: string | null;
+  question: string;
+  answer: string;
+}
+
+export interface Message {
+  text: string;
+  level: 'info' | 'error';
+  at: number;
+}
+
+export interface State {
+  cols: number;
+  rows: number;
+  focus: Focus;
+  /** Sessions, newest first. */
+  sessions: SessionLike[];
+  /** The first question of sessions without a label, shown in their place (loaded for visible rows only). */
+  titles: ReadonlyMap<string, string>;
+  loaded: boolean;
+  expanded: ReadonlySet<string>;
+  outlines: ReadonlyMap<string, Outline>;
+  collapsed: ReadonlySet<string>;
+  /** Visible rows of the tree (derived from the four fields above; rebuilt when they change). */
+  list: Row[];
+  sel: number;
+  selKey: string | null;
+  top: number;
+  /** The path shown in the transcript (root first), for the selected turn. */
+  path: { bates: string; turns: Turn[] } | null;
+  /** Transcript scroll position; null follows the selection automatically. */
+  tpos: TPos | null;
+  overlay: Overlay | null;
+  ask: AskRun | null;
+  chain: ChainView;
+  message: Message | null;
+  offerDemo: boolean;
+  busy: string | null;
+  help: { group: string; rows: [string, string][] }[];
+  /** Keys to show in the status bar: [key, label]. */
+  hints: [string, string][];
+  /** The first key of each action, as a person reads it (for messages: "Press d to load a demo"). */
+  keyOf: KeyNames;
+  /** What keys mean in each context (the reducer resolves every key press against it). */
+  keymap: Keymap;
+  now: number;
+  quitting: boolean;
+  find: FindMemory;
+  /** Archived sessions are listed after the live ones (`A`), marked and read-only. */
+  showArchived: boolean;
+}
+
+export const DEFAULT_HINTS: [ActionId, string][] = [
+  ['help', 'help'],
+  ['find', 'find'],
+  ['ask', 'ask'],
+  ['fork', 'fork'],
+  ['branches', 'branches'],
+  ['chain.check', 'check'],
+  ['quit', 'quit'],
+];
+
+export function initialState(opts: {
+  cols: number;
+  rows: number;
+  keymap: Keymap;
+  offerDemo?: boolean;
+  now?: number;
+}): State {
+  const hints: [string, string][] = [];
+  for (const [id, label] of DEFAULT_HINTS) {
+    const k = opts.keymap.keysOf(id)[0];
+    if (k) hints.push([prettyKey(k), label]);
+  }
+  const keyOf: KeyNames = {};
+  for (const a of ACTIONS) {
+    const k = opts.keymap.keysOf(a.id)[0];
+    if (k) keyOf[a.id] = prettyKey(k);
+  }
+  return {
+    cols: opts.cols,
+    rows: opts.rows,
+    focus: 'tree',
+    sessions: [],
+    titles: new Map(),
+    loaded: false,
+    expanded: new Set(),
+    outlines: new Map(),
+    collapsed: new Set(),
+    list: [],
+    sel: 0,
+    selKey: null,
+    top: 0,
+    path: null,
+    tpos: null,
+    overlay: null,
+    ask: null,
+    chain: {
+      status: 'idle',
+      full: false,
+      events: 0,
+      head: null,
+      checkedAt: null,
+      brokenAt: null,
+      reason: null,
+      progress: null,
+    },
+    message: null,
+    offerDemo: opts.offerDemo ?? true,
+    busy: null,
+    help: helpRows(opts.keymap),
+    hints,
+    keyOf,
+    keymap: opts.keymap,
+    now: opts.now ?? Date.now(),
+    quitting: false,
+    find: { seq: 0, last: null },
+    showArchived: false,
+  };
+}

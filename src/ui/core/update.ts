@@ -1,0 +1,116 @@
+/**
+ * update(state, action) -> [state, effects]: every decision the TUI makes, with no terminal and no SQLite, so all
+ * of it is unit-testable. This is only the router: each action goes to the feature it concerns (features/*), and
+ * key presses to core/keys.ts. Effects are data; the runtime performs them and answers with actions.
+ */
+import { onAskChunk, onAskDone, onAskFailed } from '../features/ask/update.js';
+import { onBranches } from '../features/branches/update.js';
+import { onFindFailed, onFound } from '../features/find/update.js';
+import { onMaintenance } from '../features/maintenance/update.js';
+import { onChainDone, onChainProgress, onChainStart } from '../features/status/update.js';
+import { onPath } from '../features/transcript/update.js';
+import { select } from '../features/tree/select.js';
+import { onMouse, onOutline, onSessions, onTitles } from '../features/tree/update.js';
+import type { Action } from './actions.js';
+import type { Effect } from './effects.js';
+import { onKey } from './keys.js';
+import { msg, type Result, selectedBates, treeHeight } from './selectors.js';
+import type { State } from './state.js';
+
+export function update(s: State, a: Action): Result {
+  const [n, fx] = step(s, a);
+  withPath(n, fx);
+  if (a.type !== 'titles') withTitles(n, fx);
+  return [n, fx];
+}
+
+function step(s: State, a: Action): Result {
+  switch (a.type) {
+    case 'key':
+      return onKey(s, a.key, a.ch);
+    case 'resize': {
+      const n = { ...s, cols: a.cols, rows: a.rows };
+      return [select(n, n.sel), []];
+    }
+    case 'mouse':
+      return onMouse(s, a.kind, a.x, a.y);
+    case 'tick':
+      return [{ ...s, now: a.now }, []];
+    case 'sessions':
+      return onSessions(s, a.sessions, a.archived);
+    case 'outline':
+      return onOutline(s, a.sid, a.nodes, a.reveal);
+    case 'titles':
+      return onTitles(s, a.titles);
+    case 'path':
+      return onPath(s, a.bates, a.turns);
+    case 'dataChanged':
+      return onDataChanged(s);
+    case 'chainStart':
+      return onChainStart(s, a.full, a.total);
+    case 'chainProgress':
+      return onChainProgress(s, a.done);
+    case 'chainDone':
+      return onChainDone(s, a.result, a.full);
+    case 'askChunk':
+      return onAskChunk(s, a.text);
+    case 'askDone':
+      return onAskDone(s, a.bates, a.createdSession);
+    case 'askFailed':
+      return onAskFailed(s, a.error);
+    case 'branches':
+      return onBranches(s, a.sid, a.items);
+    case 'found':
+      return onFound(s, a);
+    case 'findFailed':
+      return onFindFailed(s, a.seq, a.error);
+    case 'entries':
+    case 'changePlan':
+    case 'changeDone':
+    case 'restoreDone':
+    case 'maintFailed':
+      return onMaintenance(s, a, onDataChanged);
+    case 'demoBuilt':
+      return [
+        { ...s, busy: null, message: msg(s, 'demo loaded: → opens a session') },
+        [{ type: 'loadSessions' }, { type: 'syncChain' }],
+      ];
+    case 'message':
+      return [{ ...s, busy: null, message: msg(s, a.text, a.level) }, []];
+    default:
+      return [s, []];
+  }
+}
+
+/** Another writer (or our own maintenance) changed the shard: reload what is shown, check the new events. */
+function onDataChanged(s: State): Result {
+  const fx: Effect[] = [{ type: 'loadSessions' }];
+  for (const sid of s.expanded) fx.push({ type: 'loadOutline', sid });
+  // Cached outlines of collapsed sessions may be stale now.
+  const outlines = new Map([...s.outlines].filter(([k]) => s.expanded.has(k)));
+  const bates = selectedBates(s);
+  if (bates) fx.push({ type: 'loadPath', bates });
+  fx.push({ type: 'syncChain' });
+  return [{ ...s, outlines }, fx];
+}
+
+/** After any step: if the selected turn's path is not the one loaded, ask for it. */
+function withPath(s: State, fx: Effect[]): void {
+  const bates = selectedBates(s);
+  if (!bates || s.path?.bates === bates) return;
+  if (!fx.some((e) => e.type === 'loadPath' && e.bates === bates)) fx.push({ type: 'loadPath', bates });
+}
+
+/** Unlabelled sessions on screen whose first question is not known yet. */
+function withTitles(s: State, fx: Effect[]): void {
+  const h = treeHeight(s);
+  const missing: string[] = [];
+  for (let i = s.top; i < Math.min(s.list.length, s.top + h); i++) {
+    const r = s.list[i];
+    if (r.node >= 0) continue;
+    const ses = s.sessions[r.session];
+    if (ses.label || s.titles.has(ses.sid)) continue;
+    missing.push(ses.sid);
+  }
+  if (missing.length > 0) fx.push({ type: 'loadTitles', sids: missing });
+}

@@ -1,0 +1,152 @@
+/**
+ * The `/` find box: its state and pure helpers shared by its update, its view, the runtime and the search worker.
+ * No terminal, no SQLite. The engine itself is src/store/search.ts.
+ */
+import type { SearchResult } from '../../../store/index.js';
+import { oneLine } from '../../../text/sanitize.js';
+import type { Focus, Rect } from '../../core/layout.js';
+import type { TPos } from '../transcript/model.js';
+
+/** One line of the find box's results: what it shows of a store SearchHit, trimmed. */
+export interface HitLine {
+  bates: string;
+  sid: string;
+  audit: string;
+  /** Raw (unsanitised, possibly cut) question; `highlights` index into it (UTF-16, inclusive ranges). */
+  question: string;
+  label: string | null;
+  highlights: [number, number][];
+}
+
+/** The `/` overlay. Results carry the `seq` of the query they answer; only the latest query's are shown. */
+export interface FindOverlay {
+  kind: 'find';
+  text: string;
+  /** All sessions, or only `sid` (the session of the selection when the overlay opened). */
+  scope: 'all' | 'session';
+  sid: string | null;
+  /** The latest query asked for. */
+  seq: number;
+  /** The query whose results are shown (0: none yet); shown !== seq while a query is in flight. */
+  shown: number;
+  hits: HitLine[];
+  /** Turns in scope ("37 of 12,408"); null until the first answer. */
+  searched: number | null;
+  /** One-edit corrections used ("also: lifetime"). */
+  corrections: string[];
+  error: string | null;
+  sel: number;
+  top: number;
+  /** Where Esc returns to. */
+  back: { selKey: string | null; top: number; tpos: TPos | null; focus: Focus };
+}
+
+/** Find state that outlives the overlay: the query counter, and the hits n/N step through. */
+export interface FindMemory {
+  seq: number;
+  last: { query: string; hits: HitLine[]; at: number } | null;
+}
+
+/** Hits asked for per query: more than the tallest box shows, few enough to cost nothing to rank and send. */
+export const FIND_LIMIT = 50;
+/** A hit's question is cut to this many UTF-16 units before it leaves the search (a line shows far less). */
+export const FIND_QUESTION_MAX = 600;
+
+/** A search answer as the TUI keeps it: hits trimmed to what a line can show, corrections flattened. */
+export function toFound(r: SearchResult): { hits: HitLine[]; searched: number; corrections: string[] } {
+  return {
+    hits: r.hits.map((h) => {
+      const question =
+        h.question.length > FIND_QUESTION_MAX ? h.question.slice(0, FIND_QUESTION_MAX) : h.question;
+      return {
+        bates: h.bates,
+        sid: h.sid,
+        audit: h.audit,
+        question,
+        label: h.label,
+        highlights: wordHighlights(question, h.highlights),
+      };
+    }),
+    searched: r.searched,
+    corrections: [...new Set(Object.values(r.corrections).flat())],
+  };
+}
+
+const WORD = /[\p{L}\p{N}]/u;
+
+/**
+ * The ranges worth highlighting: those that start a word and are at least two characters long. The engine
+ * also passes on fuse.js's ranges, which for a turn found by its answer are scattered single letters of the
+ * question ("e", "t", "efe"): noise that would only look like a match.
+ */
+export function wordHighlights(question: string, ranges: readonly [number, number][]): [number, number][] {
+  const out: [number, number][] = [];
+  for (const [a, b0] of ranges) {
+    if (a < 0 || a >= question.length || b0 < a) continue;
+    const b = Math.min(b0, question.length - 1);
+    if (b > a && (a === 0 || !WORD.test(question[a - 1]))) out.push([a, b]);
+  }
+  return out;
+}
+
+export interface Segment {
+  text: string;
+  hl: boolean;
+}
+
+const OPEN = '\ue000';
+const CLOSE = '\ue001';
+
+/**
+ * The question as one sanitised line cut into plain and highlighted runs. `highlights` index the RAW text, which
+ * sanitising shortens (escape sequences, controls), so the ranges are marked in the raw text with two private-use
+ * characters that sanitising keeps, and the runs are read off the clean result.
+ */
+export function highlightSegments(question: string, highlights: readonly [number, number][]): Segment[] {
+  // Same length, so the ranges stay valid; the markers cannot be forged by the text itself.
+  const q = question.replace(/[\ue000\ue001]/g, '\ufffd');
+  const ranges = highlights
+    .filter(([a, b]) => Number.isInteger(a) && Number.isInteger(b) && b >= a && a >= 0 && a < q.length)
+    .map(([a, b]) => [a, Math.min(b, q.length - 1)] as const)
+    .sort((x, y) => x[0] - y[0]);
+  let marked = '';
+  let pos = 0;
+  for (const [a, b] of ranges) {
+    if (b < pos) continue;
+    const from = Math.max(a, pos);
+    marked += `${q.slice(pos, from)}${OPEN}${q.slice(from, b + 1)}${CLOSE}`;
+    pos = b + 1;
+  }
+  marked += q.slice(pos);
+  const clean = oneLine(marked).trimStart();
+  const out: Segment[] = [];
+  let hl = false;
+  let cur = '';
+  const push = () => {
+    if (cur === '') return;
+    const last = out[out.length - 1];
+    if (last && last.hl === hl) last.text += cur;
+    else out.push({ text: cur, hl });
+    cur = '';
+  };
+  for (const ch of clean) {
+    if (ch === OPEN || ch === CLOSE) {
+      push();
+      hl = ch === OPEN;
+    } else cur += ch;
+  }
+  push();
+  return out;
+}
+
+/** The find box: wide, and tall enough for a useful list, over the panes (the status bar stays visible). */
+export function findBox(cols: number, rows: number): Rect {
+  const w = Math.max(10, Math.min(cols - 4, 120));
+  const h = Math.max(7, Math.min(rows - 3, 26));
+  return { x: Math.max(0, Math.floor((cols - w) / 2)), y: Math.max(0, Math.floor((rows - 1 - h) / 2)), w, h };
+}
+
+/** Result lines the box shows: all but the borders, the input, the counts and the key line. */
+export function findListHeight(cols: number, rows: number): number {
+  return Math.max(1, findBox(cols, rows).h - 5);
+}

@@ -1,0 +1,184 @@
+/**
+ * Paints the `/` find box: the query line, the counts ("37 of 12,408", corrections dimly), one line per hit
+ * (`[<bates>] <audit> <question>` with the matched parts highlighted, the session label dimmed), and the keys.
+ * Every string from the shard goes through oneLine() (src/text/sanitize.ts) and is measured in cells (width.ts).
+ */
+
+import { thousands } from '../../../text/format.js';
+import { oneLine } from '../../../text/sanitize.js';
+import { cpWidth, displayWidth, fitWidth, truncate } from '../../../text/width.js';
+import type { Glyphs } from '../../core/glyphs.js';
+import type { State } from '../../core/state.js';
+import { type Frame, Style } from '../../term/canvas.js';
+import { type FindOverlay, findBox, type HitLine, highlightSegments, type Segment } from './model.js';
+
+/** The end of `text` that fits in `max` cells (the query line scrolls to keep the cursor in view). */
+function tail(text: string, max: number): string {
+  const cps = [...text];
+  let w = 0;
+  let i = cps.length;
+  while (i > 0) {
+    const cw = cpWidth(cps[i - 1].codePointAt(0)!);
+    if (w + cw > max) break;
+    w += cw;
+    i--;
+  }
+  return cps.slice(i).join('');
+}
+
+/** Drops the first `cells` cells of a run of segments. */
+function dropCells(segs: Segment[], cells: number): Segment[] {
+  const out: Segment[] = [];
+  let left = cells;
+  for (const sg of segs) {
+    if (left <= 0) {
+      out.push(sg);
+      continue;
+    }
+    const w = displayWidth(sg.text);
+    if (w <= left) {
+      left -= w;
+      continue;
+    }
+    const cut = fitWidth(sg.text, left).text.length;
+    left = 0;
+    out.push({ text: sg.text.slice(cut), hl: sg.hl });
+  }
+  return out;
+}
+
+/**
+ * Fits the question's segments into `room` cells: when the first match would fall off the right edge, the start
+ * is cut (a few cells of context kept before the match); an overlong end is cut with `more`.
+ */
+export function fitSegments(segs: Segment[], room: number, more: string): Segment[] {
+  if (room <= 0) return [];
+  const widths = segs.map((sg) => displayWidth(sg.text));
+  const total = widths.reduce((a, b) => a + b, 0);
+  if (total <= room) return segs;
+  let out = segs;
+  const first = segs.findIndex((sg) => sg.hl);
+  if (first >= 0) {
+    const before = widths.slice(0, first).reduce((a, b) => a + b, 0);
+    const context = Math.min(8, Math.floor(room / 4));
+    if (before + Math.min(widths[first], room / 2) > room - 1 && before > context) {
+      out = [{ text: more, hl: false }, ...dropCells(segs, before - context + displayWidth(more))];
+    }
+  }
+  const cut: Segment[] = [];
+  let used = 0;
+  const moreW = displayWidth(more);
+  const all = out.reduce((a, sg) => a + displayWidth(sg.text), 0);
+  if (all <= room) return out;
+  for (const sg of out) {
+    const w = displayWidth(sg.text);
+    if (used + w <= room - moreW) {
+      cut.push(sg);
+      used += w;
+      continue;
+    }
+    const part = fitWidth(sg.text, room - moreW - used).text;
+    if (part !== '') cut.push({ text: part, hl: sg.hl });
+    break;
+  }
+  cut.push({ text: more, hl: false });
+  return cut;
+}
+
+function drawHit(
+  f: Frame,
+  x: number,
+  y: number,
+  w: number,
+  hit: HitLine,
+  selected: boolean,
+  g: Glyphs,
+): void {
+  const st = (normal: Style): Style =>
+    selected ? (normal === Style.match ? Style.matchSel : Style.selFocus) : normal;
+  if (selected) f.fill(x - 1, y, w + 2, 1, Style.selFocus);
+  const end = x + w;
+  let cx = x;
+  cx += f.text(cx, y, `[${oneLine(hit.bates)}] `, st(Style.sid), end - cx);
+  cx += f.text(cx, y, `${oneLine(hit.audit)} `, st(Style.count), end - cx);
+  const label = hit.label ? oneLine(hit.label).trim() : '';
+  const lw =
+    label !== '' && w >= 50 ? Math.min(displayWidth(label) + 2, Math.floor(w / (w < 100 ? 5 : 4))) : 0;
+  const room = end - cx - lw;
+  for (const sg of fitSegments(highlightSegments(hit.question, hit.highlights), room, g.more)) {
+    cx += f.text(cx, y, sg.text, st(sg.hl ? Style.match : Style.overlay), end - lw - cx);
+  }
+  if (lw > 2) {
+    const t = truncate(label, lw - 2);
+    f.text(end - displayWidth(t), y, t, st(Style.dim), lw);
+  }
+}
+
+export function drawFind(f: Frame, s: State, ov: FindOverlay, g: Glyphs): void {
+  const r = findBox(s.cols, s.rows);
+  f.fill(r.x, r.y, r.w, r.h, Style.overlay);
+  let title = 'find · all sessions';
+  if (ov.scope === 'session' && ov.sid) {
+    const label = s.sessions.find((x) => x.sid === ov.sid)?.label;
+    title = `find · this session: ${ov.sid}${label ? ` ${oneLine(label)}` : ''}`;
+  }
+  f.box(r.x, r.y, r.w, r.h, Style.overlayBorder, title, Style.titleFocus);
+  const ix = r.x + 2;
+  const iw = Math.max(1, r.w - 4);
+  const end = ix + iw;
+
+  // The query, echoed as typed (it was sanitised on the way in; once more costs nothing).
+  let y = r.y + 1;
+  f.text(ix, y, '/ ', Style.key, iw);
+  const text = tail(oneLine(ov.text), Math.max(0, iw - 3));
+  const used = f.text(ix + 2, y, text, Style.input, Math.max(0, iw - 3));
+  f.text(ix + 2 + used, y, g.cursor, Style.key, 1);
+
+  // Counts: "37 of 12,408", "searching…" while the shown hits answer an older query, corrections.
+  y++;
+  const empty = ov.text.trim() === '';
+  const stale = ov.shown !== ov.seq;
+  let cx = ix;
+  if (ov.error) f.text(cx, y, `find failed: ${ov.error}`, Style.error, iw);
+  else if (empty) {
+    if (ov.searched !== null) {
+      const where = ov.scope === 'session' ? ' of this session' : '';
+      f.text(cx, y, `type to find among ${thousands(ov.searched)} turns${where}`, Style.dim, iw);
+    }
+  } else if (ov.shown === 0) f.text(cx, y, 'searching…', Style.dim, iw);
+  else {
+    cx += f.text(cx, y, `${ov.hits.length} of ${thousands(ov.searched ?? 0)}`, Style.count, end - cx);
+    if (stale) cx += f.text(cx, y, ' searching…', Style.dim, end - cx);
+    if (ov.corrections.length > 0) {
+      const also = ov.corrections.map(oneLine).join(', ');
+      f.text(cx, y, truncate(` · also: ${also}`, end - cx), Style.dim, end - cx);
+    }
+  }
+
+  // The hits.
+  const listH = Math.max(1, r.h - 5);
+  const top = r.y + 3;
+  if (!empty && !ov.error) {
+    if (ov.shown !== 0 && !stale && ov.hits.length === 0)
+      f.text(ix, top, 'no turn matches (typos of one letter are forgiven from 4 letters on)', Style.dim, iw);
+    // (after a resize the remembered scroll may no longer show the selection)
+    const first = Math.max(0, Math.min(ov.top, ov.sel, ov.hits.length - listH), ov.sel - listH + 1);
+    for (let i = 0; i < listH; i++) {
+      const hit = ov.hits[first + i];
+      if (!hit) break;
+      drawHit(f, ix, top + i, iw, hit, first + i === ov.sel, g);
+    }
+    if (ov.hits.length > listH) {
+      const pos = ` ${ov.sel + 1}/${ov.hits.length} `;
+      const pw = displayWidth(pos);
+      if (pw + 4 < r.w) f.text(r.x + r.w - pw - 2, r.y + r.h - 1, pos, Style.overlayBorder);
+    }
+  }
+
+  // The keys.
+  const parts = ['↑↓ select', 'Enter go there', `${s.keyOf.close ?? 'Esc'} back`];
+  const scopeKey = s.keyOf['find.scope'];
+  if (scopeKey && ov.sid)
+    parts.push(`${scopeKey} ${ov.scope === 'all' ? 'this session only' : 'all sessions'}`);
+  f.text(ix, r.y + r.h - 2, truncate(parts.join(' · '), iw), Style.dim, iw);
+}

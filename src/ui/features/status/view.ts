@@ -1,0 +1,111 @@
+/** Paints the status bar (chain, message or selection, key hints) and the empty shard's greeting. */
+import { age, thousands } from '../../../text/format.js';
+import { displayWidth } from '../../../text/width.js';
+import type { Glyphs } from '../../core/glyphs.js';
+import { centred, type Rect } from '../../core/layout.js';
+import { selectedOutlineRow } from '../../core/selectors.js';
+import type { State } from '../../core/state.js';
+import { type Frame, Style } from '../../term/canvas.js';
+
+export function drawStatus(f: Frame, s: State, r: Rect, g: Glyphs): void {
+  f.fill(r.x, r.y, r.w, 1, Style.status);
+  // Build the bar from the most to the least compact form until it fits.
+  for (let level = 0; level <= 5; level++) {
+    const segs = statusSegments(s, g, level);
+    const w = segs.reduce((n, [t]) => n + displayWidth(t), 0);
+    if (w <= r.w || level === 5) {
+      let x = r.x;
+      for (const [t, st] of segs) x += f.text(x, r.y, t, st, Math.max(0, r.x + r.w - x));
+      return;
+    }
+  }
+}
+
+/** Coarse on purpose: the bar repaints every 10 s, not every second, while nothing else changes. */
+function checkedAgo(at: number, now: number): string {
+  const sec = Math.max(0, Math.floor((now - at) / 1000));
+  if (sec < 10) return 'now';
+  if (sec < 60) return `${Math.floor(sec / 10) * 10}s`;
+  return age(at, now);
+}
+
+/**
+ * The status bar as styled segments; `level` 0 is the fullest form: 1 keeps three key hints, 2 only the help key,
+ * 3 says "· 10s ago" for "· checked 10s ago", 4 drops the help key, 5 shortens the counts and the selection.
+ */
+function statusSegments(s: State, g: Glyphs, level: number): [string, Style][] {
+  const out: [string, Style][] = [[' ', Style.status]];
+  const c = s.chain;
+  const head = c.head ? c.head.slice(c.head.indexOf(':') + 1, c.head.indexOf(':') + 9) : '';
+  const ago = c.checkedAt !== null ? checkedAgo(c.checkedAt, s.now) : null;
+  const suffix = ago === 'now' ? '' : ' ago';
+  const when = ago === null ? '' : level >= 3 ? ` · ${ago}${suffix}` : ` · checked ${ago}${suffix}`;
+  const events = level >= 5 ? thousands(c.events) : `${thousands(c.events)} events`;
+  if (c.status === 'checking') {
+    const p = c.progress;
+    const pct = p && p.total > 0 ? ` ${Math.min(100, Math.floor((p.done / p.total) * 100))}%` : '';
+    out.push([`chain checking${c.full ? pct : ''}…`, Style.statusChecking]);
+    if (c.events > 0) out.push([` · ${events}`, Style.status]);
+  } else if (c.status === 'broken') {
+    out.push([` chain BROKEN at event ${c.brokenAt ?? '?'} `, Style.statusBroken]);
+    out.push([` ${events}${when}`, Style.status]);
+  } else if (c.status === 'ok') {
+    out.push([`chain ${g.ok}`, Style.statusOk]);
+    out.push([` ${events} · head ${head}${when}`, Style.status]);
+  } else out.push(['chain not checked yet', Style.status]);
+  // A message (or work in progress) takes the place of the selection and the key hints.
+  const m = s.message && s.now - s.message.at < 8000 ? s.message : null;
+  if (s.busy || m) {
+    out.push([' │ ', Style.status]);
+    out.push([
+      ` ${s.busy ?? m!.text} `,
+      s.busy ? Style.statusChecking : m!.level === 'error' ? Style.error : Style.info,
+    ]);
+    return out;
+  }
+  const orow = selectedOutlineRow(s);
+  let sel = '';
+  if (orow) {
+    const turn = s.path?.bates === orow.bates ? s.path.turns[s.path.turns.length - 1] : undefined;
+    sel = `${orow.bates}${turn && level < 5 ? ` depth ${turn.depth}` : ''}`;
+  } else if (s.list[s.sel]) sel = s.sessions[s.list[s.sel].session]?.sid ?? '';
+  if (sel) out.push([` │ ${sel}`, Style.status]);
+  if (s.ask) {
+    out.push([' │ ', Style.status]);
+    out.push([
+      `${s.ask.mode === 'fork' ? 'forking' : 'asking'}… ${s.keyOf.close ?? 'Esc'} cancels`,
+      Style.statusChecking,
+    ]);
+    return out;
+  }
+  const hints =
+    level >= 4 ? [] : level >= 2 ? s.hints.slice(0, 1) : level === 1 ? s.hints.slice(0, 3) : s.hints;
+  hints.forEach(([k, label], i) => {
+    out.push([i === 0 ? ' │ ' : '  ', Style.status]);
+    out.push([k, Style.hint]);
+    out.push([` ${label}`, Style.status]);
+  });
+  return out;
+}
+
+export function drawEmpty(f: Frame, s: State): void {
+  const lines = ['This shard is empty.'];
+  if (s.busy) lines.push(s.busy);
+  else if (s.offerDemo)
+    lines.push(`Press ${s.keyOf.demo ?? 'd'} to load a demo, ${s.keyOf.quit ?? 'q'} to quit`);
+  else lines.push(`Press ${s.keyOf.ask ?? 'a'} to ask a first question, ${s.keyOf.quit ?? 'q'} to quit`);
+  const w = Math.min(s.cols - 2, Math.max(...lines.map(displayWidth)) + 6);
+  const r = centred(s, w, lines.length + 4);
+  f.fill(r.x, r.y, r.w, r.h, Style.overlay);
+  f.box(r.x, r.y, r.w, r.h, Style.overlayBorder, 'arborist', Style.titleFocus);
+  lines.forEach((l, i) => {
+    const lw = displayWidth(l);
+    f.text(
+      r.x + Math.max(1, Math.floor((r.w - lw) / 2)),
+      r.y + 2 + i,
+      l,
+      i === 0 ? Style.banner : Style.overlay,
+      r.w - 2,
+    );
+  });
+}

@@ -1,0 +1,46 @@
+/** The transcript pane's document for the current selection, and where it is scrolled to. */
+import { shortTime } from '../../../text/format.js';
+import { oneLine } from '../../../text/sanitize.js';
+import { labelOf, selectedBates, textSize } from '../../core/selectors.js';
+import type { State } from '../../core/state.js';
+import { archivedSessionLines } from '../maintenance/model.js';
+import { autoPos, type Doc, linesDoc, pathDoc, type TLine, type TPos } from './model.js';
+
+/** The transcript document for the current selection. */
+export function transcriptDoc(s: State): Doc {
+  const { w } = textSize(s);
+  const row = s.list[s.sel];
+  if (!row) return linesDoc([]);
+  if (row.node < 0) {
+    const ses = s.sessions[row.session];
+    if (ses.archived) return linesDoc(archivedSessionLines(ses, s.keyOf, s.expanded.has(ses.sid), w));
+    if (s.ask && s.ask.parent === null && s.ask.session === ses.sid) {
+      return pathDoc([], w, labelOf(s), { ...s.ask });
+    }
+    const lines: TLine[] = [
+      { role: 'session', text: `session ${ses.sid}${ses.label ? ` · ${oneLine(ses.label)}` : ''}` },
+      {
+        role: 'meta',
+        text: `${ses.n_nodes} turn${ses.n_nodes === 1 ? '' : 's'} · created ${shortTime(ses.created_at)}`,
+      },
+      { role: 'blank', text: '' },
+      {
+        role: 'info',
+        text: s.expanded.has(ses.sid)
+          ? 'Down/j walks its turns.'
+          : 'Right/l (or Enter) expands it to its turns.',
+      },
+    ];
+    return linesDoc(lines);
+  }
+  const bates = selectedBates(s);
+  const turns = s.path && s.path.bates === bates ? s.path.turns : [];
+  const pending = s.ask && s.ask.parent === bates ? s.ask : null;
+  return pathDoc(turns, w, labelOf(s), pending);
+}
+
+/** The transcript's top position on screen (resolving the automatic one). */
+export function transcriptPos(s: State, doc: Doc = transcriptDoc(s)): TPos {
+  if (s.tpos) return s.tpos;
+  return autoPos(doc, textSize(s).h, s.ask !== null);
+}

@@ -1,0 +1,195 @@
+/**
+ * The side effects beside the reducer: each effect is performed here and answered with actions. Reading the tree
+ * goes through the session source (live or archived alike), chain checks through the chain checker, find queries
+ * through the find scheduler, entries and archiving through the maintenance ops. Nothing here draws.
+ */
+import type { AskRequest, AskResult, ProviderSpec } from '../../ask/types.js';
+import type { Shard } from '../../store/index.js';
+import type { Action } from '../core/actions.js';
+import type { Effect } from '../core/effects.js';
+import type { State } from '../core/state.js';
+import { archivedSet } from '../features/maintenance/model.js';
+import { ChainChecker, type ChainCheckOptions } from './chain-check.js';
+import { buildDemo } from './demo.js';
+import { describe } from './describe.js';
+import { type FindOptions, FindScheduler } from './find-search.js';
+import { Maintenance } from './maintenance.js';
+import { SessionSource } from './sessions.js';
+
+export { describe };
+
+export interface RuntimeOptions extends ChainCheckOptions, FindOptions {
+  provider?: ProviderSpec;
+}
+
+export class Runtime {
+  private readonly source: SessionSource;
+  private readonly chain: ChainChecker;
+  private readonly finder: FindScheduler;
+  private readonly maint: Maintenance;
+  private abort: AbortController | null = null;
+  private lastVersion = -1;
+  private closed = false;
+
+  constructor(
+    private readonly shard: Shard,
+    private readonly dispatch: (a: Action) => void,
+    private readonly getState: () => State,
+    private readonly opts: RuntimeOptions = {},
+  ) {
+    // Archived sessions are known from the state: only those the tree shows are read from their archives.
+    this.source = new SessionSource(shard, (sid) => archivedSet(this.getState().sessions).has(sid));
+    this.chain = new ChainChecker(shard, dispatch, opts);
+    this.finder = new FindScheduler(shard, dispatch, opts);
+    this.maint = new Maintenance(shard);
+  }
+
+  /** Runs the effects in order; each may dispatch actions (which may run more effects). */
+  run(effects: Effect[]): void {
+    const seen = new Set<string>();
+    for (const e of effects) {
+      const key = JSON.stringify(e);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      try {
+        this.perform(e);
+      } catch (err) {
+        this.dispatch({ type: 'message', text: describe(err), level: 'error' });
+      }
+    }
+  }
+
+  private perform(e: Effect): void {
+    const src = this.source;
+    switch (e.type) {
+      case 'loadSessions':
+        this.dispatch({ type: 'sessions', ...src.sessions(this.getState().showArchived) });
+        return;
+      case 'loadOutline':
+        this.dispatch({ type: 'outline', sid: e.sid, nodes: src.outline(e.sid), reveal: e.reveal });
+        return;
+      case 'loadPath':
+        this.dispatch({ type: 'path', bates: e.bates, turns: src.pathTo(e.bates) });
+        return;
+      case 'loadTitles':
+        this.dispatch({ type: 'titles', titles: src.titles(e.sids) });
+        return;
+      case 'reveal':
+        this.reveal(e.bates);
+        return;
+      case 'loadBranches':
+        this.dispatch({ type: 'branches', sid: e.sid, items: src.branches(e.sid) });
+        return;
+      case 'ask':
+        this.ask(e);
+        return;
+      case 'cancelAsk':
+        this.abort?.abort();
+        return;
+      case 'checkChain':
+        this.chain.check(true);
+        return;
+      case 'syncChain':
+        this.chain.sync();
+        return;
+      case 'buildDemo':
+        buildDemo(this.shard);
+        this.dispatch({ type: 'demoBuilt' });
+        return;
+      case 'search':
+        this.finder.search({ seq: e.seq, query: e.query, scope: e.scope, limit: e.limit });
+        return;
+      case 'loadEntries':
+      case 'planChange':
+      case 'applyChange':
+      case 'restoreArchive':
+        this.maintenance(e);
+        return;
+      case 'quit':
+        return;
+    }
+  }
+
+  /** Opens the turn's session in the tree (loading the sessions first when it is new) and selects the turn. */
+  private reveal(bates: string): void {
+    const at = this.source.locate(bates);
+    if (!at) {
+      this.dispatch({ type: 'message', text: `no turn ${bates}`, level: 'error' });
+      return;
+    }
+    if (at.live && !this.getState().sessions.some((s) => s.sid === at.sid))
+      this.perform({ type: 'loadSessions' });
+    this.dispatch({ type: 'outline', sid: at.sid, nodes: at.nodes, reveal: at.bates });
+  }
+
+  /** Entries, and the confirmed reset, delete and restore. */
+  private maintenance(
+    e: Extract<Effect, { type: 'loadEntries' | 'planChange' | 'applyChange' | 'restoreArchive' }>,
+  ) {
+    try {
+      this.dispatch(this.maint.answer(e));
+    } catch (err) {
+      this.dispatch({ type: 'maintFailed', error: describe(err) });
+    }
+  }
+
+  private ask(e: Extract<Effect, { type: 'ask' }>): void {
+    const ctl = new AbortController();
+    this.abort = ctl;
+    // Loaded on first use: start-up does not pay for the providers.
+    const ask = (req: AskRequest): Promise<AskResult> =>
+      import('../../ask/index.js').then((m) => m.ask(this.shard, req));
+    ask({
+      question: e.question,
+      parent: e.parent ?? undefined,
+      session: e.parent === null && e.session !== null ? e.session : undefined,
+      fork: e.mode === 'fork' ? true : undefined,
+      provider: this.opts.provider,
+      signal: ctl.signal,
+      onChunk: (text) => {
+        if (!this.closed) this.dispatch({ type: 'askChunk', text });
+      },
+    }).then(
+      (r) => {
+        if (this.abort === ctl) this.abort = null;
+        if (!this.closed)
+          this.dispatch({ type: 'askDone', bates: r.bates, sid: r.sid, createdSession: r.created_session });
+      },
+      (err) => {
+        if (this.abort === ctl) this.abort = null;
+        if (this.closed) return;
+        const text = ctl.signal.aborted ? 'question cancelled; nothing was added' : describe(err);
+        this.dispatch({ type: 'askFailed', error: text });
+      },
+    );
+  }
+
+  /** Called on start and on `c`: verify every event. */
+  check(full: true): void {
+    this.chain.check(full);
+  }
+
+  /** Where find queries run now: the worker, this thread (it could not start, or tests), or none yet. */
+  findThread(): 'worker' | 'main' | null {
+    return this.finder.findThread();
+  }
+
+  /** True when another connection committed since the last call. */
+  changed(): boolean {
+    const v = this.shard.dataVersion();
+    if (this.lastVersion === -1) {
+      this.lastVersion = v;
+      return false;
+    }
+    if (v === this.lastVersion) return false;
+    this.lastVersion = v;
+    return true;
+  }
+
+  close(): void {
+    this.closed = true;
+    this.abort?.abort();
+    this.chain.close();
+    this.finder.close();
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * The one place that knows a session may be archived: the tree asks for sessions, outlines, paths, titles and
+ * branch points alike, and gets them from the live tables or, for a session shown as archived, from its archive
+ * body (read-only). Which sessions are archived is known from the state: only those the tree shows are read.
+ */
+import { parseBates, type Shard, type TurnNode } from '../../store/index.js';
+import { oneLine } from '../../text/sanitize.js';
+import type { BranchItem } from '../core/state.js';
+import type { OutlineNode, SessionLike } from '../features/tree/model.js';
+import { ArchiveReader } from './archives.js';
+
+export class SessionSource {
+  private reader: ArchiveReader | null = null;
+
+  constructor(
+    private readonly shard: Shard,
+    /** True for a session the tree shows as archived. */
+    private readonly isArchived: (sid: string) => boolean,
+  ) {}
+
+  private get archives(): ArchiveReader {
+    this.reader ??= new ArchiveReader(this.shard);
+    return this.reader;
+  }
+
+  /** The live sessions, and (when shown) the archived ones, read from the archive records. */
+  sessions(withArchived: boolean): { sessions: SessionLike[]; archived?: SessionLike[] } {
+    const sessions = this.shard.sessionSummaries();
+    return withArchived ? { sessions, archived: this.archives.summaries() } : { sessions };
+  }
+
+  outline(sid: string): OutlineNode[] {
+    return this.isArchived(sid) ? this.archives.outline(sid) : this.shard.sessionOutline(sid);
+  }
+
+  /** The turns from the root down to `bates`, through archived and live sessions alike. */
+  pathTo(bates: string): TurnNode[] {
+    const sid = parseBates(bates)?.sid;
+    if (sid && this.isArchived(sid)) return this.archives.pathTo(bates, this.isArchived);
+    return this.shard.pathTo(bates);
+  }
+
+  /** The first question of each session (shown for unlabelled ones). */
+  titles(sids: readonly string[]): [string, string][] {
+    return sids.map((sid) => [sid, this.isArchived(sid) ? this.archives.title(sid) : this.liveTitle(sid)]);
+  }
+
+  private liveTitle(sid: string): string {
+    let q = '';
+    try {
+      const r = this.shard.resolve('1', sid);
+      if (r.kind === 'node') q = r.node.question;
+    } catch {
+      // no first turn (an empty or archived start): no title
+    }
+    return oneLine(q.slice(0, 200));
+  }
+
+  /**
+   * Where a turn is: its session and that session's outline (to reveal it in), or null when there is no such
+   * turn. `live` is false for a turn of a session shown as archived.
+   */
+  locate(bates: string): { sid: string; bates: string; nodes: OutlineNode[]; live: boolean } | null {
+    const node = this.shard.getNode(bates);
+    if (node)
+      return { sid: node.sid, bates: node.bates, nodes: this.shard.sessionOutline(node.sid), live: true };
+    const sid = parseBates(bates)?.sid;
+    if (sid && this.isArchived(sid)) return { sid, bates, nodes: this.archives.outline(sid), live: false };
+    return null;
+  }
+
+  branches(sid: string): BranchItem[] {
+    if (this.isArchived(sid)) return this.archives.branches(sid);
+    return this.shard.branchPoints(sid).map((b) => ({
+      bates: b.bates,
+      n_children: b.n_children,
+      q: oneLine((this.shard.getNode(b.bates)?.question ?? '').slice(0, 300)),
+    }));
+  }
+}

@@ -1,0 +1,268 @@
+/**
+ * `arborist` with no command: the full-screen browser. Wires the pieces together:
+ *   keys -> Keymap.resolve -> update(state) -> [state, effects] -> runtime -> more actions ... -> view -> paint
+ * and guarantees the terminal is given back on quit, on an exception, and on SIGTERM/SIGHUP.
+ */
+import { join } from 'node:path';
+import type { ProviderSpec } from '../../ask/types.js';
+import { type Keymap, KeymapError } from '../../keymap/index.js';
+import { ArboristError, arboristHome, Shard } from '../../store/index.js';
+import type { Action } from '../core/actions.js';
+import { initialState, type State } from '../core/state.js';
+import { update } from '../core/update.js';
+import { ASCII_GLYPHS, type Glyphs, UNICODE_GLYPHS, view } from '../core/view.js';
+import { Runtime } from '../runtime/runtime.js';
+import { type BlessedKey, keyName, loadKeymap } from './keys.js';
+import { attrTable, chooseTerminal, createScreen, paint, type TermChoice } from './terminal.js';
+import { Trace } from './trace.js';
+
+export { keyName, loadKeymap };
+
+export interface TuiOptions {
+  dbPath: string;
+  mouse?: boolean;
+  provider?: ProviderSpec;
+  /** keys.json; default $ARBORIST_HOME/keys.json (a missing file means the defaults). */
+  keysPath?: string;
+  /** On an empty shard, offer to load the demo (default true). */
+  offerDemo?: boolean;
+}
+
+const err = (line: string) => process.stderr.write(`arborist: ${line}\n`);
+
+/** Runs the browser until it quits; the exit code (2: refused to start, with one line on stderr). */
+export async function runTui(opts: TuiOptions): Promise<number> {
+  let keymap: Keymap;
+  try {
+    keymap = loadKeymap(opts.keysPath ?? join(arboristHome(), 'keys.json'));
+  } catch (e) {
+    if (e instanceof KeymapError) {
+      err(e.message);
+      return 2;
+    }
+    throw e;
+  }
+  if (!process.stdin.isTTY || !process.stdout.isTTY) {
+    err(
+      'the browser needs a terminal (stdin and stdout must be a tty); see arborist --help for the commands',
+    );
+    return 2;
+  }
+  const choice = chooseTerminal(process.env);
+  if (choice.refuse) {
+    err(choice.refuse);
+    return 2;
+  }
+  const shard = Shard.open(opts.dbPath);
+  // An interactive process has quiet moments: new turns are indexed by FTS5 then, not inside each question's commit.
+  shard.deferIndexing = true;
+  return new Promise<number>((resolve) => new Program(shard, keymap, choice, opts, resolve).start());
+}
+
+/** Store housekeeping waits for this long without input, so it never delays a key press. */
+const QUIET_MS = 2000;
+/** ... and runs at most this often. */
+const IDLE_EVERY_MS = 5000;
+/** Progress of a long chain check repaints at most 4 times a second. */
+const PROGRESS_EVERY_MS = 250;
+
+/** One run of the browser: the state, the loop that updates and repaints it, and the way out. */
+class Program {
+  private readonly screen: ReturnType<typeof createScreen>;
+  private readonly attrs: ReturnType<typeof attrTable>;
+  private readonly glyphs: Glyphs;
+  private readonly runtime: Runtime;
+  private readonly trace = new Trace();
+  private readonly timer: ReturnType<typeof setInterval>;
+  private state: State;
+  private done = false;
+  private depth = 0;
+  private renderQueued = false;
+  private lastProgress = 0;
+  private lastInput = Date.now();
+  private lastIdle = 0;
+  private readonly onTerm = () => this.dieOf('SIGTERM');
+  private readonly onHup = () => this.dieOf('SIGHUP');
+  private readonly fail = (e: unknown) => this.failWith(e);
+
+  constructor(
+    private readonly shard: Shard,
+    keymap: Keymap,
+    private readonly choice: TermChoice,
+    private readonly opts: TuiOptions,
+    private readonly resolve: (code: number) => void,
+  ) {
+    this.screen = createScreen(choice, { mouse: opts.mouse ?? false });
+    this.attrs = attrTable(choice.colors);
+    this.glyphs = choice.ascii ? ASCII_GLYPHS : UNICODE_GLYPHS;
+    this.state = initialState({
+      cols: this.screen.cols,
+      rows: this.screen.rows,
+      keymap,
+      offerDemo: opts.offerDemo ?? true,
+    });
+    this.runtime = new Runtime(
+      shard,
+      (a) => this.dispatch(a),
+      () => this.state,
+      { provider: opts.provider },
+    );
+    this.timer = setInterval(() => this.guard(() => this.onTimer()), 500);
+  }
+
+  start(): void {
+    process.on('SIGTERM', this.onTerm);
+    process.on('SIGHUP', this.onHup);
+    process.on('uncaughtException', this.fail);
+    process.on('unhandledRejection', this.fail);
+    this.listen();
+    this.guard(() => {
+      this.dispatch({ type: 'resize', cols: this.screen.cols, rows: this.screen.rows });
+      this.runtime.run([{ type: 'loadSessions' }]);
+      this.render();
+      this.runtime.changed();
+      // The first full check starts once the first screen is out.
+      setImmediate(() => this.guard(() => !this.done && this.runtime.check(true)));
+    });
+  }
+
+  /** Runs `f`; an exception ends the program with the terminal restored. */
+  private guard(f: () => void): void {
+    try {
+      f();
+    } catch (e) {
+      this.failWith(e);
+    }
+  }
+
+  private listen(): void {
+    const s = this.screen;
+    s.on('keypress', (ch: string | undefined, key: BlessedKey | undefined) =>
+      this.guard(() => {
+        this.lastInput = Date.now();
+        const k = keyName(ch, key ?? {});
+        if (k) this.dispatchNow({ type: 'key', key: k.key, ch: k.ch });
+      }),
+    );
+    s.on('resize', () => this.guard(() => this.dispatchNow({ type: 'resize', cols: s.cols, rows: s.rows })));
+    if (this.opts.mouse) {
+      s.on('mouse', (m: { action: string; x: number; y: number }) =>
+        this.guard(() => {
+          if (m.action === 'wheelup' || m.action === 'wheeldown' || m.action === 'mousedown') {
+            this.dispatchNow({ type: 'mouse', kind: m.action, x: m.x, y: m.y });
+          }
+        }),
+      );
+    }
+  }
+
+  private dispatch(a: Action): void {
+    if (this.done) return;
+    if (a.type === 'chainProgress') {
+      const now = Date.now();
+      if (now - this.lastProgress < PROGRESS_EVERY_MS) return;
+      this.lastProgress = now;
+    }
+    this.depth++;
+    try {
+      const [next, effects] = update(this.state, a);
+      this.state = next;
+      this.trace.updated(a, effects);
+      if (effects.some((e) => e.type === 'quit')) {
+        this.runtime.run(effects.filter((e) => e.type !== 'quit'));
+        this.finish(0);
+        return;
+      }
+      this.runtime.run(effects);
+    } finally {
+      this.depth--;
+    }
+    if (this.depth === 0) this.renderSoon();
+  }
+
+  /** Key presses repaint at once (the latency a person feels); everything else is coalesced. */
+  private dispatchNow(a: Action): void {
+    this.trace.keyPressed();
+    this.dispatch(a);
+    this.trace.keyHandled();
+    if (this.renderQueued && !this.done) this.render();
+  }
+
+  private render(): void {
+    this.renderQueued = false;
+    if (this.done) return;
+    this.trace.viewing();
+    const frame = view(this.state, { glyphs: this.glyphs });
+    this.trace.viewed();
+    paint(this.screen, frame, this.attrs, this.choice.ascii);
+    this.screen.render();
+    this.screen.program.flush();
+    this.trace.painted(this.state);
+  }
+
+  private renderSoon(): void {
+    if (this.renderQueued || this.done) return;
+    this.renderQueued = true;
+    setImmediate(() => this.render());
+  }
+
+  /**
+   * Twice a second: notice other writers, move the clock, and in quiet moments let the store index the turns
+   * whose FTS5 rows were deferred and checkpoint its WAL (never delaying a key press, nor inside the commit of
+   * the next question).
+   */
+  private onTimer(): void {
+    if (this.runtime.changed()) this.dispatch({ type: 'dataChanged' });
+    this.dispatch({ type: 'tick', now: Date.now() });
+    const now = Date.now();
+    if (now - this.lastInput > QUIET_MS && now - this.lastIdle > IDLE_EVERY_MS && !this.state.ask) {
+      this.lastIdle = now;
+      this.shard.idle();
+    }
+  }
+
+  private cleanup(): void {
+    if (this.done) return;
+    this.done = true;
+    this.trace.flush();
+    clearInterval(this.timer);
+    this.runtime.close();
+    try {
+      this.screen.destroy();
+    } catch {
+      // The terminal may be gone (ssh drop): nothing left to restore.
+    }
+    process.off('SIGTERM', this.onTerm);
+    process.off('SIGHUP', this.onHup);
+    process.off('uncaughtException', this.fail);
+    process.off('unhandledRejection', this.fail);
+    try {
+      this.shard.close();
+    } catch {
+      // closing is best effort
+    }
+  }
+
+  private finish(code: number): void {
+    this.cleanup();
+    this.resolve(code);
+  }
+
+  private failWith(e: unknown): void {
+    this.cleanup();
+    const msg = e instanceof ArboristError ? e.message : `internal error: ${(e as Error)?.message ?? e}`;
+    err(msg.split('\n')[0]);
+    if (process.env.ARBORIST_DEBUG) process.stderr.write(`${(e as Error)?.stack}\n`);
+    this.resolve(e instanceof ArboristError ? 2 : 1);
+  }
+
+  /**
+   * After restoring the terminal, die of the signal itself (the conventional status). Exiting normally would
+   * make Node reset the tty at exit, which aborts the process when the terminal is gone (an ssh drop).
+   */
+  private dieOf(sig: NodeJS.Signals): void {
+    process.stdout.on('error', () => {});
+    this.cleanup();
+    process.kill(process.pid, sig);
+  }
+}

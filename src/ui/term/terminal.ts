@@ -1,0 +1,295 @@
+/**
+ * The only module that touches the terminal: a neo-blessed Screen used as a cell buffer with diffed output,
+ * terminfo, key/mouse input, the alternate screen and resize events. Our view paints a Frame; `paint` copies it
+ * into blessed's buffer; blessed writes only what changed.
+ *
+ * neo-blessed's known faults, and what we do about them:
+ * - terminfo: it fails to compile some entries (screen-256color prints "Error on screen-256color.plab_norm" on the
+ *   screen; tmux-256color falls back to 8 colours). We choose one of the three entries it bundles and compiles
+ *   cleanly (xterm-256color, xterm, linux) from $TERM/$COLORTERM and load it from neo-blessed's own folder, so the
+ *   system's terminfo never matters. tmux and screen understand the xterm sequences we use.
+ * - width: its tables predate Unicode emoji widths (one cell short for most emoji). We install our own width
+ *   function (Unicode 11, as xterm.js and current terminals) as blessed's, and lay text out with the same one.
+ * - tags and escapes: we never hand text to a blessed element, so its tag parser never sees untrusted text; every
+ *   string is sanitised before it is painted, and the Frame drops any control character that slips through.
+ * - colours: it ignores NO_COLOR; we pick a monochrome theme ourselves.
+ */
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { cpWidth } from '../../text/width.js';
+import type { Frame } from './canvas.js';
+import { Style } from './canvas.js';
+
+const require = createRequire(import.meta.url);
+
+export type ColorMode = 'mono' | '8' | '256';
+
+export interface TermChoice {
+  /** The terminfo entry we load (from neo-blessed's bundled files). */
+  terminfo: 'xterm-256color' | 'xterm' | 'linux';
+  colors: ColorMode;
+  /** Draw tree marks with ASCII (the Linux console's fonts lack most symbols). */
+  ascii: boolean;
+  /** Set when the terminal cannot show a full-screen UI at all. */
+  refuse?: string;
+}
+
+export function chooseTerminal(env: NodeJS.ProcessEnv): TermChoice {
+  const term = (env.TERM ?? '').toLowerCase();
+  const noColor = env.NO_COLOR !== undefined && env.NO_COLOR !== '';
+  const mono = (c: ColorMode): ColorMode => (noColor ? 'mono' : c);
+  if (term === '' || term === 'dumb' || term === 'unknown') {
+    return {
+      terminfo: 'xterm',
+      colors: 'mono',
+      ascii: true,
+      refuse: `TERM=${term || '(unset)'} cannot show the full-screen browser; set TERM (e.g. xterm-256color) or use the commands (arborist --help)`,
+    };
+  }
+  if (term === 'linux' || term.startsWith('linux-'))
+    return { terminfo: 'linux', colors: mono('8'), ascii: true };
+  const colorterm = (env.COLORTERM ?? '').toLowerCase();
+  if (/256col|truecolor|24bit|direct/.test(term) || /truecolor|24bit/.test(colorterm)) {
+    return { terminfo: 'xterm-256color', colors: mono('256'), ascii: false };
+  }
+  if (term.includes('mono') || term === 'vt100' || term === 'vt102' || term === 'vt220') {
+    return { terminfo: 'xterm', colors: 'mono', ascii: false };
+  }
+  return { terminfo: 'xterm', colors: mono('8'), ascii: false };
+}
+
+// ---- themes ---------------------------------------------------------------------------------------------------
+
+const BOLD = 1;
+const UNDERLINE = 2;
+const INVERSE = 8;
+const DEF = 0x1ff;
+
+type Spec = [fg: number, bg: number, flags: number];
+
+const T256: Partial<Record<Style, Spec>> = {
+  [Style.border]: [240, DEF, 0],
+  [Style.borderFocus]: [37, DEF, 0],
+  [Style.title]: [245, DEF, 0],
+  [Style.titleFocus]: [81, DEF, BOLD],
+  [Style.sid]: [179, DEF, 0],
+  [Style.label]: [DEF, DEF, BOLD],
+  [Style.dim]: [244, DEF, 0],
+  [Style.selFocus]: [231, 24, BOLD],
+  [Style.selBlur]: [DEF, 237, 0],
+  [Style.link]: [170, DEF, 0],
+  [Style.branch]: [214, DEF, 0],
+  [Style.status]: [252, 236, 0],
+  [Style.statusOk]: [114, 236, BOLD],
+  [Style.statusBroken]: [231, 160, BOLD],
+  [Style.statusChecking]: [221, 236, 0],
+  [Style.qLabel]: [81, DEF, BOLD],
+  [Style.aLabel]: [114, DEF, BOLD],
+  [Style.header]: [75, DEF, 0],
+  [Style.headerSel]: [222, DEF, BOLD],
+  [Style.cross]: [170, DEF, BOLD],
+  [Style.cite]: [244, DEF, 0],
+  [Style.error]: [203, 236, BOLD],
+  [Style.overlayBorder]: [81, DEF, 0],
+  [Style.key]: [221, DEF, BOLD],
+  [Style.input]: [231, DEF, 0],
+  [Style.info]: [117, 236, 0],
+  [Style.pending]: [221, DEF, 0],
+  [Style.banner]: [DEF, DEF, BOLD],
+  [Style.hint]: [221, 236, BOLD],
+  [Style.count]: [244, DEF, 0],
+  [Style.match]: [221, DEF, BOLD],
+  [Style.matchSel]: [221, 24, BOLD],
+};
+
+const T8: Partial<Record<Style, Spec>> = {
+  [Style.borderFocus]: [6, DEF, 0],
+  [Style.titleFocus]: [6, DEF, BOLD],
+  [Style.sid]: [3, DEF, 0],
+  [Style.label]: [DEF, DEF, BOLD],
+  [Style.selFocus]: [7, 4, BOLD],
+  [Style.selBlur]: [DEF, DEF, UNDERLINE],
+  [Style.link]: [5, DEF, 0],
+  [Style.branch]: [3, DEF, 0],
+  [Style.status]: [7, 4, 0],
+  [Style.statusOk]: [2, 4, BOLD],
+  [Style.statusBroken]: [7, 1, BOLD],
+  [Style.statusChecking]: [3, 4, BOLD],
+  [Style.qLabel]: [6, DEF, BOLD],
+  [Style.aLabel]: [2, DEF, BOLD],
+  [Style.header]: [4, DEF, BOLD],
+  [Style.headerSel]: [3, DEF, BOLD],
+  [Style.cross]: [5, DEF, BOLD],
+  [Style.error]: [7, 1, BOLD],
+  [Style.overlayBorder]: [6, DEF, 0],
+  [Style.key]: [3, DEF, BOLD],
+  [Style.info]: [6, 4, 0],
+  [Style.pending]: [3, DEF, 0],
+  [Style.banner]: [DEF, DEF, BOLD],
+  [Style.hint]: [3, 4, BOLD],
+  [Style.match]: [3, DEF, BOLD],
+  [Style.matchSel]: [3, 4, BOLD],
+};
+
+/** NO_COLOR: attributes only. */
+const TMONO: Partial<Record<Style, Spec>> = {
+  [Style.borderFocus]: [DEF, DEF, BOLD],
+  [Style.titleFocus]: [DEF, DEF, BOLD],
+  [Style.label]: [DEF, DEF, BOLD],
+  [Style.selFocus]: [DEF, DEF, INVERSE],
+  [Style.selBlur]: [DEF, DEF, UNDERLINE],
+  [Style.status]: [DEF, DEF, INVERSE],
+  [Style.statusOk]: [DEF, DEF, INVERSE | BOLD],
+  [Style.statusBroken]: [DEF, DEF, BOLD | UNDERLINE],
+  [Style.statusChecking]: [DEF, DEF, INVERSE],
+  [Style.qLabel]: [DEF, DEF, BOLD],
+  [Style.aLabel]: [DEF, DEF, BOLD],
+  [Style.header]: [DEF, DEF, BOLD],
+  [Style.headerSel]: [DEF, DEF, BOLD | UNDERLINE],
+  [Style.cross]: [DEF, DEF, BOLD],
+  [Style.error]: [DEF, DEF, BOLD | UNDERLINE],
+  [Style.key]: [DEF, DEF, BOLD],
+  [Style.info]: [DEF, DEF, INVERSE],
+  [Style.banner]: [DEF, DEF, BOLD],
+  [Style.hint]: [DEF, DEF, INVERSE | BOLD],
+  [Style.match]: [DEF, DEF, BOLD | UNDERLINE],
+  [Style.matchSel]: [DEF, DEF, INVERSE | BOLD | UNDERLINE],
+};
+
+/** blessed's attribute word for each style: (flags << 18) | (fg << 9) | bg. */
+export function attrTable(mode: ColorMode): Int32Array {
+  const t = mode === '256' ? T256 : mode === '8' ? T8 : TMONO;
+  const out = new Int32Array(64);
+  for (let i = 0; i < out.length; i++) {
+    const [fg, bg, flags] = t[i as Style] ?? [DEF, DEF, 0];
+    out[i] = (flags << 18) | (fg << 9) | bg;
+  }
+  return out;
+}
+
+// ---- the screen -----------------------------------------------------------------------------------------------
+
+interface BlessedCell extends Array<number | string> {
+  0: number;
+  1: string;
+}
+type BlessedLine = BlessedCell[] & { dirty?: boolean };
+
+export interface BlessedScreen {
+  cols: number;
+  rows: number;
+  lines: BlessedLine[];
+  program: {
+    enableMouse(): void;
+    disableMouse(): void;
+    hideCursor(): void;
+    showCursor(): void;
+    flush(): void;
+    tput: { colors: number };
+  };
+  render(): void;
+  destroy(): void;
+  // biome-ignore lint/suspicious/noExplicitAny: blessed's events carry different arguments per event
+  on(ev: string, fn: (...args: any[]) => void): void;
+  destroyed?: boolean;
+}
+
+let patched = false;
+
+interface BlessedModule {
+  unicode: { charWidth: (str: string | number, i?: number) => number };
+  Tput: { prototype: { _prefix: (this: unknown, term?: string) => string } };
+  screen(opts: Record<string, unknown>): BlessedScreen;
+}
+
+function patchBlessed(blessed: BlessedModule): void {
+  if (patched) return;
+  patched = true;
+  // One width function for layout and for blessed's drawing (wide characters eat the next cell).
+  blessed.unicode.charWidth = (str: string | number, i?: number) => {
+    const cp = typeof str === 'string' ? (str.codePointAt(i ?? 0) ?? 0) : str;
+    return cpWidth(cp);
+  };
+  // Load the terminfo entries neo-blessed bundles (and compiles cleanly), never the system's.
+  const usr = join(dirname(require.resolve('neo-blessed/package.json')), 'usr');
+  const bundled: Record<string, string> = {
+    'xterm-256color': join(usr, 'xterm-256color'),
+    xterm: join(usr, 'xterm'),
+    linux: join(usr, 'linux'),
+  };
+  const orig = blessed.Tput.prototype._prefix;
+  blessed.Tput.prototype._prefix = function (this: unknown, term?: string) {
+    if (term && bundled[term]) return bundled[term];
+    return orig.call(this, term);
+  };
+}
+
+export function createScreen(choice: TermChoice, opts: { mouse: boolean }): BlessedScreen {
+  const blessed = require('neo-blessed') as BlessedModule;
+  patchBlessed(blessed);
+  // blessed prints terminfo compile errors with console.error, straight onto the screen: swallow them.
+  const origError = console.error;
+  console.error = () => {};
+  let screen: BlessedScreen;
+  try {
+    screen = blessed.screen({
+      terminal: choice.terminfo,
+      smartCSR: true,
+      fullUnicode: true,
+      forceUnicode: true,
+      autoPadding: false,
+      warnings: false,
+      dockBorders: false,
+      resizeTimeout: 30,
+      title: undefined,
+    });
+  } finally {
+    console.error = origError;
+  }
+  // Write box-drawing characters as UTF-8, never through the DEC line-drawing charset (ACS): blessed would also
+  // map '·' and friends to ACS glyphs, and a terminal that mishandles charset switching shows 'lqqk' instead.
+  (screen as unknown as { tput: { brokenACS: boolean } }).tput.brokenACS = true;
+  if (opts.mouse) screen.program.enableMouse();
+  return screen;
+}
+
+/**
+ * Symbols of our own UI that the Linux console's fonts lack, with one-cell stand-ins (box drawing, arrows and
+ * Latin-1 are in every console font and stay).
+ */
+const CONSOLE_SAFE: Record<string, string> = {
+  '…': '~',
+  '⇢': '>',
+  '▍': '_',
+  '▏': '_',
+  '⑂': 'Y',
+  '↳': '>',
+  '↰': '^',
+  '▸': '>',
+  '▾': 'v',
+  '✓': '+',
+};
+
+/** Copies a Frame into blessed's buffer, marking changed lines; then screen.render() writes the difference. */
+export function paint(screen: BlessedScreen, frame: Frame, attrs: Int32Array, ascii = false): void {
+  const rows = Math.min(screen.rows, frame.height, screen.lines.length);
+  for (let y = 0; y < rows; y++) {
+    const line = screen.lines[y];
+    const cols = Math.min(line.length, frame.width);
+    let dirty = false;
+    const base = y * frame.width;
+    for (let x = 0; x < cols; x++) {
+      let ch = frame.ch[base + x];
+      if (ch === '') ch = ' ';
+      else if (ascii && ch.length === 1 && ch.charCodeAt(0) > 0x2000) ch = CONSOLE_SAFE[ch] ?? ch;
+      const a = attrs[frame.st[base + x]];
+      const cell = line[x];
+      if (cell[0] !== a || cell[1] !== ch) {
+        cell[0] = a;
+        cell[1] = ch;
+        dirty = true;
+      }
+    }
+    if (dirty) line.dirty = true;
+  }
+}
