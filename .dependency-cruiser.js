@@ -10,11 +10,6 @@
 //
 // Arrows are transitive (cli may use store directly; a layer below is below). Each rule below is an allow-list,
 // so a new folder under src/ is refused by all of them until it is given a place here.
-//
-// .dependency-cruiser-known-violations.json (`npx depcruise-baseline -c .dependency-cruiser.js src bench tests
-// vitest.config.ts`, which `npm run lint` passes as --ignore-known) lists circles that existed when this check
-// came in and were being removed on other branches; delete its entries once they are gone, so that none of them
-// can come back unseen. `--no-ignore-known` shows them.
 
 /** A rule that a layer imports only itself and the layers it may use. */
 const layer = (name, mayUse, comment) => ({

@@ -4,7 +4,7 @@ import { arboristHome, Shard } from '../store/index.js';
 import { buildDemo } from '../ui/runtime/demo.js';
 import { runTui } from '../ui/term/app.js';
 import { flag, type OptionSpec, type Parsed, str } from './args.js';
-import type { Command } from './commands.js';
+import type { Command } from './command.js';
 import type { Context } from './context.js';
 import { printJson } from './output.js';
 
