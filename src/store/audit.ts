@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
+import { cachedStatement } from './db/statements.js';
 import { canon, eventHash, hex, sha256, ZERO_HASH } from './hash.js';
 
 /**
@@ -44,17 +45,22 @@ export class AuditLog {
   private readonly fastPageStmt: Database.Statement;
 
   constructor(private readonly db: Database.Database) {
-    this.lastStmt = db
-      .prepare('SELECT seq, event_hash FROM audit_events ORDER BY seq DESC LIMIT 1')
-      .raw(true);
-    this.insertStmt = db.prepare(
+    this.lastStmt = cachedStatement(
+      db,
+      'SELECT seq, event_hash FROM audit_events ORDER BY seq DESC LIMIT 1',
+      'raw',
+    );
+    this.insertStmt = cachedStatement(
+      db,
       'INSERT INTO audit_events (seq, ts, kind, body, prev_hash, event_hash) VALUES (?, ?, ?, ?, ?, ?)',
     );
-    this.countStmt = db.prepare('SELECT count(*) FROM audit_events').pluck();
-    this.pageStmt = db
-      .prepare('SELECT seq, body, prev_hash, event_hash FROM audit_events WHERE seq > ? ORDER BY seq LIMIT ?')
-      .raw(true);
-    this.fastPageStmt = db.prepare(FAST_PAGE_SQL).raw(true);
+    this.countStmt = cachedStatement(db, 'SELECT count(*) FROM audit_events', 'pluck');
+    this.pageStmt = cachedStatement(
+      db,
+      'SELECT seq, body, prev_hash, event_hash FROM audit_events WHERE seq > ? ORDER BY seq LIMIT ?',
+      'raw',
+    );
+    this.fastPageStmt = cachedStatement(db, FAST_PAGE_SQL, 'raw');
   }
 
   head(): ChainHead {
@@ -150,9 +156,10 @@ export class AuditLog {
   }
 
   event(seq: number): AuditEvent | undefined {
-    const row = this.db
-      .prepare('SELECT seq, ts, kind, body, prev_hash, event_hash FROM audit_events WHERE seq = ?')
-      .get(seq) as
+    const row = cachedStatement(
+      this.db,
+      'SELECT seq, ts, kind, body, prev_hash, event_hash FROM audit_events WHERE seq = ?',
+    ).get(seq) as
       | { seq: number; ts: string; kind: string; body: Buffer; prev_hash: Buffer; event_hash: Buffer }
       | undefined;
     if (!row) return undefined;

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { cachedStatement as stmt } from './db.js';
+import { cachedStatement as stmt } from './db/statements.js';
 
 export interface FindOptions {
   limit?: number;
@@ -59,17 +59,18 @@ export interface Candidate {
 
 function candidateIds(db: Database.Database, expr: string, scope: string | undefined): number[] {
   if (scope === undefined) {
-    return stmt(db, 'SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ? ORDER BY rowid DESC LIMIT ?')
-      .pluck()
-      .all(expr, CANDIDATES) as number[];
+    return stmt(
+      db,
+      'SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ? ORDER BY rowid DESC LIMIT ?',
+      'pluck',
+    ).all(expr, CANDIDATES) as number[];
   }
   return stmt(
     db,
     `SELECT f.rowid FROM nodes_fts f JOIN nodes n ON n.id = f.rowid
      WHERE nodes_fts MATCH ? AND n.sid = ? ORDER BY f.rowid DESC LIMIT ?`,
-  )
-    .pluck()
-    .all(expr, scope, CANDIDATES) as number[];
+    'pluck',
+  ).all(expr, scope, CANDIDATES) as number[];
 }
 
 /** The longest prefix that FTS5 answers from a prefix index (schema.ts: prefix = '2 3'). */
@@ -94,15 +95,13 @@ export function snippetsFor(db: Database.Database, expr: string, ids: number[]):
         db,
         `SELECT rowid, ${snip} FROM nodes_fts WHERE nodes_fts MATCH ? AND rowid BETWEEN ? AND ?
          AND +rowid IN (SELECT value FROM json_each(?))`,
-      )
-        .raw(true)
-        .all(expr, Math.min(...ids), Math.max(...ids), JSON.stringify(ids))
+        'raw',
+      ).all(expr, Math.min(...ids), Math.max(...ids), JSON.stringify(ids))
     : stmt(
         db,
         `SELECT rowid, ${snip} FROM nodes_fts WHERE nodes_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))`,
-      )
-        .raw(true)
-        .all(expr, JSON.stringify(ids));
+        'raw',
+      ).all(expr, JSON.stringify(ids));
   for (const [rowid, text] of rows as [number, string][]) out.set(rowid, text);
   return out;
 }

@@ -1,5 +1,7 @@
 export { type AuditEvent, AuditLog, type ChainCheck, formatHead } from './audit.js';
-export { cachedStatement, type OpenOptions, openDatabase } from './db.js';
+export { type OpenOptions, openDatabase } from './db/open.js';
+export { SCHEMA_VERSION } from './db/schema.js';
+export { cachedStatement, type RowMode } from './db/statements.js';
 export { ArboristError, badInput, type ErrorKind, notFound } from './errors.js';
 export { type FindHit, type FindOptions, findTurns, matchExpression, queryTerms } from './find.js';
 export * as hashes from './hash.js';
@@ -47,7 +49,6 @@ export {
   setEntry,
 } from './maintenance.js';
 export { arboristHome, resolveDbPath } from './paths.js';
-export { SCHEMA_VERSION } from './schema.js';
 export {
   type MatchField,
   oneEditVariants,

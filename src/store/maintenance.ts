@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type Database from 'better-sqlite3';
+import { cachedStatement, type RowMode } from './db/statements.js';
 import { ArboristError, badInput, notFound } from './errors.js';
 import { queryTerms } from './find.js';
 import { canon, sessionRoot, sha256, subtreeHash } from './hash.js';
@@ -275,19 +276,9 @@ function checkKey(key: string): string {
   return key;
 }
 
-const stmts = new WeakMap<Shard, Map<string, Database.Statement>>();
-function q(shard: Shard, sql: string) {
-  let m = stmts.get(shard);
-  if (!m) {
-    m = new Map();
-    stmts.set(shard, m);
-  }
-  let s = m.get(sql);
-  if (!s) {
-    s = shard.db.prepare(sql);
-    m.set(sql, s);
-  }
-  return s;
+/** Maintenance runs on the shard's connection and shares its statement cache. */
+function q(shard: Shard, sql: string, mode?: RowMode): Database.Statement {
+  return cachedStatement(shard.db, sql, mode);
 }
 
 const list = (xs: Iterable<string | number>) => JSON.stringify([...xs]);
@@ -592,7 +583,7 @@ const summary = (s: Stat): SessionSummary => ({
 });
 
 function isArchived(shard: Shard, sid: string): boolean {
-  return q(shard, 'SELECT 1 FROM session_archives WHERE sid = ?').get(sid) !== undefined;
+  return shard.isArchivedSid(sid);
 }
 
 // ---- reset and delete ----------------------------------------------------------------------------------------
@@ -721,13 +712,13 @@ function rippleFrom(shard: Shard, startIds: number[]): Record<string, string> {
        UNION
        SELECT n.parent_id FROM nodes n JOIN a ON n.id = a.id WHERE n.parent_id IS NOT NULL)
      SELECT n.id, n.sid, n.node_hash FROM nodes n JOIN a ON n.id = a.id ORDER BY n.depth DESC, n.id DESC`,
-  )
-    .raw(true)
-    .all(list(startIds)) as [number, string, Buffer][];
+    'raw',
+  ).all(list(startIds)) as [number, string, Buffer][];
   const kids = q(
     shard,
     'SELECT h.subtree_hash FROM nodes n JOIN node_subtree h ON h.id = n.id WHERE n.parent_id = ? ORDER BY n.sid, n.seq',
-  ).pluck();
+    'pluck',
+  );
   const setChildren = q(shard, 'UPDATE nodes SET n_children = ? WHERE id = ? AND n_children <> ?');
   const set = q(shard, 'UPDATE node_subtree SET subtree_hash = ? WHERE id = ?');
   const touched = new Set<string>();
@@ -740,7 +731,8 @@ function rippleFrom(shard: Shard, startIds: number[]): Record<string, string> {
   const tops = q(
     shard,
     'SELECT h.subtree_hash FROM nodes n JOIN node_subtree h ON h.id = n.id WHERE n.sid = ? AND n.is_top = 1 ORDER BY n.seq',
-  ).pluck();
+    'pluck',
+  );
   const setRoot = q(shard, 'UPDATE sessions SET session_root = ? WHERE sid = ?');
   const roots: Record<string, string> = {};
   for (const sid of [...touched].sort()) {
@@ -1063,7 +1055,7 @@ export function restoreArchives(shard: Shard, sids: string[]): RestoredSession[]
     });
     const restoringIds = new Set<number>();
     for (const { doc } of docs) for (const n of doc.nodes) restoringIds.add(n.id);
-    const parentBates = q(shard, 'SELECT bates FROM nodes WHERE id = ?').pluck();
+    const parentBates = q(shard, 'SELECT bates FROM nodes WHERE id = ?', 'pluck');
     for (const { doc } of docs) {
       for (const n of doc.nodes) {
         if (n.parent_id === null || restoringIds.has(n.parent_id)) continue;

@@ -2,11 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { AuditLog, type ChainCheck, formatHead } from './audit.js';
-import { describeSqliteError, type OpenOptions, openDatabase } from './db.js';
+import { describeSqliteError, type OpenOptions, openDatabase } from './db/open.js';
+import { migrate, SCHEMA_VERSION } from './db/schema.js';
+import { cachedStatement, type RowMode } from './db/statements.js';
 import { ArboristError, badInput, notFound } from './errors.js';
 import { type FindHit, type FindOptions, findTurns } from './find.js';
 import { hex, INNER, nodeHash, sessionRoot, sha256, subtreeHash } from './hash.js';
-import { migrate, SCHEMA_VERSION } from './schema.js';
 import { type SearchOptions, type SearchResult, search } from './search.js';
 import { type VerifyReport, verifyShard } from './verify.js';
 
@@ -91,6 +92,9 @@ function walBytes(path: string): number {
   }
 }
 
+/** Shared with the maintenance code through the statement cache. */
+export const ARCHIVED_SID = 'SELECT 1 FROM session_archives WHERE sid = ?';
+
 const BATES_RE = /^([a-z0-9]+)-(\d{6,})$/;
 const SID_RE = /^[a-z0-9]{1,32}$/;
 const MAX_TEXT = 16 * 1024 * 1024;
@@ -162,9 +166,9 @@ export class Shard {
     readonly readonly: boolean,
   ) {
     this.audit = new AuditLog(db);
-    const q = (sql: string) => db.prepare(sql);
+    const q = (sql: string, mode?: RowMode) => cachedStatement(db, sql, mode);
     this.st = {
-      totalChanges: q('SELECT total_changes()').pluck(),
+      totalChanges: q('SELECT total_changes()', 'pluck'),
       sessionBySid: q('SELECT sid, label, created_at, n_nodes, session_root FROM sessions WHERE sid = ?'),
       sessionsByLabel: q(
         'SELECT sid, label, created_at, n_nodes, session_root FROM sessions WHERE label = ?',
@@ -178,7 +182,8 @@ export class Shard {
       // turn, then merges). For this one-row update FAIL and ABORT undo exactly the same (nothing).
       mintSeq: q(
         'UPDATE OR FAIL sessions SET next_seq = next_seq + 1, n_nodes = n_nodes + 1 WHERE sid = ? RETURNING next_seq - 1 AS seq',
-      ).pluck(),
+        'pluck',
+      ),
       nodeByBates: q(`SELECT ${NODE_COLS} FROM ${NODE_FROM} WHERE n.bates = ?`),
       nodeById: q(`SELECT ${NODE_COLS} FROM ${NODE_FROM} WHERE n.id = ?`),
       nodeBySeq: q(`SELECT ${NODE_COLS} FROM ${NODE_FROM} WHERE n.sid = ? AND n.seq = ?`),
@@ -189,7 +194,7 @@ export class Shard {
         @n_cited_sources, @audit, @cache_key, @source, @source_id, @created_at, @node_hash)`),
       insertSubtree: q('INSERT INTO node_subtree (id, subtree_hash) VALUES (?, ?)'),
       insertPending: q('INSERT INTO fts_pending (id) VALUES (?)'),
-      pendingCount: q('SELECT count(*) FROM fts_pending').pluck(),
+      pendingCount: q('SELECT count(*) FROM fts_pending', 'pluck'),
       flushPending: q(`INSERT INTO nodes_fts (rowid, question, answer_text, cited_titles_json)
         SELECT n.id, n.question, n.answer_text, n.cited_titles_json FROM fts_pending p JOIN nodes n ON n.id = p.id
         ORDER BY p.id`),
@@ -201,23 +206,26 @@ export class Shard {
       // The path to the root as ONE row (ids, node hashes, branch points, sessions) rather than one row per level:
       // turning 100 rows of 4 values into JS objects cost more than the recursive walk itself. A parent always has a
       // smaller id than its child, so `n.id < a.id` also stops the walk on a (tampered) cycle.
-      ancestors: q(`WITH RECURSIVE a(k, id, parent_id, sid, node_hash, n_children) AS (
+      ancestors: q(
+        `WITH RECURSIVE a(k, id, parent_id, sid, node_hash, n_children) AS (
           SELECT 0, id, parent_id, sid, node_hash, n_children FROM nodes INDEXED BY nodes_walk WHERE id = ?
           UNION ALL
           SELECT a.k + 1, n.id, n.parent_id, n.sid, n.node_hash, n.n_children FROM nodes n INDEXED BY nodes_walk
           JOIN a ON n.id = a.parent_id
           WHERE n.id < a.id)
         SELECT group_concat(id, ',' ORDER BY k), group_concat(hex(node_hash), '' ORDER BY k),
-          group_concat(CASE WHEN n_children <> 1 THEN k END, ',' ORDER BY k), group_concat(DISTINCT sid) FROM a`).raw(
-        true,
+          group_concat(CASE WHEN n_children <> 1 THEN k END, ',' ORDER BY k), group_concat(DISTINCT sid) FROM a`,
+        'raw',
       ),
       childHashes: q(
         'SELECT h.subtree_hash FROM nodes n JOIN node_subtree h ON h.id = n.id WHERE n.parent_id = ? ORDER BY n.sid, n.seq',
-      ).pluck(),
+        'pluck',
+      ),
       setSubtree: q('UPDATE node_subtree SET subtree_hash = ? WHERE id = ?'),
       topHashes: q(
         'SELECT h.subtree_hash FROM nodes n JOIN node_subtree h ON h.id = n.id WHERE n.sid = ? AND n.is_top = 1 ORDER BY n.seq',
-      ).pluck(),
+        'pluck',
+      ),
       setRoot: q('UPDATE sessions SET session_root = ? WHERE sid = ?'),
       children: q(`SELECT ${NODE_COLS} FROM ${NODE_FROM} WHERE n.parent_id = ? ORDER BY n.sid, n.seq`),
       sessionNodes: q(`SELECT ${NODE_COLS} FROM ${NODE_FROM} WHERE n.sid = ? ORDER BY n.seq`),
@@ -350,7 +358,7 @@ export class Shard {
 
   /** True when `sid` names an archived session: its id stays reserved (see src/store/maintenance.ts). */
   isArchivedSid(sid: string): boolean {
-    return this.db.prepare('SELECT 1 FROM session_archives WHERE sid = ?').get(sid) !== undefined;
+    return cachedStatement(this.db, ARCHIVED_SID).get(sid) !== undefined;
   }
 
   /** A fresh random sid, neither live nor archived: archived sids are never minted again. */
@@ -639,10 +647,11 @@ export class Shard {
 
   /** The Bates id of a session's newest turn, if it has any. */
   latestTurn(sid: string): string | undefined {
-    return this.db
-      .prepare('SELECT bates FROM nodes WHERE sid = ? ORDER BY seq DESC LIMIT 1')
-      .pluck()
-      .get(sid) as string | undefined;
+    return cachedStatement(
+      this.db,
+      'SELECT bates FROM nodes WHERE sid = ? ORDER BY seq DESC LIMIT 1',
+      'pluck',
+    ).get(sid) as string | undefined;
   }
 
   /** The find engine of the TUI and `arborist find`: FTS5 candidates, typo tolerance, Bates ids, labels, fuse.js. */
@@ -677,9 +686,10 @@ export class Shard {
   getCachedAnswer(
     key: string,
   ): { answer_text: string; cited_titles: string[]; created_at: string } | undefined {
-    const r = this.db
-      .prepare('SELECT answer_text, cited_titles_json, created_at FROM answer_cache WHERE cache_key = ?')
-      .get(key) as { answer_text: string; cited_titles_json: string; created_at: string } | undefined;
+    const r = cachedStatement(
+      this.db,
+      'SELECT answer_text, cited_titles_json, created_at FROM answer_cache WHERE cache_key = ?',
+    ).get(key) as { answer_text: string; cited_titles_json: string; created_at: string } | undefined;
     return r
       ? {
           answer_text: r.answer_text,
@@ -695,11 +705,10 @@ export class Shard {
    */
   putCachedAnswer(key: string, answer_text: string, cited_titles: string[], created_at?: string): void {
     this.write(() => {
-      this.db
-        .prepare(
-          'INSERT OR REPLACE INTO answer_cache (cache_key, answer_text, cited_titles_json, created_at) VALUES (?, ?, ?, ?)',
-        )
-        .run(key, answer_text, JSON.stringify(cited_titles), created_at ?? new Date().toISOString());
+      cachedStatement(
+        this.db,
+        'INSERT OR REPLACE INTO answer_cache (cache_key, answer_text, cited_titles_json, created_at) VALUES (?, ?, ?, ?)',
+      ).run(key, answer_text, JSON.stringify(cited_titles), created_at ?? new Date().toISOString());
     });
   }
   // ---- outline (used by src/ui) ----------------------------------------------------------------------------
@@ -714,13 +723,18 @@ export class Shard {
    */
   sessionOutline(sid: string, qChars = 160): OutlineNode[] {
     this.outlineSt ??= {
-      own: this.db.prepare(`SELECT n.id, n.bates, n.sid, n.seq, p.bates AS parent_bates, n.is_top, n.n_children,
+      own: cachedStatement(
+        this.db,
+        `SELECT n.id, n.bates, n.sid, n.seq, p.bates AS parent_bates, n.is_top, n.n_children,
           substr(n.question, 1, ?) AS question, n.audit, n.created_at
-        FROM nodes n LEFT JOIN nodes p ON p.id = n.parent_id WHERE n.sid = ? ORDER BY n.seq`),
-      cross:
-        this.db.prepare(`SELECT c.id, c.bates, c.sid, c.seq, p.bates AS parent_bates, c.is_top, c.n_children,
+        FROM nodes n LEFT JOIN nodes p ON p.id = n.parent_id WHERE n.sid = ? ORDER BY n.seq`,
+      ),
+      cross: cachedStatement(
+        this.db,
+        `SELECT c.id, c.bates, c.sid, c.seq, p.bates AS parent_bates, c.is_top, c.n_children,
           substr(c.question, 1, ?) AS question, c.audit, c.created_at
-        FROM nodes p JOIN nodes c ON c.parent_id = p.id WHERE p.sid = ? AND c.sid <> p.sid ORDER BY c.sid, c.seq`),
+        FROM nodes p JOIN nodes c ON c.parent_id = p.id WHERE p.sid = ? AND c.sid <> p.sid ORDER BY c.sid, c.seq`,
+      ),
     };
     type Raw = Omit<OutlineNode, 'is_top' | 'cross' | 'local_depth'> & { is_top: number };
     const own = this.outlineSt.own.all(qChars, sid) as Raw[];
@@ -757,14 +771,12 @@ export class Shard {
     return out;
   }
 
-  private summariesSt?: Database.Statement;
-
   /** Every session, newest first, without its root hash: the light list a session browser shows. */
   sessionSummaries(): { sid: string; label: string | null; created_at: string; n_nodes: number }[] {
-    this.summariesSt ??= this.db.prepare(
+    return cachedStatement(
+      this.db,
       'SELECT sid, label, created_at, n_nodes FROM sessions ORDER BY created_at DESC, sid DESC',
-    );
-    return this.summariesSt.all() as {
+    ).all() as {
       sid: string;
       label: string | null;
       created_at: string;

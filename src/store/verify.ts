@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { cachedStatement } from './db/statements.js';
 import { nodeHash, sessionRoot, sha256 } from './hash.js';
 
 export interface VerifyReport {
@@ -57,11 +58,12 @@ const CANON_SQL = `CASE WHEN typeof(n.question) = 'text' AND typeof(n.answer_tex
 
 /** SQLite's canonical content of one node (0x00 first), or null when it leaves the row to the exact path. */
 export function sqlCanonicalContent(db: Database.Database, id: number): Buffer | null {
-  const v = db
-    .prepare(`SELECT CAST(${CANON_SQL} AS BLOB) FROM nodes n LEFT JOIN nodes p ON p.id = n.parent_id AND p.id < n.id
-      WHERE n.id = ?`)
-    .pluck()
-    .get(id) as Buffer | null | undefined;
+  const v = cachedStatement(
+    db,
+    `SELECT CAST(${CANON_SQL} AS BLOB) FROM nodes n LEFT JOIN nodes p ON p.id = n.parent_id AND p.id < n.id
+      WHERE n.id = ?`,
+    'pluck',
+  ).get(id) as Buffer | null | undefined;
   return v ?? null;
 }
 
@@ -84,8 +86,8 @@ export function verifyShard(db: Database.Database): VerifyReport {
 }
 
 function verifyAll(db: Database.Database): VerifyReport {
-  const maxId = (db.prepare('SELECT coalesce(max(id), 0) FROM nodes').pluck().get() as number) ?? 0;
-  const total = db.prepare('SELECT count(*) FROM nodes').pluck().get() as number;
+  const maxId = (cachedStatement(db, 'SELECT coalesce(max(id), 0) FROM nodes', 'pluck').get() as number) ?? 0;
+  const total = cachedStatement(db, 'SELECT count(*) FROM nodes', 'pluck').get() as number;
   const index = new Int32Array(maxId + 1).fill(-1);
   const ids = new Float64Array(total);
   const sids: string[] = new Array(total);
@@ -106,9 +108,9 @@ function verifyAll(db: Database.Database): VerifyReport {
     return s;
   };
 
-  const pageStmt = db
-    .prepare(
-      `SELECT count(*), group_concat(n.id), group_concat(coalesce(n.parent_id, 0)), group_concat(n.sid),
+  const pageStmt = cachedStatement(
+    db,
+    `SELECT count(*), group_concat(n.id), group_concat(coalesce(n.parent_id, 0)), group_concat(n.sid),
          group_concat(n.seq), group_concat(n.is_top, ''),
          sum(typeof(n.sid) <> 'text' OR instr(n.sid, ',') > 0 OR typeof(n.seq) <> 'integer'
              OR typeof(n.is_top) <> 'integer' OR n.is_top NOT IN (0, 1)
@@ -119,15 +121,17 @@ function verifyAll(db: Database.Database): VerifyReport {
          CAST(group_concat(n.node_hash, '') AS BLOB), CAST(group_concat(h.subtree_hash, '') AS BLOB)
        FROM nodes n LEFT JOIN nodes p ON p.id = n.parent_id AND p.id < n.id LEFT JOIN node_subtree h ON h.id = n.id
        WHERE n.id > ? AND n.id <= ?`,
-    )
-    .raw(true);
-  const rowsStmt = db
-    .prepare(`SELECT n.id, n.bates, n.sid, n.seq, n.parent_id, n.is_top, n.question, n.answer_text,
+    'raw',
+  );
+  const rowsStmt = cachedStatement(
+    db,
+    `SELECT n.id, n.bates, n.sid, n.seq, n.parent_id, n.is_top, n.question, n.answer_text,
       n.cited_titles_json, n.n_cited_sources, n.audit, n.cache_key, n.source, n.source_id, n.created_at, n.node_hash,
       h.subtree_hash FROM nodes n LEFT JOIN node_subtree h ON h.id = n.id
-      WHERE n.id > ? AND n.id <= ? ORDER BY n.id`)
-    .raw(true);
-  const batesStmt = db.prepare('SELECT bates FROM nodes WHERE id = ?').pluck();
+      WHERE n.id > ? AND n.id <= ? ORDER BY n.id`,
+    'raw',
+  );
+  const batesStmt = cachedStatement(db, 'SELECT bates FROM nodes WHERE id = ?', 'pluck');
   const batesOf = (k: number) => batesStmt.get(ids[k]) as string;
 
   /** The original, exact computation for one row: JSON.parse the titles, canon() in JavaScript. */
@@ -291,10 +295,11 @@ function verifyAll(db: Database.Database): VerifyReport {
     else topsBySid.set(sids[k], [k]);
   }
   const badSessions: string[] = [];
-  for (const [sid, stored] of db
-    .prepare('SELECT sid, session_root FROM sessions ORDER BY sid')
-    .raw(true)
-    .iterate() as IterableIterator<[string, Buffer]>) {
+  for (const [sid, stored] of cachedStatement(
+    db,
+    'SELECT sid, session_root FROM sessions ORDER BY sid',
+    'raw',
+  ).iterate() as IterableIterator<[string, Buffer]>) {
     const list = (topsBySid.get(sid) ?? []).sort((a, b) => seqs[a] - seqs[b]);
     if (
       !sessionRoot(
@@ -307,11 +312,14 @@ function verifyAll(db: Database.Database): VerifyReport {
 
   // Archive records (docs/sessions.md, "Entries, archiving and retention"): each body must hash to its sha256.
   const badArchives: string[] = [];
-  if (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'session_archives'").get() !== undefined) {
-    for (const [sid, body, digest] of db
-      .prepare('SELECT sid, body, sha256 FROM session_archives ORDER BY sid')
-      .raw(true)
-      .iterate() as IterableIterator<[string, Buffer, Buffer]>) {
+  if (
+    cachedStatement(db, "SELECT 1 FROM sqlite_master WHERE name = 'session_archives'").get() !== undefined
+  ) {
+    for (const [sid, body, digest] of cachedStatement(
+      db,
+      'SELECT sid, body, sha256 FROM session_archives ORDER BY sid',
+      'raw',
+    ).iterate() as IterableIterator<[string, Buffer, Buffer]>) {
       if (!sha256(body).equals(digest)) badArchives.push(sid);
     }
   }
