@@ -1,11 +1,23 @@
 import { randomBytes } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type Database from 'better-sqlite3';
+import { CRASH_HOOK_ENV, crashPoint } from './crash.js';
 import { cachedStatement, type RowMode } from './db/statements.js';
 import { ArboristError, badInput, notFound } from './errors.js';
 import { queryTerms } from './find.js';
-import { canon, sessionRoot, sha256, subtreeHash } from './hash.js';
-import { parseBates, type Shard, type TurnNode } from './shard.js';
+import { canon, sessionRoot, sha256 } from './hash.js';
+import {
+  type ArchivedNodeRow,
+  archivedToTurnNode,
+  NODE_COLUMNS,
+  NODE_FROM,
+  type NodeRow,
+  type TurnNode,
+  toArchivedRow,
+} from './rows.js';
+import { parseBates, type Shard } from './shard.js';
+
+export { type ArchivedNodeRow, CRASH_HOOK_ENV };
 
 /**
  * Session entries, the archive tier and retention (DESIGN.md section 7, docs/sessions.md "Entries, archiving and
@@ -29,23 +41,6 @@ import { parseBates, type Shard, type TurnNode } from './shard.js';
  * restore: insert-nodes, ripple; after any maintenance transaction committed: commit. Unset, it costs one
  * environment lookup per point.
  */
-
-export const CRASH_HOOK_ENV = 'ARBORIST_TEST_CRASH_AFTER';
-const crashCounts = new Map<string, number>();
-
-function crashPoint(point: string): void {
-  const want = process.env[CRASH_HOOK_ENV];
-  if (!want) return;
-  const [name, nth] = want.split(':');
-  if (name !== point) return;
-  const n = (crashCounts.get(point) ?? 0) + 1;
-  crashCounts.set(point, n);
-  if (n < Number(nth ?? 1)) return;
-  process.kill(process.pid, 'SIGKILL');
-  // A signal to oneself is delivered at once; never carry on with the transaction if it somehow is not.
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10_000);
-  throw new Error(`${CRASH_HOOK_ENV}: ${point}`);
-}
 
 // ---- types ---------------------------------------------------------------------------------------------------
 
@@ -154,29 +149,6 @@ export interface ArchiveInfo {
   /** Length of the stored (compressed) body. */
   stored_bytes: number;
   sha256: string;
-}
-
-/** One node row as stored in an archive body: every column, so a restore is byte-identical. */
-export interface ArchivedNodeRow {
-  id: number;
-  bates: string;
-  seq: number;
-  parent_id: number | null;
-  parent_bates: string | null;
-  is_top: number;
-  depth: number;
-  n_children: number;
-  question: string;
-  answer_text: string;
-  cited_titles_json: string;
-  n_cited_sources: number;
-  audit: string;
-  cache_key: string | null;
-  source: string | null;
-  source_id: string | null;
-  created_at: string;
-  node_hash: string;
-  subtree_hash: string;
 }
 
 /** The archive document: canon() of this, gzipped, is session_archives.body. */
@@ -699,50 +671,6 @@ export function deleteEntry(shard: Shard, key: string): ChangeResult {
 
 // ---- archive -------------------------------------------------------------------------------------------------
 
-/**
- * Recomputes n_children and subtree_hash of `startIds` and all their ancestors (across sessions), deepest first so
- * every child is final before its parent reads it, then the root of every session touched. O(nodes touched).
- */
-function rippleFrom(shard: Shard, startIds: number[]): Record<string, string> {
-  if (startIds.length === 0) return {};
-  const nodes = q(
-    shard,
-    `WITH RECURSIVE a(id) AS (
-       SELECT value FROM json_each(?)
-       UNION
-       SELECT n.parent_id FROM nodes n JOIN a ON n.id = a.id WHERE n.parent_id IS NOT NULL)
-     SELECT n.id, n.sid, n.node_hash FROM nodes n JOIN a ON n.id = a.id ORDER BY n.depth DESC, n.id DESC`,
-    'raw',
-  ).all(list(startIds)) as [number, string, Buffer][];
-  const kids = q(
-    shard,
-    'SELECT h.subtree_hash FROM nodes n JOIN node_subtree h ON h.id = n.id WHERE n.parent_id = ? ORDER BY n.sid, n.seq',
-    'pluck',
-  );
-  const setChildren = q(shard, 'UPDATE nodes SET n_children = ? WHERE id = ? AND n_children <> ?');
-  const set = q(shard, 'UPDATE node_subtree SET subtree_hash = ? WHERE id = ?');
-  const touched = new Set<string>();
-  for (const [id, sid, nh] of nodes) {
-    const hs = kids.all(id) as Buffer[];
-    setChildren.run(hs.length, id, hs.length);
-    set.run(subtreeHash(nh, hs), id);
-    touched.add(sid);
-  }
-  const tops = q(
-    shard,
-    'SELECT h.subtree_hash FROM nodes n JOIN node_subtree h ON h.id = n.id WHERE n.sid = ? AND n.is_top = 1 ORDER BY n.seq',
-    'pluck',
-  );
-  const setRoot = q(shard, 'UPDATE sessions SET session_root = ? WHERE sid = ?');
-  const roots: Record<string, string> = {};
-  for (const sid of [...touched].sort()) {
-    const root = sessionRoot(sid, tops.all(sid) as Buffer[]);
-    setRoot.run(root, sid);
-    roots[sid] = root.toString('hex');
-  }
-  return roots;
-}
-
 interface ToArchive {
   sid: string;
   reason: ArchiveReason;
@@ -828,17 +756,9 @@ function archiveOne(
     }
     goneBates.set(r.pid, r.parent);
   }
-  const rows = q(
-    shard,
-    `SELECT n.id, n.bates, n.seq, n.parent_id, p.bates AS parent_bates, n.is_top, n.depth, n.n_children,
-       n.question, n.answer_text, n.cited_titles_json, n.n_cited_sources, n.audit, n.cache_key, n.source,
-       n.source_id, n.created_at, n.node_hash, h.subtree_hash
-     FROM nodes n JOIN node_subtree h ON h.id = n.id LEFT JOIN nodes p ON p.id = n.parent_id
-     WHERE n.sid = ? ORDER BY n.id`,
-  ).all(sid) as (Omit<ArchivedNodeRow, 'node_hash' | 'subtree_hash'> & {
-    node_hash: Buffer;
-    subtree_hash: Buffer;
-  })[];
+  const rows = q(shard, `SELECT ${NODE_COLUMNS} FROM ${NODE_FROM} WHERE n.sid = ? ORDER BY n.id`).all(
+    sid,
+  ) as NodeRow[];
   const externalParents = new Set<number>();
   const nodes: ArchivedNodeRow[] = rows.map((r) => {
     let parent_bates = r.parent_bates;
@@ -848,12 +768,7 @@ function archiveOne(
     }
     if (r.is_top === 1 && r.parent_id !== null && !goneBates.has(r.parent_id))
       externalParents.add(r.parent_id);
-    return {
-      ...r,
-      parent_bates,
-      node_hash: r.node_hash.toString('hex'),
-      subtree_hash: r.subtree_hash.toString('hex'),
-    };
+    return toArchivedRow(r, parent_bates);
   });
   const doc: ArchiveDocument = {
     format: ARCHIVE_FORMAT,
@@ -884,7 +799,7 @@ function archiveOne(
   crashPoint('delete-nodes');
   q(shard, 'DELETE FROM sessions WHERE sid = ?').run(sid);
   crashPoint('delete-session');
-  const session_roots = rippleFrom(shard, [...externalParents]);
+  const session_roots = shard.merkle.fold([...externalParents]);
   crashPoint('ripple');
   q(
     shard,
@@ -1000,35 +915,11 @@ function loadArchive(shard: Shard, sid: string): { info: ArchiveInfo; body: Buff
   return { info: toInfo(rest), body, intact: sha256(body).equals(r.sha256) };
 }
 
-function toTurn(sid: string, n: ArchivedNodeRow): TurnNode {
-  return {
-    id: n.id,
-    bates: n.bates,
-    sid,
-    seq: n.seq,
-    parent_bates: n.parent_bates,
-    is_top: n.is_top === 1,
-    depth: n.depth,
-    n_children: n.n_children,
-    question: n.question,
-    answer_text: n.answer_text,
-    cited_titles: JSON.parse(n.cited_titles_json) as string[],
-    n_cited_sources: n.n_cited_sources,
-    audit: n.audit,
-    cache_key: n.cache_key,
-    source: n.source,
-    source_id: n.source_id,
-    created_at: n.created_at,
-    node_hash: n.node_hash,
-    subtree_hash: n.subtree_hash,
-  };
-}
-
 /** An archived session, read back (read-only): its record, its session row and its turns by seq. */
 export function readArchive(shard: Shard, sid: string): ArchiveContent {
   const { info, body, intact } = loadArchive(shard, sid);
   const doc = decodeBody(sid, body);
-  const nodes = doc.nodes.map((n) => toTurn(sid, n)).sort((a, b) => a.seq - b.seq);
+  const nodes = doc.nodes.map((n) => archivedToTurnNode(sid, n)).sort((a, b) => a.seq - b.seq);
   return { ...info, intact, why: doc.archive?.why ?? [], session: doc.session, nodes };
 }
 
@@ -1099,10 +990,7 @@ export function restoreArchives(shard: Shard, sids: string[]): RestoredSession[]
       insFts.run(n.id, n.question, n.answer_text, n.cited_titles_json);
     }
     crashPoint('insert-nodes');
-    const roots = rippleFrom(
-      shard,
-      all.map((x) => x.n.id),
-    );
+    const roots = shard.merkle.fold(all.map((x) => x.n.id));
     // Sessions without turns are not reached by the ripple.
     for (const { doc } of docs) {
       if (!(doc.session.sid in roots))

@@ -7,44 +7,22 @@ import { migrate, SCHEMA_VERSION } from './db/schema.js';
 import { cachedStatement, type RowMode } from './db/statements.js';
 import { ArboristError, badInput, notFound } from './errors.js';
 import { type FindHit, type FindOptions, findTurns } from './find.js';
-import { hex, INNER, nodeHash, sessionRoot, sha256, subtreeHash } from './hash.js';
+import { hex, nodeHash, sessionRoot, subtreeHash } from './hash.js';
+import { Merkle } from './merkle.js';
+import { type OutlineNode, sessionOutline, sessionTree, type TreeNode } from './outline.js';
+import {
+  NODE_COLUMNS,
+  NODE_FROM,
+  type NodeRow,
+  SESSION_COLUMNS,
+  type Session,
+  type SessionRow,
+  type TurnNode,
+  toSession,
+  toTurnNode,
+} from './rows.js';
 import { type SearchOptions, type SearchResult, search } from './search.js';
 import { type VerifyReport, verifyShard } from './verify.js';
-
-export interface Session {
-  sid: string;
-  label: string | null;
-  created_at: string;
-  n_nodes: number;
-  session_root: string;
-}
-
-export interface TurnNode {
-  id: number;
-  bates: string;
-  sid: string;
-  seq: number;
-  parent_bates: string | null;
-  is_top: boolean;
-  depth: number;
-  n_children: number;
-  question: string;
-  answer_text: string;
-  cited_titles: string[];
-  n_cited_sources: number;
-  audit: string;
-  cache_key: string | null;
-  source: string | null;
-  source_id: string | null;
-  created_at: string;
-  node_hash: string;
-  subtree_hash: string;
-}
-
-export interface TreeNode extends TurnNode {
-  /** Depth inside this session's tree: a top node (first turn, or a fork from another session) is 0. */
-  local_depth: number;
-}
 
 export interface NewTurn {
   question: string;
@@ -116,49 +94,14 @@ function cleanText(field: string, v: unknown, allowEmpty: boolean): string {
   return v.toWellFormed();
 }
 
-type NodeRowRaw = Omit<TurnNode, 'is_top' | 'cited_titles' | 'node_hash' | 'subtree_hash'> & {
-  is_top: number;
-  cited_titles_json: string;
-  node_hash: Buffer;
-  subtree_hash: Buffer;
-};
-
-const NODE_COLS = `n.id, n.bates, n.sid, n.seq, p.bates AS parent_bates, n.is_top, n.depth, n.n_children, n.question,
-  n.answer_text, n.cited_titles_json, n.n_cited_sources, n.audit, n.cache_key, n.source, n.source_id, n.created_at,
-  n.node_hash, h.subtree_hash`;
-const NODE_FROM = 'nodes n JOIN node_subtree h ON h.id = n.id LEFT JOIN nodes p ON p.id = n.parent_id';
-
-function toNode(r: NodeRowRaw): TurnNode {
-  const { cited_titles_json, ...rest } = r;
-  return {
-    ...rest,
-    is_top: r.is_top === 1,
-    cited_titles: JSON.parse(cited_titles_json) as string[],
-    node_hash: r.node_hash.toString('hex'),
-    subtree_hash: r.subtree_hash.toString('hex'),
-  };
-}
-
-interface SessionRaw {
-  sid: string;
-  label: string | null;
-  created_at: string;
-  n_nodes: number;
-  session_root: Buffer;
-}
-
-function toSession(r: SessionRaw): Session {
-  return { ...r, session_root: r.session_root.toString('hex') };
-}
-
 /** The shard: every session, turn and audit event, in one SQLite file. Synchronous, like better-sqlite3. */
 export class Shard {
   readonly audit: AuditLog;
   private readonly st: Record<string, Database.Statement>;
   /** The error of a nested write that failed after changing something: the outer write must roll back. */
   private doomed: unknown = undefined;
-  /** Scratch input for one ripple level: 0x01 || node_hash || child subtree_hash. */
-  private readonly rippleBuf = Buffer.concat([INNER, Buffer.alloc(64)]);
+  /** Subtree hashes and session roots: the one ripple (merkle.ts). */
+  readonly merkle: Merkle;
 
   private constructor(
     readonly db: Database.Database,
@@ -166,16 +109,13 @@ export class Shard {
     readonly readonly: boolean,
   ) {
     this.audit = new AuditLog(db);
+    this.merkle = new Merkle(db);
     const q = (sql: string, mode?: RowMode) => cachedStatement(db, sql, mode);
     this.st = {
       totalChanges: q('SELECT total_changes()', 'pluck'),
-      sessionBySid: q('SELECT sid, label, created_at, n_nodes, session_root FROM sessions WHERE sid = ?'),
-      sessionsByLabel: q(
-        'SELECT sid, label, created_at, n_nodes, session_root FROM sessions WHERE label = ?',
-      ),
-      sessions: q(
-        'SELECT sid, label, created_at, n_nodes, session_root FROM sessions ORDER BY created_at, sid',
-      ),
+      sessionBySid: q(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE sid = ?`),
+      sessionsByLabel: q(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE label = ?`),
+      sessions: q(`SELECT ${SESSION_COLUMNS} FROM sessions ORDER BY created_at, sid`),
       insertSession: q('INSERT INTO sessions (sid, label, created_at, session_root) VALUES (?, ?, ?, ?)'),
       // OR FAIL, not the default ABORT: an ABORT statement with RETURNING opens a statement journal, and opening one
       // makes FTS5 flush its pending rows to disk, i.e. one tiny FTS segment per turn in a batch of adds (~60 us a
@@ -184,9 +124,9 @@ export class Shard {
         'UPDATE OR FAIL sessions SET next_seq = next_seq + 1, n_nodes = n_nodes + 1 WHERE sid = ? RETURNING next_seq - 1 AS seq',
         'pluck',
       ),
-      nodeByBates: q(`SELECT ${NODE_COLS} FROM ${NODE_FROM} WHERE n.bates = ?`),
-      nodeById: q(`SELECT ${NODE_COLS} FROM ${NODE_FROM} WHERE n.id = ?`),
-      nodeBySeq: q(`SELECT ${NODE_COLS} FROM ${NODE_FROM} WHERE n.sid = ? AND n.seq = ?`),
+      nodeByBates: q(`SELECT ${NODE_COLUMNS} FROM ${NODE_FROM} WHERE n.bates = ?`),
+      nodeById: q(`SELECT ${NODE_COLUMNS} FROM ${NODE_FROM} WHERE n.id = ?`),
+      nodeBySeq: q(`SELECT ${NODE_COLUMNS} FROM ${NODE_FROM} WHERE n.sid = ? AND n.seq = ?`),
       parentInfo: q('SELECT id, sid, depth FROM nodes WHERE bates = ?'),
       insertNode: q(`INSERT INTO nodes (bates, sid, seq, parent_id, is_top, depth, question, answer_text,
         cited_titles_json, n_cited_sources, audit, cache_key, source, source_id, created_at, node_hash)
@@ -203,35 +143,11 @@ export class Shard {
         'INSERT INTO nodes_fts (rowid, question, answer_text, cited_titles_json) VALUES (?, ?, ?, ?)',
       ),
       bumpChildren: q('UPDATE nodes SET n_children = n_children + 1 WHERE id = ?'),
-      // The path to the root as ONE row (ids, node hashes, branch points, sessions) rather than one row per level:
-      // turning 100 rows of 4 values into JS objects cost more than the recursive walk itself. A parent always has a
-      // smaller id than its child, so `n.id < a.id` also stops the walk on a (tampered) cycle.
-      ancestors: q(
-        `WITH RECURSIVE a(k, id, parent_id, sid, node_hash, n_children) AS (
-          SELECT 0, id, parent_id, sid, node_hash, n_children FROM nodes INDEXED BY nodes_walk WHERE id = ?
-          UNION ALL
-          SELECT a.k + 1, n.id, n.parent_id, n.sid, n.node_hash, n.n_children FROM nodes n INDEXED BY nodes_walk
-          JOIN a ON n.id = a.parent_id
-          WHERE n.id < a.id)
-        SELECT group_concat(id, ',' ORDER BY k), group_concat(hex(node_hash), '' ORDER BY k),
-          group_concat(CASE WHEN n_children <> 1 THEN k END, ',' ORDER BY k), group_concat(DISTINCT sid) FROM a`,
-        'raw',
-      ),
-      childHashes: q(
-        'SELECT h.subtree_hash FROM nodes n JOIN node_subtree h ON h.id = n.id WHERE n.parent_id = ? ORDER BY n.sid, n.seq',
-        'pluck',
-      ),
-      setSubtree: q('UPDATE node_subtree SET subtree_hash = ? WHERE id = ?'),
-      topHashes: q(
-        'SELECT h.subtree_hash FROM nodes n JOIN node_subtree h ON h.id = n.id WHERE n.sid = ? AND n.is_top = 1 ORDER BY n.seq',
-        'pluck',
-      ),
-      setRoot: q('UPDATE sessions SET session_root = ? WHERE sid = ?'),
-      children: q(`SELECT ${NODE_COLS} FROM ${NODE_FROM} WHERE n.parent_id = ? ORDER BY n.sid, n.seq`),
-      sessionNodes: q(`SELECT ${NODE_COLS} FROM ${NODE_FROM} WHERE n.sid = ? ORDER BY n.seq`),
+      children: q(`SELECT ${NODE_COLUMNS} FROM ${NODE_FROM} WHERE n.parent_id = ? ORDER BY n.sid, n.seq`),
+      sessionNodes: q(`SELECT ${NODE_COLUMNS} FROM ${NODE_FROM} WHERE n.sid = ? ORDER BY n.seq`),
       branchPointsAll: q('SELECT bates, n_children FROM nodes WHERE n_children >= 2 ORDER BY sid, seq'),
       branchPointsOf: q('SELECT bates, n_children FROM nodes WHERE sid = ? AND n_children >= 2 ORDER BY seq'),
-      byCacheKey: q(`SELECT ${NODE_COLS} FROM ${NODE_FROM} WHERE n.cache_key = ? ORDER BY n.id`),
+      byCacheKey: q(`SELECT ${NODE_COLUMNS} FROM ${NODE_FROM} WHERE n.cache_key = ? ORDER BY n.id`),
     };
   }
 
@@ -389,19 +305,19 @@ export class Shard {
   }
 
   getSession(sid: string): Session | undefined {
-    const r = this.st.sessionBySid.get(sid) as SessionRaw | undefined;
+    const r = this.st.sessionBySid.get(sid) as SessionRow | undefined;
     return r ? toSession(r) : undefined;
   }
 
   listSessions(): Session[] {
-    return (this.st.sessions.all() as SessionRaw[]).map(toSession);
+    return (this.st.sessions.all() as SessionRow[]).map(toSession);
   }
 
   /** A session by sid, else by label (an ambiguous label is an error, not a guess). */
   resolveSession(x: string): Session {
     const bySid = this.getSession(x);
     if (bySid) return bySid;
-    const byLabel = this.st.sessionsByLabel.all(x) as SessionRaw[];
+    const byLabel = this.st.sessionsByLabel.all(x) as SessionRow[];
     if (byLabel.length === 1) return toSession(byLabel[0]);
     if (byLabel.length > 1) {
       throw badInput(
@@ -415,13 +331,13 @@ export class Shard {
   // ---- nodes -----------------------------------------------------------------------------------------------
 
   getNode(bates: string): TurnNode | undefined {
-    const r = this.st.nodeByBates.get(bates) as NodeRowRaw | undefined;
-    return r ? toNode(r) : undefined;
+    const r = this.st.nodeByBates.get(bates) as NodeRow | undefined;
+    return r ? toTurnNode(r) : undefined;
   }
 
   nodeById(id: number): TurnNode | undefined {
-    const r = this.st.nodeById.get(id) as NodeRowRaw | undefined;
-    return r ? toNode(r) : undefined;
+    const r = this.st.nodeById.get(id) as NodeRow | undefined;
+    return r ? toTurnNode(r) : undefined;
   }
 
   requireNode(bates: string): TurnNode {
@@ -513,10 +429,9 @@ export class Shard {
       const touched = new Set<string>([sid]);
       if (parent) {
         this.st.bumpChildren.run(parent.id);
-        this.ripple(parent.id, sh, touched);
+        this.merkle.rippleUp(parent.id, sh, touched);
       }
-      const roots: Record<string, string> = {};
-      for (const s of touched) roots[s] = this.recomputeRoot(s).toString('hex');
+      const roots = this.merkle.setRoots(touched);
       this.audit.append(
         'node.add',
         { bates, node_hash: nh.toString('hex'), parent_bates: content.parent_bates, session_roots: roots },
@@ -535,51 +450,15 @@ export class Shard {
     });
   }
 
-  /** Recomputes subtree hashes from `startId` up to the root, given the new hash of the child on the path. */
-  private ripple(startId: number, childHash: Buffer, touched: Set<string>): void {
-    const [idList, nodeHashesHex, branchList, sidList] = this.st.ancestors.get(startId) as [
-      string,
-      string,
-      string | null,
-      string,
-    ];
-    for (const sid of sidList.split(',')) touched.add(sid);
-    const ids = idList.split(',').map(Number);
-    const nodeHashes = Buffer.from(nodeHashesHex, 'hex');
-    const branch = branchList === null ? null : new Set(branchList.split(',').map(Number));
-    // 0x01 || node_hash || child's subtree_hash, reused level after level: subtreeHash(nh, [h]) without allocating.
-    const buf = this.rippleBuf;
-    let h = childHash;
-    for (let k = 0; k < ids.length; k++) {
-      if (branch?.has(k)) {
-        // A branch point reads its children, whose rows already hold the updated hash of the path child.
-        const kids = this.st.childHashes.all(ids[k]) as Buffer[];
-        h = subtreeHash(nodeHashes.subarray(32 * k, 32 * k + 32), kids);
-      } else {
-        // A single child is the one on the path: no need to read it back.
-        nodeHashes.copy(buf, 1, 32 * k, 32 * k + 32);
-        h.copy(buf, 33);
-        h = sha256(buf);
-      }
-      this.st.setSubtree.run(h, ids[k]);
-    }
-  }
-
-  private recomputeRoot(sid: string): Buffer {
-    const root = sessionRoot(sid, this.st.topHashes.all(sid) as Buffer[]);
-    this.st.setRoot.run(root, sid);
-    return root;
-  }
-
   // ---- tree queries ----------------------------------------------------------------------------------------
 
   children(bates: string): TurnNode[] {
     const n = this.requireNode(bates);
-    return (this.st.children.all(n.id) as NodeRowRaw[]).map(toNode);
+    return (this.st.children.all(n.id) as NodeRow[]).map(toTurnNode);
   }
 
   childrenById(id: number): TurnNode[] {
-    return (this.st.children.all(id) as NodeRowRaw[]).map(toNode);
+    return (this.st.children.all(id) as NodeRow[]).map(toTurnNode);
   }
 
   /** The nodes from the root of the tree down to `bates`, crossing sessions. */
@@ -602,26 +481,7 @@ export class Shard {
   /** A session's own turns in depth-first order (children by sid, seq), each with its depth in that session. */
   sessionTree(x: string): TreeNode[] {
     const s = this.resolveSession(x);
-    const nodes = (this.st.sessionNodes.all(s.sid) as NodeRowRaw[]).map(toNode);
-    const kids = new Map<string, TurnNode[]>();
-    const tops: TurnNode[] = [];
-    for (const n of nodes) {
-      if (n.is_top || n.parent_bates === null) tops.push(n);
-      else {
-        const list = kids.get(n.parent_bates);
-        if (list) list.push(n);
-        else kids.set(n.parent_bates, [n]);
-      }
-    }
-    const out: TreeNode[] = [];
-    const stack: [TurnNode, number][] = tops.reverse().map((n) => [n, 0]);
-    while (stack.length > 0) {
-      const [n, d] = stack.pop()!;
-      out.push({ ...n, local_depth: d });
-      const ch = kids.get(n.bates);
-      if (ch) for (let i = ch.length - 1; i >= 0; i--) stack.push([ch[i], d + 1]);
-    }
-    return out;
+    return sessionTree((this.st.sessionNodes.all(s.sid) as NodeRow[]).map(toTurnNode));
   }
 
   /** A Bates id, a bare seq (in `currentSid`), a sid, or a label. */
@@ -631,9 +491,9 @@ export class Shard {
     if (parseBates(s)) return { kind: 'node', node: this.requireNode(s) };
     if (/^\d+$/.test(s)) {
       if (!currentSid) throw badInput(`a bare turn number (${s}) needs a current session`);
-      const r = this.st.nodeBySeq.get(currentSid, Number(s)) as NodeRowRaw | undefined;
+      const r = this.st.nodeBySeq.get(currentSid, Number(s)) as NodeRow | undefined;
       if (!r) throw notFound(`no turn ${formatBates(currentSid, Number(s))}`);
-      return { kind: 'node', node: toNode(r) };
+      return { kind: 'node', node: toTurnNode(r) };
     }
     return { kind: 'session', session: this.resolveSession(s) };
   }
@@ -661,7 +521,7 @@ export class Shard {
   }
 
   findByCacheKey(key: string): TurnNode[] {
-    return (this.st.byCacheKey.all(key) as NodeRowRaw[]).map(toNode);
+    return (this.st.byCacheKey.all(key) as NodeRow[]).map(toTurnNode);
   }
 
   chainCheck(
@@ -713,8 +573,6 @@ export class Shard {
   }
   // ---- outline (used by src/ui) ----------------------------------------------------------------------------
 
-  private outlineSt?: { own: Database.Statement; cross: Database.Statement };
-
   /**
    * A session's outline for tree views, light enough for big sessions: its own turns in depth-first order
    * (children by sid, then seq), each with its depth inside the session (`local_depth`, a top turn is 0), and,
@@ -722,53 +580,7 @@ export class Shard {
    * shown without their descendants). Questions are cut to `qChars` characters; answers are not read.
    */
   sessionOutline(sid: string, qChars = 160): OutlineNode[] {
-    this.outlineSt ??= {
-      own: cachedStatement(
-        this.db,
-        `SELECT n.id, n.bates, n.sid, n.seq, p.bates AS parent_bates, n.is_top, n.n_children,
-          substr(n.question, 1, ?) AS question, n.audit, n.created_at
-        FROM nodes n LEFT JOIN nodes p ON p.id = n.parent_id WHERE n.sid = ? ORDER BY n.seq`,
-      ),
-      cross: cachedStatement(
-        this.db,
-        `SELECT c.id, c.bates, c.sid, c.seq, p.bates AS parent_bates, c.is_top, c.n_children,
-          substr(c.question, 1, ?) AS question, c.audit, c.created_at
-        FROM nodes p JOIN nodes c ON c.parent_id = p.id WHERE p.sid = ? AND c.sid <> p.sid ORDER BY c.sid, c.seq`,
-      ),
-    };
-    type Raw = Omit<OutlineNode, 'is_top' | 'cross' | 'local_depth'> & { is_top: number };
-    const own = this.outlineSt.own.all(qChars, sid) as Raw[];
-    const cross = this.outlineSt.cross.all(qChars, sid) as Raw[];
-    const kids = new Map<string, Raw[]>();
-    const tops: Raw[] = [];
-    const add = (r: Raw) => {
-      const list = kids.get(r.parent_bates!);
-      if (list) list.push(r);
-      else kids.set(r.parent_bates!, [r]);
-    };
-    for (const r of own) {
-      if (r.is_top === 1 || r.parent_bates === null) tops.push(r);
-      else add(r);
-    }
-    const crossSet = new Set<Raw>(cross);
-    const mixed = new Set<Raw[]>();
-    for (const r of cross) {
-      add(r);
-      mixed.add(kids.get(r.parent_bates!)!);
-    }
-    for (const list of mixed) list.sort((a, b) => (a.sid < b.sid ? -1 : a.sid > b.sid ? 1 : a.seq - b.seq));
-    const out: OutlineNode[] = [];
-    const stack: [Raw, number][] = [];
-    for (let i = tops.length - 1; i >= 0; i--) stack.push([tops[i], 0]);
-    while (stack.length > 0) {
-      const [r, d] = stack.pop()!;
-      const isCross = crossSet.has(r);
-      out.push({ ...r, is_top: r.is_top === 1, cross: isCross, local_depth: d });
-      if (isCross) continue;
-      const ch = kids.get(r.bates);
-      if (ch) for (let i = ch.length - 1; i >= 0; i--) stack.push([ch[i], d + 1]);
-    }
-    return out;
+    return sessionOutline(this.db, sid, qChars);
   }
 
   /** Every session, newest first, without its root hash: the light list a session browser shows. */
@@ -785,22 +597,5 @@ export class Shard {
   }
 }
 
-/** One row of Shard.sessionOutline. */
-export interface OutlineNode {
-  id: number;
-  bates: string;
-  sid: string;
-  seq: number;
-  parent_bates: string | null;
-  is_top: boolean;
-  n_children: number;
-  /** The question, cut to the requested length. */
-  question: string;
-  audit: string;
-  created_at: string;
-  /** A child in another session, listed under its parent here. */
-  cross: boolean;
-  local_depth: number;
-}
-
+export type { OutlineNode, Session, TreeNode, TurnNode };
 export { hex };

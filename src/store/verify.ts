@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { cachedStatement } from './db/statements.js';
 import { nodeHash, sessionRoot, sha256 } from './hash.js';
+import { NODE_COLUMNS, type NodeRow } from './rows.js';
 
 export interface VerifyReport {
   ok: boolean;
@@ -15,25 +16,14 @@ export interface VerifyReport {
   archives?: string[];
 }
 
-type Row = [
-  number, // id
-  string, // bates
-  string, // sid
-  number, // seq
-  number | null, // parent_id
-  number, // is_top
-  string, // question
-  string, // answer_text
-  string, // cited_titles_json
-  number, // n_cited_sources
-  string, // audit
-  string | null, // cache_key
-  string | null, // source
-  string | null, // source_id
-  string, // created_at
-  Buffer, // node_hash
-  Buffer, // subtree_hash
-];
+/**
+ * Whole rows for the exact path, as rows.ts declares them. node_subtree is LEFT JOINed (a tampered shard may lack a
+ * row) and only a parent with a smaller id counts, as on the fast path. Any column may hold a type the store never
+ * writes: the code below checks before it trusts.
+ */
+const EXACT_ROWS = `SELECT ${NODE_COLUMNS}
+  FROM nodes n LEFT JOIN node_subtree h ON h.id = n.id LEFT JOIN nodes p ON p.id = n.parent_id AND p.id < n.id
+  WHERE n.id > ? AND n.id <= ? ORDER BY n.id`;
 
 const PAGE = 1000;
 
@@ -123,37 +113,30 @@ function verifyAll(db: Database.Database): VerifyReport {
        WHERE n.id > ? AND n.id <= ?`,
     'raw',
   );
-  const rowsStmt = cachedStatement(
-    db,
-    `SELECT n.id, n.bates, n.sid, n.seq, n.parent_id, n.is_top, n.question, n.answer_text,
-      n.cited_titles_json, n.n_cited_sources, n.audit, n.cache_key, n.source, n.source_id, n.created_at, n.node_hash,
-      h.subtree_hash FROM nodes n LEFT JOIN node_subtree h ON h.id = n.id
-      WHERE n.id > ? AND n.id <= ? ORDER BY n.id`,
-    'raw',
-  );
+  const rowsStmt = cachedStatement(db, EXACT_ROWS);
   const batesStmt = cachedStatement(db, 'SELECT bates FROM nodes WHERE id = ?', 'pluck');
   const batesOf = (k: number) => batesStmt.get(ids[k]) as string;
 
   /** The original, exact computation for one row: JSON.parse the titles, canon() in JavaScript. */
-  const exactNodeHash = (r: Row, parentIdx: number): Buffer => {
+  const exactNodeHash = (r: NodeRow, parentIdx: number): Buffer => {
     let cited: string[];
     try {
-      cited = JSON.parse(r[8]) as string[];
+      cited = JSON.parse(r.cited_titles_json) as string[];
     } catch {
-      cited = [r[8]];
+      cited = [r.cited_titles_json];
     }
     return nodeHash({
-      bates: r[1],
+      bates: r.bates,
       parent_bates: parentIdx >= 0 ? batesOf(parentIdx) : null,
-      question: r[6],
-      answer_text: r[7],
+      question: r.question,
+      answer_text: r.answer_text,
       cited_titles: cited,
-      n_cited_sources: r[9],
-      audit: r[10],
-      cache_key: r[11],
-      created_at: r[14],
-      source: r[12],
-      source_id: r[13],
+      n_cited_sources: r.n_cited_sources,
+      audit: r.audit,
+      cache_key: r.cache_key,
+      created_at: r.created_at,
+      source: r.source,
+      source_id: r.source_id,
     });
   };
   const parentIndex = (parentId: number | null): number => {
@@ -165,19 +148,19 @@ function verifyAll(db: Database.Database): VerifyReport {
 
   let i = 0;
   const exactPage = (lo: number, hi: number) => {
-    for (const r of rowsStmt.all(lo, hi) as Row[]) {
-      const parentIdx = parentIndex(r[4]);
+    for (const r of rowsStmt.all(lo, hi) as NodeRow[]) {
+      const parentIdx = parentIndex(r.parent_id);
       const nh = exactNodeHash(r, parentIdx);
-      index[r[0]] = i;
-      ids[i] = r[0];
-      sids[i] = typeof r[2] === 'string' ? intern(r[2]) : r[2];
-      seqs[i] = r[3];
+      index[r.id] = i;
+      ids[i] = r.id;
+      sids[i] = typeof r.sid === 'string' ? intern(r.sid) : r.sid;
+      seqs[i] = r.seq;
       parents[i] = parentIdx;
-      tops[i] = r[5] === 1 ? 1 : 0;
-      if (isHash(r[16])) r[16].copy(storedSub, 32 * i);
+      tops[i] = r.is_top === 1 ? 1 : 0;
+      if (isHash(r.subtree_hash)) r.subtree_hash.copy(storedSub, 32 * i);
       else oddSub.add(i);
       nh.copy(computedNode, 32 * i);
-      if (!(isHash(r[15]) && nh.equals(r[15]))) {
+      if (!(isHash(r.node_hash) && nh.equals(r.node_hash))) {
         mismatch.add(i);
         editedIdx.push(i);
       }
@@ -240,7 +223,7 @@ function verifyAll(db: Database.Database): VerifyReport {
       let nh = sha256(canonBlob.subarray(bounds[k], bounds[k + 1]));
       if (nh.compare(nodeBlob, 32 * k, 32 * k + 32) !== 0) {
         // Not vouched for: the exact path decides.
-        const r = rowsStmt.get(id - 1, id) as Row;
+        const r = rowsStmt.get(id - 1, id) as NodeRow;
         nh = exactNodeHash(r, parentIdx);
         if (nh.compare(nodeBlob, 32 * k, 32 * k + 32) !== 0) {
           mismatch.add(i);
