@@ -1,54 +1,60 @@
-export { type AuditEvent, AuditLog, type ChainCheck, formatHead } from './audit.js';
-export { type OpenOptions, openDatabase } from './db/open.js';
-export { SCHEMA_VERSION } from './db/schema.js';
-export { cachedStatement, type RowMode } from './db/statements.js';
-export { ArboristError, badInput, type ErrorKind, notFound } from './errors.js';
-export { type FindHit, type FindOptions, findTurns, matchExpression, queryTerms } from './find.js';
-export * as hashes from './hash.js';
 export {
   type ArchiveContent,
   type ArchiveDocument,
-  type ArchivedHit,
-  type ArchivedNodeRow,
   type ArchivedSession,
   type ArchiveInfo,
-  type ArchiveReason,
+  archiveSessions,
+  listArchives,
+  readArchive,
+} from './archive.js';
+export { type AuditEvent, AuditLog, type ChainCheck, formatHead } from './audit.js';
+export { CRASH_HOOK_ENV } from './crash.js';
+export { type OpenOptions, openDatabase } from './db/open.js';
+export { SCHEMA_VERSION } from './db/schema.js';
+export { cachedStatement, type RowMode } from './db/statements.js';
+export {
   addCheckpoint,
   addUsageFamily,
-  archiveSessions,
   artifactFamily,
-  type ChangePlan,
-  type ChangeResult,
   type CheckpointRef,
   type CompactionCheckpoint,
-  CRASH_HOOK_ENV,
-  deleteEntry,
-  describeKeepReason,
   type EntryInfo,
-  findArchived,
   getEntry,
+  listEntries,
+  requireEntry,
+  type SessionEntry,
+  setEntry,
+} from './entries.js';
+export {
+  type ChangePlan,
+  type ChangeResult,
+  deleteEntry,
+  planDelete,
+  planReset,
+  resetEntry,
+} from './entry-changes.js';
+export { ArboristError, badInput, type ErrorKind, notFound } from './errors.js';
+export { type ArchivedHit, findArchived } from './find/archived.js';
+export { type FindHit, type FindOptions, findTurns, matchExpression, queryTerms } from './find.js';
+export * as hashes from './hash.js';
+export { arboristHome, resolveDbPath } from './paths.js';
+export {
+  type ArchiveReason,
+  describeKeepReason,
   type KeepReason,
   type KeptSession,
-  listArchives,
-  listEntries,
+  type PlannedArchive,
+  type SessionSummary,
+} from './references.js';
+export { type RestoredSession, restoreArchives } from './restore.js';
+export {
   type MaintainOptions,
   type MaintenancePlan,
   type MaintenanceResult,
   maintain,
-  type PlannedArchive,
-  planDelete,
   planMaintenance,
-  planReset,
-  type RestoredSession,
-  readArchive,
-  requireEntry,
-  resetEntry,
-  restoreArchives,
-  type SessionEntry,
-  type SessionSummary,
-  setEntry,
-} from './maintenance.js';
-export { arboristHome, resolveDbPath } from './paths.js';
+} from './retention.js';
+export type { ArchivedNodeRow } from './rows.js';
 export {
   type MatchField,
   oneEditVariants,
