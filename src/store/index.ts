@@ -7,7 +7,7 @@ export {
   listArchives,
   readArchive,
 } from './archive.js';
-export { type AuditEvent, AuditLog, type ChainCheck, formatHead } from './audit.js';
+export { type AuditEvent, AuditLog, type ChainCheck, formatHead } from './audit/log.js';
 export { CRASH_HOOK_ENV } from './crash.js';
 export { type OpenOptions, openDatabase } from './db/open.js';
 export { SCHEMA_VERSION } from './db/schema.js';

@@ -3,7 +3,7 @@ import { cachedStatement } from './db/statements.js';
 import { INNER, sessionRoot, sha256, subtreeHash } from './hash.js';
 
 /**
- * The one place that rewrites subtree hashes and session roots (docs/sessions.md, "Hashes"). Two ways in:
+ * The one place that rewrites subtree hashes and session roots (docs/sessions.md, "Hash conventions"). Two ways in:
  *
  * - `rippleUp`: one new leaf (addTurn). The path to the root is read as ONE row and each level is hashed in a
  *   reused scratch buffer; only branch points read their children back. O(depth), siblings untouched.

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
-import { AuditLog, type ChainCheck, formatHead } from './audit.js';
+import { AuditLog, type ChainCheck, formatHead } from './audit/log.js';
 import { describeSqliteError, type OpenOptions, openDatabase } from './db/open.js';
 import { migrate, SCHEMA_VERSION } from './db/schema.js';
 import { cachedStatement, type RowMode } from './db/statements.js';
