@@ -1,5 +1,13 @@
 import type Database from 'better-sqlite3';
-import { cachedStatement as stmt } from '../store/index.js';
+import {
+  maxTurnId,
+  newestMatches,
+  newestMatchesBefore,
+  quoteTerm as quote,
+  type TurnBrief,
+  turnAnswers,
+  turnBriefs,
+} from '../store/index.js';
 import { contentTerms, isFollowUp, normaliseQuestion, oneLine, tokens } from './text.js';
 
 /**
@@ -79,17 +87,6 @@ const TITLE_MAX = 200;
 const NOT_SOURCES = new Set(['grounded', 'ungrounded', 'cached']);
 const SNIPPET_MAX = 160;
 
-const POSTINGS = 'SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ? ORDER BY rowid DESC LIMIT ?';
-const POSTINGS_BEFORE =
-  'SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ? AND rowid < ? ORDER BY rowid DESC LIMIT ?';
-const MAX_ID = 'SELECT max(id) FROM nodes';
-const ROWS = 'SELECT id, bates, question, audit FROM nodes WHERE id IN (SELECT value FROM json_each(?))';
-const ANSWERS = 'SELECT id, answer_text FROM nodes WHERE id IN (SELECT value FROM json_each(?))';
-
-function quote(term: string): string {
-  return `"${term.replaceAll('"', '""')}"`;
-}
-
 /** Keywords from the branch: per ancestor, nearest first, the terms of its cited titles and then of its question. */
 export function ancestorKeywords(
   ancestors: readonly AncestorInfo[],
@@ -126,12 +123,7 @@ interface TermInfo {
   truncated: boolean;
 }
 
-interface Row {
-  id: number;
-  bates: string;
-  question: string;
-  audit: string;
-}
+type Row = TurnBrief;
 
 /** A short window of the answer around the first match of the most telling term, on one line. */
 export function snippetOf(answer: string, terms: readonly string[]): string {
@@ -173,10 +165,9 @@ export function retrieve(
   const keywords = ancestorKeywords(ancestors, new Set(terms));
   const empty: Retrieval = { citations: [], terms, keywords, followUp };
   if (terms.length === 0 && !(followUp && keywords.length > 0)) return empty;
-  const n = (stmt(db, MAX_ID).pluck().get() as number | null) ?? 0;
+  const n = maxTurnId(db);
   if (n === 0) return empty;
 
-  const postings = stmt(db, POSTINGS).pluck();
   const infos: TermInfo[] = [];
   for (const [list, keyword] of [
     [terms, false],
@@ -184,7 +175,7 @@ export function retrieve(
   ] as const) {
     const page = keyword ? Math.max(1, perTerm >> 1) : perTerm;
     for (const term of list) {
-      const ids = postings.all(quote(term), page) as number[];
+      const ids = newestMatches(db, quote(term), page);
       const truncated = ids.length >= page;
       const df = truncated ? (page * n) / Math.max(1, n - ids[ids.length - 1] + 1) : ids.length;
       const idf = Math.log(1 + n / Math.max(1, df));
@@ -194,7 +185,7 @@ export function retrieve(
   const common = infos.filter((t) => !t.keyword && t.truncated).sort((a, b) => a.df - b.df);
   if (common.length >= 2) {
     const both = common.slice(0, MAX_AND);
-    const ids = postings.all(both.map((t) => quote(t.term)).join(' '), perTerm) as number[];
+    const ids = newestMatches(db, both.map((t) => quote(t.term)).join(' '), perTerm);
     for (const t of both) for (const id of ids) t.ids.add(id);
   }
 
@@ -208,18 +199,17 @@ export function retrieve(
     const missing: number[] = [];
     for (const id of ids) if (!exclude.has(id) && !rows.has(id)) missing.push(id);
     if (missing.length === 0) return;
-    for (const r of stmt(db, ROWS).all(JSON.stringify(missing)) as Row[]) rows.set(r.id, r);
+    for (const r of turnBriefs(db, missing)) rows.set(r.id, r);
   };
   for (const t of infos) fetch(t.ids);
   // Built-in answers repeat the questions they cite, so a heavy user's recent built-in answers can fill a common
   // term's newest postings. When fewer than half of a truncated list are sources, read further back (bounded).
-  const before = stmt(db, POSTINGS_BEFORE).pluck();
   for (const t of infos) {
     for (let round = 0; round < TOP_UP_ROUNDS && t.truncated; round++) {
       let sources = 0;
       for (const id of t.ids) if (isSource(id)) sources++;
       if (sources >= t.page / 2) break;
-      const more = before.all(quote(t.term), t.oldest, t.page) as number[];
+      const more = newestMatchesBefore(db, quote(t.term), t.oldest, t.page);
       for (const id of more) t.ids.add(id);
       t.truncated = more.length >= t.page;
       t.oldest = more.at(-1) ?? t.oldest;
@@ -269,12 +259,9 @@ export function retrieve(
     top.push(s);
   }
 
-  const answers = new Map<number, string>(
-    (
-      stmt(db, ANSWERS)
-        .raw(true)
-        .all(JSON.stringify(top.map((s) => s.row.id))) as [number, string][]
-    ).map(([id, a]) => [id, a]),
+  const answers = turnAnswers(
+    db,
+    top.map((s) => s.row.id),
   );
   const citations = top.map(({ row, score, matched }) => {
     const byWeight = [...matched].sort((a, b) => b.idf - a.idf).map((t) => t.term);

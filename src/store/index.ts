@@ -35,7 +35,28 @@ export {
 } from './entry-changes.js';
 export { ArboristError, badInput, type ErrorKind, notFound } from './errors.js';
 export { type ArchivedHit, findArchived } from './find/archived.js';
-export { type FindHit, type FindOptions, findTurns, matchExpression, queryTerms } from './find.js';
+export {
+  anyMatch,
+  countMatchesCapped,
+  maxTurnId,
+  newestMatches,
+  newestMatchesBefore,
+  snippetsFor,
+  type TurnBrief,
+  turnAnswers,
+  turnBriefs,
+} from './find/candidates.js';
+export { type Candidate, type FindHit, type FindOptions, findTurns } from './find/find.js';
+export {
+  type MatchField,
+  oneEditVariants,
+  type SearchHit,
+  type SearchOptions,
+  type SearchResult,
+  search,
+  termHighlights,
+} from './find/search.js';
+export { foldTerms, matchExpression, queryTerms, quoteTerm } from './find/terms.js';
 export * as hashes from './hash.js';
 export { arboristHome, resolveDbPath } from './paths.js';
 export {
@@ -55,15 +76,6 @@ export {
   planMaintenance,
 } from './retention.js';
 export type { ArchivedNodeRow } from './rows.js';
-export {
-  type MatchField,
-  oneEditVariants,
-  type SearchHit,
-  type SearchOptions,
-  type SearchResult,
-  search,
-  termHighlights,
-} from './search.js';
 export {
   type AddedTurn,
   formatBates,

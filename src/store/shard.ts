@@ -6,7 +6,8 @@ import { describeSqliteError, type OpenOptions, openDatabase } from './db/open.j
 import { migrate, SCHEMA_VERSION } from './db/schema.js';
 import { cachedStatement, type RowMode } from './db/statements.js';
 import { ArboristError, badInput, notFound } from './errors.js';
-import { type FindHit, type FindOptions, findTurns } from './find.js';
+import { type FindHit, type FindOptions, findTurns } from './find/find.js';
+import { type SearchOptions, type SearchResult, search } from './find/search.js';
 import { hex, nodeHash, sessionRoot, subtreeHash } from './hash.js';
 import { Merkle } from './merkle.js';
 import { type OutlineNode, sessionOutline, sessionTree, type TreeNode } from './outline.js';
@@ -21,7 +22,6 @@ import {
   toSession,
   toTurnNode,
 } from './rows.js';
-import { type SearchOptions, type SearchResult, search } from './search.js';
 import { type VerifyReport, verifyShard } from './verify.js';
 
 export interface NewTurn {

@@ -1,8 +1,8 @@
 import { type ArchiveDocument, decodeBody } from '../archive.js';
 import { cachedStatement } from '../db/statements.js';
-import { queryTerms } from '../find.js';
 import type { ArchiveReason } from '../references.js';
 import type { Shard } from '../shard.js';
+import { foldTerms } from './terms.js';
 
 export interface ArchivedHit {
   bates: string;
@@ -15,11 +15,6 @@ export interface ArchivedHit {
   archived_at: string;
   reason: ArchiveReason;
   field: 'question' | 'answer';
-}
-
-/** Case and diacritics folded as the FTS tokenizer does (unicode61 remove_diacritics 2), then split into terms. */
-function foldTerms(s: string): string[] {
-  return queryTerms(s.normalize('NFKD').replace(/\p{M}/gu, ''));
 }
 
 function markedSnippet(text: string, term: string): string {

@@ -1,0 +1,361 @@
+import type Database from 'better-sqlite3';
+import Fuse from 'fuse.js';
+import { cachedStatement, type RowMode } from '../db/statements.js';
+import { anyMatch, countMatchesCapped, newestMatches, snippetsFor } from './candidates.js';
+import type { Candidate } from './find.js';
+import { matchExpression, queryTerms, quoteTerm } from './terms.js';
+
+/**
+ * Find: every turn of every session, as you type, with typos forgiven.
+ *
+ * Shape (docs/find.md): FTS5 gives a bounded candidate set, newest first (question matches first, then any
+ * field); fuse.js ranks only those few hundred strings, never the shard. A term with no hits at all is retried as
+ * its one-edit variants that do exist in the index ("lifetme" -> "lifetime"). Bates ids (full or a prefix) and
+ * session labels are looked up directly. Everything is synchronous and bounded, so one keystroke costs a few ms.
+ */
+export interface SearchOptions {
+  limit?: number;
+  /** Only turns of this session (sid). */
+  scope?: string;
+  /** Match the last term as a prefix (type-ahead). Default true. */
+  prefix?: boolean;
+  /** How many of the top hits get a snippet (FTS5 re-reads their text, ~60 us each). Default: all. */
+  snippets?: number;
+}
+
+export type MatchField = 'bates' | 'label' | 'question' | 'answer';
+
+export interface SearchHit {
+  bates: string;
+  sid: string;
+  seq: number;
+  audit: string;
+  question: string;
+  label: string | null;
+  snippet: string;
+  created_at: string;
+  field: MatchField;
+  score: number;
+  /** Matched character ranges of `question`, inclusive [start, end] pairs, for highlighting. */
+  highlights: [number, number][];
+}
+
+export interface SearchResult {
+  hits: SearchHit[];
+  /** How many turns were searched (the shard, or the scoped session). */
+  searched: number;
+  /** Terms that had no hits and were replaced by existing one-edit variants. */
+  corrections: Record<string, string[]>;
+}
+
+/** How many of the newest matches of each FTS query are ranked. */
+const CANDIDATES = 200;
+const MIN_TYPO_LEN = 4;
+
+const SQL = {
+  rows: [
+    `SELECT n.id, n.bates, n.sid, n.seq, n.audit, n.question, n.created_at, s.label
+       FROM nodes n JOIN sessions s ON s.sid = n.sid
+       WHERE n.id IN (SELECT value FROM json_each(?))`,
+    'object',
+  ],
+  batesRange: [
+    `SELECT n.id FROM nodes n WHERE n.bates >= ? AND n.bates < ? ORDER BY n.bates LIMIT 20`,
+    'pluck',
+  ],
+  labels: ['SELECT sid, lower(label) FROM sessions WHERE label IS NOT NULL ORDER BY created_at DESC', 'raw'],
+  firstTurn: ['SELECT id FROM nodes WHERE sid = ? ORDER BY seq LIMIT 1', 'pluck'],
+  totalChanges: ['SELECT total_changes()', 'pluck'],
+  countAll: ['SELECT coalesce(sum(n_nodes), 0) FROM sessions', 'pluck'],
+  countScoped: ['SELECT n_nodes FROM sessions WHERE sid = ?', 'pluck'],
+} as const satisfies Record<string, readonly [string, RowMode]>;
+
+/** One of search's statements, from the store's statement cache. */
+function st(db: Database.Database, name: keyof typeof SQL): Database.Statement {
+  const [sql, mode] = SQL[name];
+  return cachedStatement(db, sql, mode);
+}
+
+/** Every string one edit away (delete, transpose, substitute, insert) over the term's own letters and a-z. */
+export function oneEditVariants(term: string): string[] {
+  const chars = [...term];
+  const n = chars.length;
+  const alphabet = [...new Set([...'abcdefghijklmnopqrstuvwxyz0123456789', ...chars])];
+  const at = (i: number, j: number) => chars.slice(i, j).join('');
+  // Most likely slips first, so a search that stops early keeps the likeliest: swapped letters, a letter left out
+  // (so one must be inserted), a letter too many, a wrong letter.
+  const swapped: string[] = [];
+  const inserted: string[] = [];
+  const deleted: string[] = [];
+  const substituted: string[] = [];
+  for (let i = 0; i <= n; i++) {
+    if (i < n - 1) swapped.push(at(0, i) + chars[i + 1] + chars[i] + at(i + 2, n));
+    for (const a of alphabet) inserted.push(at(0, i) + a + at(i, n));
+    if (i < n) {
+      deleted.push(at(0, i) + at(i + 1, n));
+      for (const a of alphabet) if (a !== chars[i]) substituted.push(at(0, i) + a + at(i + 1, n));
+    }
+  }
+  const out = new Set([...swapped, ...inserted, ...deleted, ...substituted]);
+  out.delete(term);
+  return [...out].filter((v) => v.length >= 2);
+}
+
+/**
+ * What changes whenever the shard does: data_version moves on other connections' commits, total_changes() on
+ * this connection's own. Derived data below is cached per connection under this key.
+ */
+function shardVersion(db: Database.Database): string {
+  return `${db.pragma('data_version', { simple: true })}:${st(db, 'totalChanges').get()}`;
+}
+
+interface Derived {
+  version: string;
+  all: number;
+  /** [sid, lower-case label], newest session first. */
+  labels: [string, string][];
+}
+const derived = new WeakMap<Database.Database, Derived>();
+
+function derivedData(db: Database.Database): Derived {
+  const version = shardVersion(db);
+  let d = derived.get(db);
+  if (d && d.version === version) return d;
+  d = {
+    version,
+    all: st(db, 'countAll').get() as number,
+    labels: st(db, 'labels').all() as [string, string][],
+  };
+  derived.set(db, d);
+  return d;
+}
+
+/** Turns in scope, for "37 of 12,408". */
+function searchedCount(db: Database.Database, scope: string | undefined): number {
+  if (scope) return (st(db, 'countScoped').get(scope) as number | undefined) ?? 0;
+  return derivedData(db).all;
+}
+
+/** First turns of the sessions whose label, or a word of it, starts with the text (newest 20). */
+function labelHits(db: Database.Database, text: string): number[] {
+  const t = text.toLowerCase();
+  const out: number[] = [];
+  for (const [sid, label] of derivedData(db).labels) {
+    if (!label.startsWith(t) && !label.includes(` ${t}`)) continue;
+    const id = st(db, 'firstTurn').get(sid) as number | undefined;
+    if (id !== undefined) out.push(id);
+    if (out.length >= 20) break;
+  }
+  return out;
+}
+
+/**
+ * Terms with no hits are replaced by an OR of their existing one-edit variants (at most three). The last term,
+ * when it is a prefix, is checked as a prefix: "sqlte" finds "sqlite".
+ */
+function correct(db: Database.Database, terms: string[], prefixLast: boolean): Record<string, string[]> {
+  const corrections: Record<string, string[]> = {};
+  terms.forEach((t, i) => {
+    if ([...t].length < MIN_TYPO_LEN) return;
+    const asPrefix = prefixLast && i === terms.length - 1;
+    if (anyMatch(db, asPrefix ? `${quoteTerm(t)}*` : quoteTerm(t))) return;
+    // Variants are whole words even for the term being typed: a prefix probe merges the doclists of every term
+    // under it (~1 ms each on a 1M-turn shard), a whole-word probe is one index seek.
+    const probe = quoteTerm;
+    // Probing ~400 variants one by one costs a statement each; an OR of 64 answers "any of these?" in one, and
+    // only a chunk that hits is probed variant by variant.
+    // ~400 one-edit variants. An OR of many answers "does any of these occur?" in one statement (one index seek
+    // each); a group that hits is halved until the variants that occur are found. Counting occurrences in
+    // fts5vocab instead would read the whole doclist of every common neighbour ("thhe" -> "the": 40 ms).
+    const found: string[] = [];
+    const hunt = (group: string[]) => {
+      if (found.length >= 4 || !anyMatch(db, group.map(probe).join(' OR '))) return;
+      if (group.length === 1) {
+        found.push(group[0]);
+        return;
+      }
+      const mid = group.length >> 1;
+      hunt(group.slice(0, mid));
+      hunt(group.slice(mid));
+    };
+    const variants = oneEditVariants(t);
+    for (let k = 0; k < variants.length && found.length < 4; k += 100) hunt(variants.slice(k, k + 100));
+    // Prefer the variants that occur most (counted up to a cap, so a common word costs no more than a rare one).
+    const weight = new Map(found.map((v) => [v, countMatchesCapped(db, probe(v))]));
+    found.sort((x, y) => weight.get(y)! - weight.get(x)!);
+    found.splice(3);
+    if (found.length > 0) corrections[t] = found;
+  });
+  return corrections;
+}
+
+function expression(terms: string[], prefixLast: boolean, corrections: Record<string, string[]>): string {
+  return terms
+    .map((t, i) => {
+      const asPrefix = prefixLast && i === terms.length - 1 && [...t].length >= 2;
+      const alts = corrections[t];
+      const self = asPrefix ? `${quoteTerm(t)}*` : quoteTerm(t);
+      return alts ? `(${[self, ...alts.map(quoteTerm)].join(' OR ')})` : self;
+    })
+    .join(' AND ');
+}
+
+interface Row extends Candidate {
+  label: string | null;
+}
+
+export function search(db: Database.Database, text: string, opts: SearchOptions = {}): SearchResult {
+  const limit = Math.max(1, Math.min(opts.limit ?? 50, 1000));
+  const searched = searchedCount(db, opts.scope);
+  const result: SearchResult = { hits: [], searched: searched ?? 0, corrections: {} };
+  const trimmed = text.trim();
+  const terms = queryTerms(trimmed);
+  if (trimmed === '') return result;
+
+  const fieldOf = new Map<number, MatchField>();
+  const add = (ids: number[], field: MatchField) => {
+    for (const id of ids) if (id != null && !fieldOf.has(id)) fieldOf.set(id, field);
+  };
+
+  // Bates ids and sids: "k3m9x2qa-0000" or "k3m9" (a prefix). Cheap index range scans.
+  const lower = trimmed.toLowerCase();
+  if (/^[a-z0-9]{3,32}(-\d{0,9})?$/.test(lower))
+    add(st(db, 'batesRange').all(lower, `${lower}~`) as number[], 'bates');
+  // Labels: matched in memory (thousands of sessions, cached until the shard changes).
+  if (!opts.scope && trimmed.length >= 2) add(labelHits(db, trimmed), 'label');
+
+  let expr = '';
+  if (terms.length > 0) {
+    const prefixLast = (opts.prefix ?? true) && !/\s$/.test(text);
+    const run = (e: string) => {
+      const q = newestMatches(db, `{question} : (${e})`, CANDIDATES, opts.scope || undefined);
+      add(q, 'question');
+      const any = newestMatches(db, e, CANDIDATES, opts.scope || undefined);
+      add(any, 'answer');
+      return q.length + any.length;
+    };
+    expr = matchExpression(terms, prefixLast);
+    const found = run(expr);
+    if (found < limit) {
+      result.corrections = correct(db, terms, prefixLast);
+      if (Object.keys(result.corrections).length > 0) {
+        expr = expression(terms, prefixLast, result.corrections);
+        run(expr);
+      }
+    }
+  }
+  if (fieldOf.size === 0) return result;
+
+  const rows = st(db, 'rows').all(JSON.stringify([...fieldOf.keys()])) as Row[];
+  const ranked = rank(rows, fieldOf, trimmed, terms, result.corrections, limit);
+  const top = ranked.slice(0, limit);
+
+  const withSnippet = top.slice(0, opts.snippets ?? top.length);
+  const snippets =
+    expr !== ''
+      ? snippetsFor(
+          db,
+          expr,
+          withSnippet.map((t) => t.row.id),
+        )
+      : new Map<number, string>();
+  result.hits = top.map(({ row, score, field, highlights }) => ({
+    bates: row.bates,
+    sid: row.sid,
+    seq: row.seq,
+    audit: row.audit,
+    question: row.question,
+    label: row.label,
+    snippet: snippets.get(row.id) ?? '',
+    created_at: row.created_at,
+    field,
+    score: Math.round(score * 1000) / 1000,
+    highlights,
+  }));
+  return result;
+}
+
+const FIELD_WEIGHT: Record<MatchField, number> = { bates: 400, label: 210, question: 200, answer: 0 };
+
+/**
+ * Ranking: exact Bates and labels first; then a match in the question above one in the answer; within a tier the
+ * whole phrase beats whole words, which beat fuzzy letters (fuse.js score); newer turns break ties.
+ */
+function rank(
+  rows: Row[],
+  fieldOf: Map<number, MatchField>,
+  text: string,
+  terms: string[],
+  corrections: Record<string, string[]>,
+  limit: number,
+) {
+  const phrase = terms.join(' ');
+  const wanted = terms.map((t) => [t, ...(corrections[t] ?? [])]);
+  let minId = Number.POSITIVE_INFINITY;
+  let maxId = 0;
+  for (const r of rows) {
+    minId = Math.min(minId, r.id);
+    maxId = Math.max(maxId, r.id);
+  }
+  // A cheap score for every candidate (tier, phrase, whole words, recency) ...
+  const scored = rows.map((row) => {
+    const field = fieldOf.get(row.id) ?? 'answer';
+    let score = FIELD_WEIGHT[field];
+    const qTerms = queryTerms(row.question);
+    if (phrase !== '' && qTerms.join(' ').includes(phrase)) score += 60;
+    if (wanted.length > 0) {
+      const words = new Set(qTerms);
+      score += (40 * wanted.filter((alts) => alts.some((a) => words.has(a))).length) / wanted.length;
+    }
+    score += maxId === minId ? 0 : (row.id - minId) / (maxId - minId + 1);
+    return { row, field, score, highlights: [] as [number, number][] };
+  });
+  scored.sort((a, b) => b.score - a.score || b.row.id - a.row.id);
+  // ... then fuse.js refines only the leaders: fuzzy closeness of the question to what was typed.
+  const leaders = scored.slice(0, Math.max(limit * 2, 40));
+  if (text.length <= 32) {
+    const fuse = new Fuse(
+      leaders.map((l) => l.row),
+      { keys: ['question'], includeScore: true, includeMatches: true, ignoreLocation: true, threshold: 1 },
+    );
+    const byId = new Map(leaders.map((l) => [l.row.id, l]));
+    for (const r of fuse.search(text)) {
+      const l = byId.get(r.item.id)!;
+      // Bates and label hits matched something other than the question: its letters say nothing about them.
+      if (l.field === 'bates' || l.field === 'label') continue;
+      l.score += 30 * (1 - (r.score ?? 1));
+      l.highlights = (r.matches?.[0]?.indices ?? []).map(([x, y]) => [x, y] as [number, number]);
+    }
+  }
+  for (const l of leaders) {
+    const exact = termHighlights(l.row.question, wanted.flat());
+    if (exact.length > 0) l.highlights = exact;
+  }
+  leaders.sort((a, b) => b.score - a.score || b.row.id - a.row.id);
+  return leaders;
+}
+
+/** Where the query's words (or their corrections) start a word of the question: inclusive ranges, merged. */
+export function termHighlights(question: string, words: string[]): [number, number][] {
+  const lower = question.toLowerCase();
+  const ranges: [number, number][] = [];
+  for (const w of words) {
+    if (w.length < 1 || lower.length !== question.length) continue;
+    let from = 0;
+    for (;;) {
+      const at = lower.indexOf(w, from);
+      if (at < 0) break;
+      const before = at === 0 ? '' : lower[at - 1];
+      if (before === '' || !/[\p{L}\p{N}]/u.test(before)) ranges.push([at, at + w.length - 1]);
+      from = at + w.length;
+    }
+  }
+  ranges.sort((a, b) => a[0] - b[0]);
+  const merged: [number, number][] = [];
+  for (const r of ranges) {
+    const last = merged[merged.length - 1];
+    if (last && r[0] <= last[1] + 1) last[1] = Math.max(last[1], r[1]);
+    else merged.push([r[0], r[1]]);
+  }
+  return merged;
+}
