@@ -1,8 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import { cachedStatement } from './db/statements.js';
 import { badInput, notFound } from './errors.js';
 import { canon } from './hash.js';
-import { parseBates, type Shard } from './shard.js';
+import { parseBates, randomId } from './ids.js';
+import type { Shard } from './shard.js';
 
 /**
  * Session entries (docs/sessions.md, "Entries, archiving and retention"). An entry is a named handle ("main") on a
@@ -221,11 +221,4 @@ export function addUsageFamily(
     shard.audit.append('entry.usage_family', { key, sid }, now);
     return { entry, changed: true };
   });
-}
-
-function randomId(): string {
-  const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
-  let s = '';
-  for (const b of randomBytes(8)) s += alphabet[b % 36];
-  return s;
 }

@@ -1,3 +1,4 @@
+export type { CachedAnswer } from './answer-cache.js';
 export {
   type ArchiveContent,
   type ArchiveDocument,
@@ -58,6 +59,8 @@ export {
 } from './find/search.js';
 export { foldTerms, matchExpression, queryTerms, quoteTerm } from './find/terms.js';
 export * as hashes from './hash.js';
+export { formatBates, parseBates } from './ids.js';
+export { type OutlineNode, outlineOfTurns, type TreeNode } from './outline.js';
 export { arboristHome, resolveDbPath } from './paths.js';
 export {
   type ArchiveReason,
@@ -75,16 +78,8 @@ export {
   maintain,
   planMaintenance,
 } from './retention.js';
-export type { ArchivedNodeRow } from './rows.js';
-export {
-  type AddedTurn,
-  formatBates,
-  type NewTurn,
-  parseBates,
-  type Resolved,
-  type Session,
-  Shard,
-  type TreeNode,
-  type TurnNode,
-} from './shard.js';
+export type { ArchivedNodeRow, Session, TurnNode } from './rows.js';
+export type { SessionListing } from './sessions.js';
+export { type Resolved, Shard } from './shard.js';
+export type { AddedTurn, NewTurn } from './turns.js';
 export { type VerifyReport, verifyShard } from './verify.js';

@@ -3,7 +3,8 @@ import { crashPoint } from './crash.js';
 import { cachedStatement } from './db/statements.js';
 import { ArboristError, badInput } from './errors.js';
 import { sessionRoot } from './hash.js';
-import { parseBates, type Shard } from './shard.js';
+import { parseBates } from './ids.js';
+import type { Shard } from './shard.js';
 
 export interface RestoredSession {
   sid: string;
