@@ -117,29 +117,23 @@ export function archiveGroup(shard: Shard, items: ToArchive[]): ArchivedSession[
   return out;
 }
 
-function archiveOne(
+/**
+ * One session's archive document, read inside the archiving transaction. `goneBates` learns the Bates ids of this
+ * session's turns that children archived with it hang under (their parent_bates cannot be joined once this session's
+ * rows are gone); `externalParents` are the live turns this session's tops hang under, to ripple afterwards.
+ */
+function snapshot(
   shard: Shard,
   it: ToArchive,
   archived_at: string,
   alsoGoing: Set<string>,
   goneBates: Map<number, string>,
-): ArchivedSession {
+): { doc: ArchiveDocument; externalParents: Set<number> } {
   const { sid, reason } = it;
-  // Archiving removes the session's FTS rows with FTS5's 'delete', which must only name rows that are indexed.
-  shard.flushIndex();
   const s = cachedStatement(
     shard.db,
     'SELECT sid, label, created_at, next_seq, n_nodes, session_root FROM sessions WHERE sid = ?',
-  ).get(sid) as
-    | {
-        sid: string;
-        label: string | null;
-        created_at: string;
-        next_seq: number;
-        n_nodes: number;
-        session_root: Buffer;
-      }
-    | undefined;
+  ).get(sid) as (Omit<ArchiveDocument['session'], 'session_root'> & { session_root: Buffer }) | undefined;
   if (!s) throw notFound(`no session '${sid}'`);
   // Never orphan a live turn: the plan already excluded such sessions; this guards the invariant.
   const live = cachedStatement(
@@ -184,11 +178,11 @@ function archiveOne(
     },
     nodes,
   };
-  const json = Buffer.from(canon(doc), 'utf8');
-  const body = gzipSync(json, { level: 9 });
-  const digest = sha256(body);
-  crashPoint('serialise');
+  return { doc, externalParents };
+}
 
+/** Deletes a session's FTS rows, subtree rows, nodes and session row (its turns must all be indexed). */
+function removeSessionRows(shard: Shard, sid: string): void {
   cachedStatement(
     shard.db,
     `INSERT INTO nodes_fts (nodes_fts, rowid, question, answer_text, cited_titles_json)
@@ -202,37 +196,51 @@ function archiveOne(
   crashPoint('delete-nodes');
   cachedStatement(shard.db, 'DELETE FROM sessions WHERE sid = ?').run(sid);
   crashPoint('delete-session');
+}
+
+function archiveOne(
+  shard: Shard,
+  it: ToArchive,
+  archived_at: string,
+  alsoGoing: Set<string>,
+  goneBates: Map<number, string>,
+): ArchivedSession {
+  const { sid, reason } = it;
+  // Archiving removes the session's FTS rows with FTS5's 'delete', which must only name rows that are indexed.
+  shard.flushIndex();
+  const { doc, externalParents } = snapshot(shard, it, archived_at, alsoGoing, goneBates);
+  const { label } = doc.session;
+  const n_nodes = doc.nodes.length;
+  const json = Buffer.from(canon(doc), 'utf8');
+  const body = gzipSync(json, { level: 9 });
+  const digest = sha256(body);
+  crashPoint('serialise');
+  removeSessionRows(shard, sid);
   const session_roots = shard.merkle.fold([...externalParents]);
   crashPoint('ripple');
   cachedStatement(
     shard.db,
     `INSERT INTO session_archives (sid, reason, archived_at, label, n_nodes, bytes, body, sha256)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(sid, reason, archived_at, s.label, nodes.length, json.length, body, digest);
+  ).run(sid, reason, archived_at, label, n_nodes, json.length, body, digest);
   crashPoint('archive-record');
+  const sha = digest.toString('hex');
+  const session_root = doc.session.session_root;
   shard.audit.append(
     'session.archive',
-    {
-      bytes: json.length,
-      n_nodes: nodes.length,
-      reason,
-      session_root: doc.session.session_root,
-      session_roots,
-      sha256: digest.toString('hex'),
-      sid,
-    },
+    { bytes: json.length, n_nodes, reason, session_root, session_roots, sha256: sha, sid },
     archived_at,
   );
   crashPoint('audit');
   return {
     sid,
-    label: s.label,
-    n_nodes: nodes.length,
+    label,
+    n_nodes,
     reason,
     archived_at,
     bytes: json.length,
     stored_bytes: body.length,
-    sha256: digest.toString('hex'),
+    sha256: sha,
     session_roots,
   };
 }

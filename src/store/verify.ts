@@ -75,7 +75,29 @@ export function verifyShard(db: Database.Database): VerifyReport {
   return db.inTransaction ? verifyAll(db) : db.transaction(() => verifyAll(db))();
 }
 
-function verifyAll(db: Database.Database): VerifyReport {
+/** Every node's structure, computed node hash and stored subtree hash, in ascending id order. */
+interface ReadNodes {
+  n: number;
+  sids: string[];
+  seqs: number[];
+  /** Index of each node's parent, or -1. */
+  parents: Int32Array;
+  tops: Uint8Array;
+  computedNode: Buffer;
+  storedSub: Buffer;
+  /** Stored subtree hashes that are not 32-byte blobs: never equal to a computed one. */
+  oddSub: Set<number>;
+  mismatch: Set<number>;
+  editedIdx: number[];
+  batesOf: (k: number) => string;
+}
+
+/**
+ * Reads every node, page by page, and computes its node hash: the fast path (one SQL value per column per page),
+ * else the exact path (rows, canon() in JavaScript).
+ */
+// One function on purpose: the page loop, its exact-path fallback and the typed arrays they fill share one cursor.
+function readNodes(db: Database.Database): ReadNodes {
   const maxId = (cachedStatement(db, 'SELECT coalesce(max(id), 0) FROM nodes', 'pluck').get() as number) ?? 0;
   const total = cachedStatement(db, 'SELECT count(*) FROM nodes', 'pluck').get() as number;
   const index = new Int32Array(maxId + 1).fill(-1);
@@ -185,22 +207,7 @@ function verifyAll(db: Database.Database): VerifyReport {
         Buffer,
       ];
     if (n === 0) continue;
-    // The canonical contents, cut at their 0x00 prefixes (canonical JSON never holds a raw 0x00 byte).
-    let cut = canonBlob !== null && odd === 0 && canonBlob[0] === 0;
-    if (cut && canonBlob !== null) {
-      let at = 0;
-      for (let k = 0; k < n; k++) {
-        bounds[k] = at;
-        const next = k === n - 1 ? canonBlob.length : canonBlob.indexOf(0, at + 1);
-        if (next < 0) {
-          cut = false;
-          break;
-        }
-        at = next;
-      }
-      bounds[n] = canonBlob.length;
-      if (cut && (at !== canonBlob.length || canonBlob.indexOf(0, bounds[n - 1] + 1) >= 0)) cut = false;
-    }
+    const cut = canonBlob !== null && odd === 0 && cutCanonical(canonBlob, n, bounds);
     const idParts = idList?.split(',') ?? [];
     const sidParts = sidList.split(',');
     if (!cut || canonBlob === null || idParts.length !== n || sidParts.length !== n || topList.length !== n) {
@@ -235,6 +242,26 @@ function verifyAll(db: Database.Database): VerifyReport {
     }
   }
   const n = i;
+  return { n, sids, seqs, parents, tops, computedNode, storedSub, oddSub, mismatch, editedIdx, batesOf };
+}
+
+/** The canonical contents' cuts at their 0x00 prefixes (canonical JSON never holds a raw 0x00 byte), or false. */
+function cutCanonical(canonBlob: Buffer, n: number, bounds: Int32Array): boolean {
+  if (canonBlob[0] !== 0) return false;
+  let at = 0;
+  for (let k = 0; k < n; k++) {
+    bounds[k] = at;
+    const next = k === n - 1 ? canonBlob.length : canonBlob.indexOf(0, at + 1);
+    if (next < 0) return false;
+    at = next;
+  }
+  bounds[n] = canonBlob.length;
+  return !(at !== canonBlob.length || canonBlob.indexOf(0, bounds[n - 1] + 1) >= 0);
+}
+
+/** Computed subtree hashes, bottom-up by index (descending id); a node whose stored one differs joins `mismatch`. */
+function foldSubtrees(nodes: ReadNodes): Buffer {
+  const { n, sids, seqs, parents, computedNode, storedSub, oddSub, mismatch } = nodes;
 
   // Children of each node (compressed lists), in (sid, seq) order. Most nodes have zero or one child.
   const childStart = new Int32Array(n + 1);
@@ -269,6 +296,12 @@ function verifyAll(db: Database.Database): VerifyReport {
     if (oddSub.has(k) || h.compare(storedSub, 32 * k, 32 * k + 32) !== 0) mismatch.add(k);
   }
 
+  return computedSub;
+}
+
+/** Sessions whose stored root differs from the one over their top nodes' computed subtree hashes, by seq. */
+function badSessionRoots(db: Database.Database, nodes: ReadNodes, computedSub: Buffer): string[] {
+  const { n, sids, seqs, tops } = nodes;
   // Session roots over each session's top nodes, by seq.
   const topsBySid = new Map<string, number[]>();
   for (let k = 0; k < n; k++) {
@@ -293,7 +326,11 @@ function verifyAll(db: Database.Database): VerifyReport {
       badSessions.push(sid);
   }
 
-  // Archive records (docs/sessions.md, "Entries, archiving and retention"): each body must hash to its sha256.
+  return badSessions;
+}
+
+/** Archive records (docs/sessions.md, "Entries, archiving and retention") whose body no longer hashes to its sha256. */
+function badArchiveBodies(db: Database.Database): string[] {
   const badArchives: string[] = [];
   if (
     cachedStatement(db, "SELECT 1 FROM sqlite_master WHERE name = 'session_archives'").get() !== undefined
@@ -307,6 +344,15 @@ function verifyAll(db: Database.Database): VerifyReport {
     }
   }
 
+  return badArchives;
+}
+
+function verifyAll(db: Database.Database): VerifyReport {
+  const nodes = readNodes(db);
+  const { n, mismatch, editedIdx, batesOf } = nodes;
+  const computedSub = foldSubtrees(nodes);
+  const badSessions = badSessionRoots(db, nodes, computedSub);
+  const badArchives = badArchiveBodies(db);
   const mismatches = [...mismatch].sort((a, b) => a - b).map(batesOf);
   return {
     ok: mismatches.length === 0 && badSessions.length === 0 && badArchives.length === 0,
