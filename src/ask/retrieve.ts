@@ -152,22 +152,14 @@ export function snippetOf(answer: string, terms: readonly string[]): string {
   return `${start > 0 ? '…' : ''}${flat.slice(start, end).trim()}${end < flat.length ? '…' : ''}`;
 }
 
-export function retrieve(
+/** Step 2: each term's newest postings with its df and idf, plus the AND of the rarest common question terms. */
+function readPostings(
   db: Database.Database,
-  question: string,
-  ancestors: readonly AncestorInfo[],
-  opts: RetrieveOptions = {},
-): Retrieval {
-  const limit = Math.max(1, Math.min(opts.limit ?? 5, 50));
-  const perTerm = Math.max(2, Math.min(opts.perTerm ?? PER_TERM, 1000));
-  const terms = contentTerms(question, MAX_TERMS);
-  const followUp = isFollowUp(question);
-  const keywords = ancestorKeywords(ancestors, new Set(terms));
-  const empty: Retrieval = { citations: [], terms, keywords, followUp };
-  if (terms.length === 0 && !(followUp && keywords.length > 0)) return empty;
-  const n = maxTurnId(db);
-  if (n === 0) return empty;
-
+  terms: readonly string[],
+  keywords: readonly string[],
+  perTerm: number,
+  n: number,
+): TermInfo[] {
   const infos: TermInfo[] = [];
   for (const [list, keyword] of [
     [terms, false],
@@ -188,7 +180,15 @@ export function retrieve(
     const ids = newestMatches(db, both.map((t) => quote(t.term)).join(' '), perTerm);
     for (const t of both) for (const id of ids) t.ids.add(id);
   }
+  return infos;
+}
 
+/** The candidate rows of every term's postings (ancestors excluded), topped up where few of them are sources. */
+function readCandidates(
+  db: Database.Database,
+  infos: readonly TermInfo[],
+  ancestors: readonly AncestorInfo[],
+): Map<number, Row> {
   const exclude = new Set(ancestors.map((a) => a.id));
   const rows = new Map<number, Row>();
   const isSource = (id: number) => {
@@ -216,10 +216,24 @@ export function retrieve(
       fetch(more);
     }
   }
-  if (rows.size === 0) return empty;
+  return rows;
+}
 
+interface Scored {
+  row: Row;
+  score: number;
+  matched: TermInfo[];
+}
+
+/** Step 3: the sources that qualify, best first. */
+function scoreCandidates(
+  rows: Map<number, Row>,
+  infos: readonly TermInfo[],
+  followUp: boolean,
+  hasKeywords: boolean,
+): Scored[] {
   const qTotal = infos.reduce((s, t) => (t.keyword || t.df === 0 ? s : s + t.idf), 0);
-  const scored: { row: Row; score: number; matched: TermInfo[] }[] = [];
+  const scored: Scored[] = [];
   for (const row of rows.values()) {
     if (NOT_SOURCES.has(row.audit)) continue;
     const inQuestion = new Set(tokens(row.question));
@@ -241,16 +255,20 @@ export function retrieve(
       }
     }
     // In a follow-up the pronoun stands for the branch's topic: a turn that misses it is likely about another thing.
-    if (followUp && keywords.length > 0 && !kwHit) score *= OFF_TOPIC;
+    if (followUp && hasKeywords && !kwHit) score *= OFF_TOPIC;
     const qualifies = (qTotal > 0 && own >= MIN_COVERAGE * qTotal) || (followUp && kwHit);
     if (qualifies) scored.push({ row, score, matched });
   }
-  if (scored.length === 0) return empty;
   scored.sort((a, b) => b.score - a.score || b.row.id - a.row.id);
+  return scored;
+}
+
+/** Step 4: the best `limit` scoring at least MIN_RELATIVE of the best, one per distinct question. */
+function pickTop(scored: readonly Scored[], limit: number): Scored[] {
   const best = scored[0].score;
   // One citation per question: the same question asked again (a rewind, another session) adds little.
   const seenQuestions = new Set<string>();
-  const top: typeof scored = [];
+  const top: Scored[] = [];
   for (const s of scored) {
     if (top.length >= limit || s.score < MIN_RELATIVE * best) break;
     const key = normaliseQuestion(s.row.question);
@@ -258,6 +276,31 @@ export function retrieve(
     seenQuestions.add(key);
     top.push(s);
   }
+  return top;
+}
+
+export function retrieve(
+  db: Database.Database,
+  question: string,
+  ancestors: readonly AncestorInfo[],
+  opts: RetrieveOptions = {},
+): Retrieval {
+  const limit = Math.max(1, Math.min(opts.limit ?? 5, 50));
+  const perTerm = Math.max(2, Math.min(opts.perTerm ?? PER_TERM, 1000));
+  const terms = contentTerms(question, MAX_TERMS);
+  const followUp = isFollowUp(question);
+  const keywords = ancestorKeywords(ancestors, new Set(terms));
+  const empty: Retrieval = { citations: [], terms, keywords, followUp };
+  if (terms.length === 0 && !(followUp && keywords.length > 0)) return empty;
+  const n = maxTurnId(db);
+  if (n === 0) return empty;
+
+  const infos = readPostings(db, terms, keywords, perTerm, n);
+  const rows = readCandidates(db, infos, ancestors);
+  if (rows.size === 0) return empty;
+  const scored = scoreCandidates(rows, infos, followUp, keywords.length > 0);
+  if (scored.length === 0) return empty;
+  const top = pickTop(scored, limit);
 
   const answers = turnAnswers(
     db,
