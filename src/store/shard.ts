@@ -176,7 +176,7 @@ export class Shard {
 
   /**
    * SQLite's automatic checkpoint runs inside the commit that crosses 1000 WAL pages: an fsync'd 4 MB copy that
-   * made one add in ~20 take 10-20 ms. Our connections turn it off (db.ts) and checkpoint here instead: when the
+   * made one add in ~20 take 10-20 ms. Our connections turn it off (db/open.ts) and checkpoint here instead: when the
    * process is idle (`idle()`, called by the TUI), on close (SQLite's own last-connection checkpoint), and,
    * so the WAL cannot grow without bound in a long batch, inline once it passes WAL_INLINE_BYTES.
    */
