@@ -1,5 +1,13 @@
 import type Database from 'better-sqlite3';
-import { cachedStatement as stmt } from '../store/index.js';
+import {
+  maxTurnId,
+  newestMatches,
+  newestMatchesBefore,
+  quoteTerm as quote,
+  type TurnBrief,
+  turnAnswers,
+  turnBriefs,
+} from '../store/index.js';
 import { clipLine, contentTerms, isFollowUp, normaliseQuestion, tokens } from './text.js';
 
 /**
@@ -79,17 +87,6 @@ const TITLE_MAX = 200;
 const NOT_SOURCES = new Set(['grounded', 'ungrounded', 'cached']);
 const SNIPPET_MAX = 160;
 
-const POSTINGS = 'SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ? ORDER BY rowid DESC LIMIT ?';
-const POSTINGS_BEFORE =
-  'SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ? AND rowid < ? ORDER BY rowid DESC LIMIT ?';
-const MAX_ID = 'SELECT max(id) FROM nodes';
-const ROWS = 'SELECT id, bates, question, audit FROM nodes WHERE id IN (SELECT value FROM json_each(?))';
-const ANSWERS = 'SELECT id, answer_text FROM nodes WHERE id IN (SELECT value FROM json_each(?))';
-
-function quote(term: string): string {
-  return `"${term.replaceAll('"', '""')}"`;
-}
-
 /** Keywords from the branch: per ancestor, nearest first, the terms of its cited titles and then of its question. */
 export function ancestorKeywords(
   ancestors: readonly AncestorInfo[],
@@ -126,12 +123,7 @@ interface TermInfo {
   truncated: boolean;
 }
 
-interface Row {
-  id: number;
-  bates: string;
-  question: string;
-  audit: string;
-}
+type Row = TurnBrief;
 
 /** A short window of the answer around the first match of the most telling term, on one line. */
 export function snippetOf(answer: string, terms: readonly string[]): string {
@@ -160,23 +152,14 @@ export function snippetOf(answer: string, terms: readonly string[]): string {
   return `${start > 0 ? '…' : ''}${flat.slice(start, end).trim()}${end < flat.length ? '…' : ''}`;
 }
 
-export function retrieve(
+/** Step 2: each term's newest postings with its df and idf, plus the AND of the rarest common question terms. */
+function readPostings(
   db: Database.Database,
-  question: string,
-  ancestors: readonly AncestorInfo[],
-  opts: RetrieveOptions = {},
-): Retrieval {
-  const limit = Math.max(1, Math.min(opts.limit ?? 5, 50));
-  const perTerm = Math.max(2, Math.min(opts.perTerm ?? PER_TERM, 1000));
-  const terms = contentTerms(question, MAX_TERMS);
-  const followUp = isFollowUp(question);
-  const keywords = ancestorKeywords(ancestors, new Set(terms));
-  const empty: Retrieval = { citations: [], terms, keywords, followUp };
-  if (terms.length === 0 && !(followUp && keywords.length > 0)) return empty;
-  const n = (stmt(db, MAX_ID).pluck().get() as number | null) ?? 0;
-  if (n === 0) return empty;
-
-  const postings = stmt(db, POSTINGS).pluck();
+  terms: readonly string[],
+  keywords: readonly string[],
+  perTerm: number,
+  n: number,
+): TermInfo[] {
   const infos: TermInfo[] = [];
   for (const [list, keyword] of [
     [terms, false],
@@ -184,7 +167,7 @@ export function retrieve(
   ] as const) {
     const page = keyword ? Math.max(1, perTerm >> 1) : perTerm;
     for (const term of list) {
-      const ids = postings.all(quote(term), page) as number[];
+      const ids = newestMatches(db, quote(term), page);
       const truncated = ids.length >= page;
       const df = truncated ? (page * n) / Math.max(1, n - ids[ids.length - 1] + 1) : ids.length;
       const idf = Math.log(1 + n / Math.max(1, df));
@@ -194,10 +177,18 @@ export function retrieve(
   const common = infos.filter((t) => !t.keyword && t.truncated).sort((a, b) => a.df - b.df);
   if (common.length >= 2) {
     const both = common.slice(0, MAX_AND);
-    const ids = postings.all(both.map((t) => quote(t.term)).join(' '), perTerm) as number[];
+    const ids = newestMatches(db, both.map((t) => quote(t.term)).join(' '), perTerm);
     for (const t of both) for (const id of ids) t.ids.add(id);
   }
+  return infos;
+}
 
+/** The candidate rows of every term's postings (ancestors excluded), topped up where few of them are sources. */
+function readCandidates(
+  db: Database.Database,
+  infos: readonly TermInfo[],
+  ancestors: readonly AncestorInfo[],
+): Map<number, Row> {
   const exclude = new Set(ancestors.map((a) => a.id));
   const rows = new Map<number, Row>();
   const isSource = (id: number) => {
@@ -208,28 +199,41 @@ export function retrieve(
     const missing: number[] = [];
     for (const id of ids) if (!exclude.has(id) && !rows.has(id)) missing.push(id);
     if (missing.length === 0) return;
-    for (const r of stmt(db, ROWS).all(JSON.stringify(missing)) as Row[]) rows.set(r.id, r);
+    for (const r of turnBriefs(db, missing)) rows.set(r.id, r);
   };
   for (const t of infos) fetch(t.ids);
   // Built-in answers repeat the questions they cite, so a heavy user's recent built-in answers can fill a common
   // term's newest postings. When fewer than half of a truncated list are sources, read further back (bounded).
-  const before = stmt(db, POSTINGS_BEFORE).pluck();
   for (const t of infos) {
     for (let round = 0; round < TOP_UP_ROUNDS && t.truncated; round++) {
       let sources = 0;
       for (const id of t.ids) if (isSource(id)) sources++;
       if (sources >= t.page / 2) break;
-      const more = before.all(quote(t.term), t.oldest, t.page) as number[];
+      const more = newestMatchesBefore(db, quote(t.term), t.oldest, t.page);
       for (const id of more) t.ids.add(id);
       t.truncated = more.length >= t.page;
       t.oldest = more.at(-1) ?? t.oldest;
       fetch(more);
     }
   }
-  if (rows.size === 0) return empty;
+  return rows;
+}
 
+interface Scored {
+  row: Row;
+  score: number;
+  matched: TermInfo[];
+}
+
+/** Step 3: the sources that qualify, best first. */
+function scoreCandidates(
+  rows: Map<number, Row>,
+  infos: readonly TermInfo[],
+  followUp: boolean,
+  hasKeywords: boolean,
+): Scored[] {
   const qTotal = infos.reduce((s, t) => (t.keyword || t.df === 0 ? s : s + t.idf), 0);
-  const scored: { row: Row; score: number; matched: TermInfo[] }[] = [];
+  const scored: Scored[] = [];
   for (const row of rows.values()) {
     if (NOT_SOURCES.has(row.audit)) continue;
     const inQuestion = new Set(tokens(row.question));
@@ -251,16 +255,20 @@ export function retrieve(
       }
     }
     // In a follow-up the pronoun stands for the branch's topic: a turn that misses it is likely about another thing.
-    if (followUp && keywords.length > 0 && !kwHit) score *= OFF_TOPIC;
+    if (followUp && hasKeywords && !kwHit) score *= OFF_TOPIC;
     const qualifies = (qTotal > 0 && own >= MIN_COVERAGE * qTotal) || (followUp && kwHit);
     if (qualifies) scored.push({ row, score, matched });
   }
-  if (scored.length === 0) return empty;
   scored.sort((a, b) => b.score - a.score || b.row.id - a.row.id);
+  return scored;
+}
+
+/** Step 4: the best `limit` scoring at least MIN_RELATIVE of the best, one per distinct question. */
+function pickTop(scored: readonly Scored[], limit: number): Scored[] {
   const best = scored[0].score;
   // One citation per question: the same question asked again (a rewind, another session) adds little.
   const seenQuestions = new Set<string>();
-  const top: typeof scored = [];
+  const top: Scored[] = [];
   for (const s of scored) {
     if (top.length >= limit || s.score < MIN_RELATIVE * best) break;
     const key = normaliseQuestion(s.row.question);
@@ -268,13 +276,35 @@ export function retrieve(
     seenQuestions.add(key);
     top.push(s);
   }
+  return top;
+}
 
-  const answers = new Map<number, string>(
-    (
-      stmt(db, ANSWERS)
-        .raw(true)
-        .all(JSON.stringify(top.map((s) => s.row.id))) as [number, string][]
-    ).map(([id, a]) => [id, a]),
+export function retrieve(
+  db: Database.Database,
+  question: string,
+  ancestors: readonly AncestorInfo[],
+  opts: RetrieveOptions = {},
+): Retrieval {
+  const limit = Math.max(1, Math.min(opts.limit ?? 5, 50));
+  const perTerm = Math.max(2, Math.min(opts.perTerm ?? PER_TERM, 1000));
+  const terms = contentTerms(question, MAX_TERMS);
+  const followUp = isFollowUp(question);
+  const keywords = ancestorKeywords(ancestors, new Set(terms));
+  const empty: Retrieval = { citations: [], terms, keywords, followUp };
+  if (terms.length === 0 && !(followUp && keywords.length > 0)) return empty;
+  const n = maxTurnId(db);
+  if (n === 0) return empty;
+
+  const infos = readPostings(db, terms, keywords, perTerm, n);
+  const rows = readCandidates(db, infos, ancestors);
+  if (rows.size === 0) return empty;
+  const scored = scoreCandidates(rows, infos, followUp, keywords.length > 0);
+  if (scored.length === 0) return empty;
+  const top = pickTop(scored, limit);
+
+  const answers = turnAnswers(
+    db,
+    top.map((s) => s.row.id),
   );
   const citations = top.map(({ row, score, matched }) => {
     const byWeight = [...matched].sort((a, b) => b.idf - a.idf).map((t) => t.term);

@@ -1,53 +1,53 @@
-export { type AuditEvent, AuditLog, type ChainCheck, formatHead } from './audit.js';
-export { cachedStatement, type OpenOptions, openDatabase } from './db.js';
-export { ArboristError, badInput, type ErrorKind, notFound } from './errors.js';
-export { type FindHit, type FindOptions, findTurns, matchExpression, queryTerms } from './find.js';
-export * as hashes from './hash.js';
+export type { CachedAnswer } from './answer-cache.js';
 export {
   type ArchiveContent,
   type ArchiveDocument,
-  type ArchivedHit,
-  type ArchivedNodeRow,
   type ArchivedSession,
   type ArchiveInfo,
-  type ArchiveReason,
+  archiveSessions,
+  listArchives,
+  readArchive,
+} from './archive.js';
+export { type AuditEvent, AuditLog, type ChainCheck, formatHead } from './audit/log.js';
+export { CRASH_HOOK_ENV } from './crash.js';
+export { type OpenOptions, openDatabase } from './db/open.js';
+export { SCHEMA_VERSION } from './db/schema.js';
+export { cachedStatement, type RowMode } from './db/statements.js';
+export {
   addCheckpoint,
   addUsageFamily,
-  archiveSessions,
   artifactFamily,
-  type ChangePlan,
-  type ChangeResult,
   type CheckpointRef,
   type CompactionCheckpoint,
-  CRASH_HOOK_ENV,
-  deleteEntry,
-  describeKeepReason,
   type EntryInfo,
-  findArchived,
   getEntry,
-  type KeepReason,
-  type KeptSession,
-  listArchives,
   listEntries,
-  type MaintainOptions,
-  type MaintenancePlan,
-  type MaintenanceResult,
-  maintain,
-  type PlannedArchive,
-  planDelete,
-  planMaintenance,
-  planReset,
-  type RestoredSession,
-  readArchive,
   requireEntry,
-  resetEntry,
-  restoreArchives,
   type SessionEntry,
-  type SessionSummary,
   setEntry,
-} from './maintenance.js';
-export { arboristHome, resolveDbPath } from './paths.js';
-export { SCHEMA_VERSION } from './schema.js';
+} from './entries.js';
+export {
+  type ChangePlan,
+  type ChangeResult,
+  deleteEntry,
+  planDelete,
+  planReset,
+  resetEntry,
+} from './entry-changes.js';
+export { ArboristError, badInput, type ErrorKind, notFound } from './errors.js';
+export { type ArchivedHit, findArchived } from './find/archived.js';
+export {
+  anyMatch,
+  countMatchesCapped,
+  maxTurnId,
+  newestMatches,
+  newestMatchesBefore,
+  snippetsFor,
+  type TurnBrief,
+  turnAnswers,
+  turnBriefs,
+} from './find/candidates.js';
+export { type Candidate, type FindHit, type FindOptions, findTurns } from './find/find.js';
 export {
   type MatchField,
   oneEditVariants,
@@ -56,17 +56,30 @@ export {
   type SearchResult,
   search,
   termHighlights,
-} from './search.js';
+} from './find/search.js';
+export { foldTerms, matchExpression, queryTerms, quoteTerm } from './find/terms.js';
+export * as hashes from './hash.js';
+export { formatBates, parseBates } from './ids.js';
+export { type OutlineNode, outlineOfTurns, type TreeNode } from './outline.js';
+export { arboristHome, resolveDbPath } from './paths.js';
 export {
-  type AddedTurn,
-  formatBates,
-  type NewTurn,
-  type OutlineNode,
-  parseBates,
-  type Resolved,
-  type Session,
-  Shard,
-  type TreeNode,
-  type TurnNode,
-} from './shard.js';
+  type ArchiveReason,
+  describeKeepReason,
+  type KeepReason,
+  type KeptSession,
+  type PlannedArchive,
+  type SessionSummary,
+} from './references.js';
+export { type RestoredSession, restoreArchives } from './restore.js';
+export {
+  type MaintainOptions,
+  type MaintenancePlan,
+  type MaintenanceResult,
+  maintain,
+  planMaintenance,
+} from './retention.js';
+export type { ArchivedNodeRow, Session, TurnNode } from './rows.js';
+export type { SessionListing } from './sessions.js';
+export { type Resolved, Shard } from './shard.js';
+export type { AddedTurn, NewTurn } from './turns.js';
 export { type VerifyReport, verifyShard } from './verify.js';

@@ -1,78 +1,40 @@
-import { randomBytes } from 'node:crypto';
 import { statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
-import { AuditLog, type ChainCheck, formatHead } from './audit.js';
-import { describeSqliteError, type OpenOptions, openDatabase } from './db.js';
+import { type CachedAnswer, getCachedAnswer, putCachedAnswer } from './answer-cache.js';
+import { AuditLog, type ChainCheck, formatHead } from './audit/log.js';
+import { describeSqliteError, type OpenOptions, openDatabase } from './db/open.js';
+import { migrate, SCHEMA_VERSION } from './db/schema.js';
+import { cachedStatement, type RowMode } from './db/statements.js';
 import { ArboristError, badInput, notFound } from './errors.js';
-import { type FindHit, type FindOptions, findTurns } from './find.js';
-import { hex, INNER, nodeHash, sessionRoot, sha256, subtreeHash } from './hash.js';
-import { migrate, SCHEMA_VERSION } from './schema.js';
-import { type SearchOptions, type SearchResult, search } from './search.js';
+import { type FindHit, type FindOptions, findTurns } from './find/find.js';
+import { type SearchOptions, type SearchResult, search } from './find/search.js';
+import { hex, sessionRoot } from './hash.js';
+import { formatBates, parseBates, SID_RE } from './ids.js';
+import { Merkle } from './merkle.js';
+import {
+  type BranchPoint,
+  branchPoints,
+  childrenOf,
+  latestTurn,
+  nodeByBates,
+  nodeById,
+  nodeBySeq,
+  nodesByCacheKey,
+  sessionNodes,
+} from './nodes.js';
+import { type OutlineNode, sessionOutline, sessionTree, type TreeNode } from './outline.js';
+import type { Session, TurnNode } from './rows.js';
+import {
+  getSession,
+  isArchivedSid,
+  listSessions,
+  newSid,
+  resolveSession,
+  type SessionListing,
+  sessionSummaries,
+} from './sessions.js';
+import { type AddedTurn, checkNewTurn, cleanLabel, type NewTurn, TurnWriter } from './turns.js';
 import { type VerifyReport, verifyShard } from './verify.js';
-
-export interface Session {
-  sid: string;
-  label: string | null;
-  created_at: string;
-  n_nodes: number;
-  session_root: string;
-}
-
-export interface TurnNode {
-  id: number;
-  bates: string;
-  sid: string;
-  seq: number;
-  parent_bates: string | null;
-  is_top: boolean;
-  depth: number;
-  n_children: number;
-  question: string;
-  answer_text: string;
-  cited_titles: string[];
-  n_cited_sources: number;
-  audit: string;
-  cache_key: string | null;
-  source: string | null;
-  source_id: string | null;
-  created_at: string;
-  node_hash: string;
-  subtree_hash: string;
-}
-
-export interface TreeNode extends TurnNode {
-  /** Depth inside this session's tree: a top node (first turn, or a fork from another session) is 0. */
-  local_depth: number;
-}
-
-export interface NewTurn {
-  question: string;
-  answer_text: string;
-  cited_titles?: string[];
-  n_cited_sources?: number;
-  audit?: string;
-  cache_key?: string | null;
-  /** The session the turn belongs to (sid or label). Absent: the parent's session, or a new session. */
-  session?: string;
-  /** Bates id of the parent, in any session. */
-  parent?: string;
-  /** Label for the new session when one is created. */
-  label?: string;
-  source?: string | null;
-  source_id?: string | null;
-  created_at?: string;
-}
-
-export interface AddedTurn {
-  bates: string;
-  sid: string;
-  seq: number;
-  parent_bates: string | null;
-  node_hash: string;
-  subtree_hash: string;
-  session_root: string;
-  created_session: boolean;
-}
 
 export type Resolved = { kind: 'node'; node: TurnNode } | { kind: 'session'; session: Session };
 
@@ -91,70 +53,15 @@ function walBytes(path: string): number {
   }
 }
 
-const BATES_RE = /^([a-z0-9]+)-(\d{6,})$/;
-const SID_RE = /^[a-z0-9]{1,32}$/;
-const MAX_TEXT = 16 * 1024 * 1024;
-
-export function formatBates(sid: string, seq: number): string {
-  return `${sid}-${String(seq).padStart(6, '0')}`;
-}
-
-export function parseBates(x: string): { sid: string; seq: number } | null {
-  const m = BATES_RE.exec(x);
-  return m ? { sid: m[1], seq: Number(m[2]) } : null;
-}
-
-/** Text is stored as given, except that it must be well-formed Unicode to have a canonical JSON form. */
-function cleanText(field: string, v: unknown, allowEmpty: boolean): string {
-  if (typeof v !== 'string') throw badInput(`${field} must be text`);
-  if (!allowEmpty && v.trim() === '') throw badInput(`${field} is empty`);
-  if (v.length > MAX_TEXT) throw badInput(`${field} is larger than 16 MiB`);
-  return v.toWellFormed();
-}
-
-type NodeRowRaw = Omit<TurnNode, 'is_top' | 'cited_titles' | 'node_hash' | 'subtree_hash'> & {
-  is_top: number;
-  cited_titles_json: string;
-  node_hash: Buffer;
-  subtree_hash: Buffer;
-};
-
-const NODE_COLS = `n.id, n.bates, n.sid, n.seq, p.bates AS parent_bates, n.is_top, n.depth, n.n_children, n.question,
-  n.answer_text, n.cited_titles_json, n.n_cited_sources, n.audit, n.cache_key, n.source, n.source_id, n.created_at,
-  n.node_hash, h.subtree_hash`;
-const NODE_FROM = 'nodes n JOIN node_subtree h ON h.id = n.id LEFT JOIN nodes p ON p.id = n.parent_id';
-
-function toNode(r: NodeRowRaw): TurnNode {
-  const { cited_titles_json, ...rest } = r;
-  return {
-    ...rest,
-    is_top: r.is_top === 1,
-    cited_titles: JSON.parse(cited_titles_json) as string[],
-    node_hash: r.node_hash.toString('hex'),
-    subtree_hash: r.subtree_hash.toString('hex'),
-  };
-}
-
-interface SessionRaw {
-  sid: string;
-  label: string | null;
-  created_at: string;
-  n_nodes: number;
-  session_root: Buffer;
-}
-
-function toSession(r: SessionRaw): Session {
-  return { ...r, session_root: r.session_root.toString('hex') };
-}
-
 /** The shard: every session, turn and audit event, in one SQLite file. Synchronous, like better-sqlite3. */
 export class Shard {
   readonly audit: AuditLog;
   private readonly st: Record<string, Database.Statement>;
   /** The error of a nested write that failed after changing something: the outer write must roll back. */
   private doomed: unknown = undefined;
-  /** Scratch input for one ripple level: 0x01 || node_hash || child subtree_hash. */
-  private readonly rippleBuf = Buffer.concat([INNER, Buffer.alloc(64)]);
+  /** Subtree hashes and session roots: the one ripple (merkle.ts). */
+  readonly merkle: Merkle;
+  private readonly turnWriter: TurnWriter;
 
   private constructor(
     readonly db: Database.Database,
@@ -162,68 +69,17 @@ export class Shard {
     readonly readonly: boolean,
   ) {
     this.audit = new AuditLog(db);
-    const q = (sql: string) => db.prepare(sql);
+    this.merkle = new Merkle(db);
+    this.turnWriter = new TurnWriter(db);
+    const q = (sql: string, mode?: RowMode) => cachedStatement(db, sql, mode);
     this.st = {
-      totalChanges: q('SELECT total_changes()').pluck(),
-      sessionBySid: q('SELECT sid, label, created_at, n_nodes, session_root FROM sessions WHERE sid = ?'),
-      sessionsByLabel: q(
-        'SELECT sid, label, created_at, n_nodes, session_root FROM sessions WHERE label = ?',
-      ),
-      sessions: q(
-        'SELECT sid, label, created_at, n_nodes, session_root FROM sessions ORDER BY created_at, sid',
-      ),
+      totalChanges: q('SELECT total_changes()', 'pluck'),
       insertSession: q('INSERT INTO sessions (sid, label, created_at, session_root) VALUES (?, ?, ?, ?)'),
-      // OR FAIL, not the default ABORT: an ABORT statement with RETURNING opens a statement journal, and opening one
-      // makes FTS5 flush its pending rows to disk, i.e. one tiny FTS segment per turn in a batch of adds (~60 us a
-      // turn, then merges). For this one-row update FAIL and ABORT undo exactly the same (nothing).
-      mintSeq: q(
-        'UPDATE OR FAIL sessions SET next_seq = next_seq + 1, n_nodes = n_nodes + 1 WHERE sid = ? RETURNING next_seq - 1 AS seq',
-      ).pluck(),
-      nodeByBates: q(`SELECT ${NODE_COLS} FROM ${NODE_FROM} WHERE n.bates = ?`),
-      nodeById: q(`SELECT ${NODE_COLS} FROM ${NODE_FROM} WHERE n.id = ?`),
-      nodeBySeq: q(`SELECT ${NODE_COLS} FROM ${NODE_FROM} WHERE n.sid = ? AND n.seq = ?`),
-      parentInfo: q('SELECT id, sid, depth FROM nodes WHERE bates = ?'),
-      insertNode: q(`INSERT INTO nodes (bates, sid, seq, parent_id, is_top, depth, question, answer_text,
-        cited_titles_json, n_cited_sources, audit, cache_key, source, source_id, created_at, node_hash)
-        VALUES (@bates, @sid, @seq, @parent_id, @is_top, @depth, @question, @answer_text, @cited_titles_json,
-        @n_cited_sources, @audit, @cache_key, @source, @source_id, @created_at, @node_hash)`),
-      insertSubtree: q('INSERT INTO node_subtree (id, subtree_hash) VALUES (?, ?)'),
-      insertPending: q('INSERT INTO fts_pending (id) VALUES (?)'),
-      pendingCount: q('SELECT count(*) FROM fts_pending').pluck(),
+      pendingCount: q('SELECT count(*) FROM fts_pending', 'pluck'),
       flushPending: q(`INSERT INTO nodes_fts (rowid, question, answer_text, cited_titles_json)
         SELECT n.id, n.question, n.answer_text, n.cited_titles_json FROM fts_pending p JOIN nodes n ON n.id = p.id
         ORDER BY p.id`),
       clearPending: q('DELETE FROM fts_pending'),
-      insertFts: q(
-        'INSERT INTO nodes_fts (rowid, question, answer_text, cited_titles_json) VALUES (?, ?, ?, ?)',
-      ),
-      bumpChildren: q('UPDATE nodes SET n_children = n_children + 1 WHERE id = ?'),
-      // The path to the root as ONE row (ids, node hashes, branch points, sessions) rather than one row per level:
-      // turning 100 rows of 4 values into JS objects cost more than the recursive walk itself. A parent always has a
-      // smaller id than its child, so `n.id < a.id` also stops the walk on a (tampered) cycle.
-      ancestors: q(`WITH RECURSIVE a(k, id, parent_id, sid, node_hash, n_children) AS (
-          SELECT 0, id, parent_id, sid, node_hash, n_children FROM nodes INDEXED BY nodes_walk WHERE id = ?
-          UNION ALL
-          SELECT a.k + 1, n.id, n.parent_id, n.sid, n.node_hash, n.n_children FROM nodes n INDEXED BY nodes_walk
-          JOIN a ON n.id = a.parent_id
-          WHERE n.id < a.id)
-        SELECT group_concat(id, ',' ORDER BY k), group_concat(hex(node_hash), '' ORDER BY k),
-          group_concat(CASE WHEN n_children <> 1 THEN k END, ',' ORDER BY k), group_concat(DISTINCT sid) FROM a`).raw(
-        true,
-      ),
-      childHashes: q(
-        'SELECT h.subtree_hash FROM nodes n JOIN node_subtree h ON h.id = n.id WHERE n.parent_id = ? ORDER BY n.sid, n.seq',
-      ).pluck(),
-      setSubtree: q('UPDATE node_subtree SET subtree_hash = ? WHERE id = ?'),
-      topHashes: q(
-        'SELECT h.subtree_hash FROM nodes n JOIN node_subtree h ON h.id = n.id WHERE n.sid = ? AND n.is_top = 1 ORDER BY n.seq',
-      ).pluck(),
-      setRoot: q('UPDATE sessions SET session_root = ? WHERE sid = ?'),
-      children: q(`SELECT ${NODE_COLS} FROM ${NODE_FROM} WHERE n.parent_id = ? ORDER BY n.sid, n.seq`),
-      sessionNodes: q(`SELECT ${NODE_COLS} FROM ${NODE_FROM} WHERE n.sid = ? ORDER BY n.seq`),
-      branchPointsAll: q('SELECT bates, n_children FROM nodes WHERE n_children >= 2 ORDER BY sid, seq'),
-      branchPointsOf: q('SELECT bates, n_children FROM nodes WHERE sid = ? AND n_children >= 2 ORDER BY seq'),
-      byCacheKey: q(`SELECT ${NODE_COLS} FROM ${NODE_FROM} WHERE n.cache_key = ? ORDER BY n.id`),
     };
   }
 
@@ -320,7 +176,7 @@ export class Shard {
 
   /**
    * SQLite's automatic checkpoint runs inside the commit that crosses 1000 WAL pages: an fsync'd 4 MB copy that
-   * made one add in ~20 take 10-20 ms. Our connections turn it off (db.ts) and checkpoint here instead: when the
+   * made one add in ~20 take 10-20 ms. Our connections turn it off (db/open.ts) and checkpoint here instead: when the
    * process is idle (`idle()`, called by the TUI), on close (SQLite's own last-connection checkpoint), and,
    * so the WAL cannot grow without bound in a long batch, inline once it passes WAL_INLINE_BYTES.
    */
@@ -348,29 +204,22 @@ export class Shard {
 
   // ---- sessions --------------------------------------------------------------------------------------------
 
-  /** True when `sid` names an archived session: its id stays reserved (see src/store/maintenance.ts). */
+  /** True when `sid` names an archived session: its id stays reserved (archive.ts). */
   isArchivedSid(sid: string): boolean {
-    return this.db.prepare('SELECT 1 FROM session_archives WHERE sid = ?').get(sid) !== undefined;
+    return isArchivedSid(this.db, sid);
   }
 
   /** A fresh random sid, neither live nor archived: archived sids are never minted again. */
   newSid(): string {
-    const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
-    for (;;) {
-      const bytes = randomBytes(8);
-      let sid = '';
-      for (const b of bytes) sid += alphabet[b % 36];
-      if (!this.st.sessionBySid.get(sid) && !this.isArchivedSid(sid)) return sid;
-    }
+    return newSid(this.db);
   }
 
   createSession(opts: { label?: string | null; created_at?: string; sid?: string } = {}): Session {
-    const label = opts.label == null || opts.label === '' ? null : cleanText('label', opts.label, false);
-    if (label !== null && label.length > 200) throw badInput('label is longer than 200 characters');
+    const label = cleanLabel(opts.label);
     return this.write(() => {
       const sid = opts.sid ?? this.newSid();
       if (!SID_RE.test(sid)) throw badInput(`session id '${sid}' must be 1-32 lowercase letters or digits`);
-      if (this.st.sessionBySid.get(sid)) throw badInput(`session ${sid} already exists`);
+      if (getSession(this.db, sid)) throw badInput(`session ${sid} already exists`);
       if (this.isArchivedSid(sid)) throw badInput(`session ${sid} is archived; its id stays reserved`);
       const created_at = opts.created_at ?? new Date().toISOString();
       const root = sessionRoot(sid, []);
@@ -381,39 +230,26 @@ export class Shard {
   }
 
   getSession(sid: string): Session | undefined {
-    const r = this.st.sessionBySid.get(sid) as SessionRaw | undefined;
-    return r ? toSession(r) : undefined;
+    return getSession(this.db, sid);
   }
 
   listSessions(): Session[] {
-    return (this.st.sessions.all() as SessionRaw[]).map(toSession);
+    return listSessions(this.db);
   }
 
   /** A session by sid, else by label (an ambiguous label is an error, not a guess). */
   resolveSession(x: string): Session {
-    const bySid = this.getSession(x);
-    if (bySid) return bySid;
-    const byLabel = this.st.sessionsByLabel.all(x) as SessionRaw[];
-    if (byLabel.length === 1) return toSession(byLabel[0]);
-    if (byLabel.length > 1) {
-      throw badInput(
-        `label '${x}' names ${byLabel.length} sessions (${byLabel.map((s) => s.sid).join(', ')}); use a sid`,
-      );
-    }
-    if (this.isArchivedSid(x)) throw notFound(`session '${x}' is archived (arborist archive restore ${x})`);
-    throw notFound(`no session '${x}'`);
+    return resolveSession(this.db, x);
   }
 
   // ---- nodes -----------------------------------------------------------------------------------------------
 
   getNode(bates: string): TurnNode | undefined {
-    const r = this.st.nodeByBates.get(bates) as NodeRowRaw | undefined;
-    return r ? toNode(r) : undefined;
+    return nodeByBates(this.db, bates);
   }
 
   nodeById(id: number): TurnNode | undefined {
-    const r = this.st.nodeById.get(id) as NodeRowRaw | undefined;
-    return r ? toNode(r) : undefined;
+    return nodeById(this.db, id);
   }
 
   requireNode(bates: string): TurnNode {
@@ -430,148 +266,19 @@ export class Shard {
    * Everything (seq minting, node, FTS row, hashes, audit event) commits together or not at all.
    */
   addTurn(input: NewTurn): AddedTurn {
-    const question = cleanText('question', input.question, false);
-    const answer_text = cleanText('answer', input.answer_text, true);
-    const cited = input.cited_titles ?? [];
-    if (!Array.isArray(cited)) throw badInput('cited titles must be a list of text');
-    const cited_titles = cited.map((t) => cleanText('cited title', t, false));
-    const n_cited_sources = input.n_cited_sources ?? cited_titles.length;
-    if (!Number.isInteger(n_cited_sources) || n_cited_sources < 0)
-      throw badInput('n_cited_sources must be >= 0');
-    const audit = input.audit ?? 'manual';
-    if (!/^[a-z][a-z0-9_-]{0,31}$/.test(audit))
-      throw badInput(`audit tag '${audit}' is not a short lowercase word`);
-    const created_at = input.created_at ?? new Date().toISOString();
-    // Untyped callers (importers over JSON.parse output) must not smuggle a number into a text field: it would be
-    // hashed as a number but stored as text, and verify would then report an edit that never happened.
-    for (const [field, v] of [
-      ['cache_key', input.cache_key],
-      ['source', input.source],
-      ['source_id', input.source_id],
-      ['created_at', created_at],
-    ] as const) {
-      if (v != null && typeof v !== 'string') throw badInput(`${field} must be text`);
-    }
-
-    return this.write(() => {
-      let parent: { id: number; sid: string; depth: number; bates: string } | null = null;
-      if (input.parent !== undefined) {
-        const p = this.st.parentInfo.get(input.parent) as
-          | { id: number; sid: string; depth: number }
-          | undefined;
-        if (!p) this.requireNode(input.parent); // throws the precise message
-        parent = { ...p!, bates: input.parent };
-      }
-      let sid: string;
-      let created_session = false;
-      if (input.session !== undefined) sid = this.resolveSession(input.session).sid;
-      else if (parent) sid = parent.sid;
-      else {
-        sid = this.createSession({ label: input.label, created_at }).sid;
-        created_session = true;
-      }
-      const seq = this.st.mintSeq.get(sid) as number;
-      const bates = formatBates(sid, seq);
-      const content = {
-        bates,
-        parent_bates: parent?.bates ?? null,
-        question,
-        answer_text,
-        cited_titles,
-        n_cited_sources,
-        audit,
-        cache_key: input.cache_key ?? null,
-        created_at,
-        source: input.source ?? null,
-        source_id: input.source_id ?? null,
-      };
-      const nh = nodeHash(content);
-      const sh = subtreeHash(nh, []);
-      const cited_titles_json = JSON.stringify(cited_titles);
-      const info = this.st.insertNode.run({
-        ...content,
-        sid,
-        seq,
-        parent_id: parent?.id ?? null,
-        is_top: parent === null || parent.sid !== sid ? 1 : 0,
-        depth: parent ? parent.depth + 1 : 0,
-        cited_titles_json,
-        node_hash: nh,
-      });
-      const id = Number(info.lastInsertRowid);
-      this.st.insertSubtree.run(id, sh);
-      if (this.deferIndexing) this.st.insertPending.run(id);
-      else this.st.insertFts.run(id, question, answer_text, cited_titles_json);
-      const touched = new Set<string>([sid]);
-      if (parent) {
-        this.st.bumpChildren.run(parent.id);
-        this.ripple(parent.id, sh, touched);
-      }
-      const roots: Record<string, string> = {};
-      for (const s of touched) roots[s] = this.recomputeRoot(s).toString('hex');
-      this.audit.append(
-        'node.add',
-        { bates, node_hash: nh.toString('hex'), parent_bates: content.parent_bates, session_roots: roots },
-        created_at,
-      );
-      return {
-        bates,
-        sid,
-        seq,
-        parent_bates: content.parent_bates,
-        node_hash: nh.toString('hex'),
-        subtree_hash: sh.toString('hex'),
-        session_root: roots[sid],
-        created_session,
-      };
-    });
-  }
-
-  /** Recomputes subtree hashes from `startId` up to the root, given the new hash of the child on the path. */
-  private ripple(startId: number, childHash: Buffer, touched: Set<string>): void {
-    const [idList, nodeHashesHex, branchList, sidList] = this.st.ancestors.get(startId) as [
-      string,
-      string,
-      string | null,
-      string,
-    ];
-    for (const sid of sidList.split(',')) touched.add(sid);
-    const ids = idList.split(',').map(Number);
-    const nodeHashes = Buffer.from(nodeHashesHex, 'hex');
-    const branch = branchList === null ? null : new Set(branchList.split(',').map(Number));
-    // 0x01 || node_hash || child's subtree_hash, reused level after level: subtreeHash(nh, [h]) without allocating.
-    const buf = this.rippleBuf;
-    let h = childHash;
-    for (let k = 0; k < ids.length; k++) {
-      if (branch?.has(k)) {
-        // A branch point reads its children, whose rows already hold the updated hash of the path child.
-        const kids = this.st.childHashes.all(ids[k]) as Buffer[];
-        h = subtreeHash(nodeHashes.subarray(32 * k, 32 * k + 32), kids);
-      } else {
-        // A single child is the one on the path: no need to read it back.
-        nodeHashes.copy(buf, 1, 32 * k, 32 * k + 32);
-        h.copy(buf, 33);
-        h = sha256(buf);
-      }
-      this.st.setSubtree.run(h, ids[k]);
-    }
-  }
-
-  private recomputeRoot(sid: string): Buffer {
-    const root = sessionRoot(sid, this.st.topHashes.all(sid) as Buffer[]);
-    this.st.setRoot.run(root, sid);
-    return root;
+    const turn = checkNewTurn(input);
+    return this.write(() => this.turnWriter.insert(this, input, turn));
   }
 
   // ---- tree queries ----------------------------------------------------------------------------------------
 
   children(bates: string): TurnNode[] {
     const n = this.requireNode(bates);
-    return (this.st.children.all(n.id) as NodeRowRaw[]).map(toNode);
+    return childrenOf(this.db, n.id);
   }
 
   childrenById(id: number): TurnNode[] {
-    return (this.st.children.all(id) as NodeRowRaw[]).map(toNode);
+    return childrenOf(this.db, id);
   }
 
   /** The nodes from the root of the tree down to `bates`, crossing sessions. */
@@ -585,35 +292,14 @@ export class Shard {
     return out.reverse();
   }
 
-  branchPoints(sid?: string): { bates: string; n_children: number }[] {
-    if (sid === undefined) return this.st.branchPointsAll.all() as { bates: string; n_children: number }[];
-    const s = this.resolveSession(sid);
-    return this.st.branchPointsOf.all(s.sid) as { bates: string; n_children: number }[];
+  branchPoints(sid?: string): BranchPoint[] {
+    return branchPoints(this.db, sid === undefined ? undefined : this.resolveSession(sid).sid);
   }
 
   /** A session's own turns in depth-first order (children by sid, seq), each with its depth in that session. */
   sessionTree(x: string): TreeNode[] {
     const s = this.resolveSession(x);
-    const nodes = (this.st.sessionNodes.all(s.sid) as NodeRowRaw[]).map(toNode);
-    const kids = new Map<string, TurnNode[]>();
-    const tops: TurnNode[] = [];
-    for (const n of nodes) {
-      if (n.is_top || n.parent_bates === null) tops.push(n);
-      else {
-        const list = kids.get(n.parent_bates);
-        if (list) list.push(n);
-        else kids.set(n.parent_bates, [n]);
-      }
-    }
-    const out: TreeNode[] = [];
-    const stack: [TurnNode, number][] = tops.reverse().map((n) => [n, 0]);
-    while (stack.length > 0) {
-      const [n, d] = stack.pop()!;
-      out.push({ ...n, local_depth: d });
-      const ch = kids.get(n.bates);
-      if (ch) for (let i = ch.length - 1; i >= 0; i--) stack.push([ch[i], d + 1]);
-    }
-    return out;
+    return sessionTree(sessionNodes(this.db, s.sid));
   }
 
   /** A Bates id, a bare seq (in `currentSid`), a sid, or a label. */
@@ -623,9 +309,9 @@ export class Shard {
     if (parseBates(s)) return { kind: 'node', node: this.requireNode(s) };
     if (/^\d+$/.test(s)) {
       if (!currentSid) throw badInput(`a bare turn number (${s}) needs a current session`);
-      const r = this.st.nodeBySeq.get(currentSid, Number(s)) as NodeRowRaw | undefined;
-      if (!r) throw notFound(`no turn ${formatBates(currentSid, Number(s))}`);
-      return { kind: 'node', node: toNode(r) };
+      const node = nodeBySeq(this.db, currentSid, Number(s));
+      if (!node) throw notFound(`no turn ${formatBates(currentSid, Number(s))}`);
+      return { kind: 'node', node };
     }
     return { kind: 'session', session: this.resolveSession(s) };
   }
@@ -639,10 +325,7 @@ export class Shard {
 
   /** The Bates id of a session's newest turn, if it has any. */
   latestTurn(sid: string): string | undefined {
-    return this.db
-      .prepare('SELECT bates FROM nodes WHERE sid = ? ORDER BY seq DESC LIMIT 1')
-      .pluck()
-      .get(sid) as string | undefined;
+    return latestTurn(this.db, sid);
   }
 
   /** The find engine of the TUI and `arborist find`: FTS5 candidates, typo tolerance, Bates ids, labels, fuse.js. */
@@ -652,7 +335,7 @@ export class Shard {
   }
 
   findByCacheKey(key: string): TurnNode[] {
-    return (this.st.byCacheKey.all(key) as NodeRowRaw[]).map(toNode);
+    return nodesByCacheKey(this.db, key);
   }
 
   chainCheck(
@@ -674,19 +357,8 @@ export class Shard {
   // ---- answer cache (used by src/ask) ----------------------------------------------------------------------
 
   /** The cached answer for a cache key, if any. The cache is derived data: its rows are not hashed. */
-  getCachedAnswer(
-    key: string,
-  ): { answer_text: string; cited_titles: string[]; created_at: string } | undefined {
-    const r = this.db
-      .prepare('SELECT answer_text, cited_titles_json, created_at FROM answer_cache WHERE cache_key = ?')
-      .get(key) as { answer_text: string; cited_titles_json: string; created_at: string } | undefined;
-    return r
-      ? {
-          answer_text: r.answer_text,
-          cited_titles: JSON.parse(r.cited_titles_json) as string[],
-          created_at: r.created_at,
-        }
-      : undefined;
+  getCachedAnswer(key: string): CachedAnswer | undefined {
+    return getCachedAnswer(this.db, key);
   }
 
   /**
@@ -695,16 +367,10 @@ export class Shard {
    */
   putCachedAnswer(key: string, answer_text: string, cited_titles: string[], created_at?: string): void {
     this.write(() => {
-      this.db
-        .prepare(
-          'INSERT OR REPLACE INTO answer_cache (cache_key, answer_text, cited_titles_json, created_at) VALUES (?, ?, ?, ?)',
-        )
-        .run(key, answer_text, JSON.stringify(cited_titles), created_at ?? new Date().toISOString());
+      putCachedAnswer(this.db, key, answer_text, cited_titles, created_at ?? new Date().toISOString());
     });
   }
   // ---- outline (used by src/ui) ----------------------------------------------------------------------------
-
-  private outlineSt?: { own: Database.Statement; cross: Database.Statement };
 
   /**
    * A session's outline for tree views, light enough for big sessions: its own turns in depth-first order
@@ -713,82 +379,14 @@ export class Shard {
    * shown without their descendants). Questions are cut to `qChars` characters; answers are not read.
    */
   sessionOutline(sid: string, qChars = 160): OutlineNode[] {
-    this.outlineSt ??= {
-      own: this.db.prepare(`SELECT n.id, n.bates, n.sid, n.seq, p.bates AS parent_bates, n.is_top, n.n_children,
-          substr(n.question, 1, ?) AS question, n.audit, n.created_at
-        FROM nodes n LEFT JOIN nodes p ON p.id = n.parent_id WHERE n.sid = ? ORDER BY n.seq`),
-      cross:
-        this.db.prepare(`SELECT c.id, c.bates, c.sid, c.seq, p.bates AS parent_bates, c.is_top, c.n_children,
-          substr(c.question, 1, ?) AS question, c.audit, c.created_at
-        FROM nodes p JOIN nodes c ON c.parent_id = p.id WHERE p.sid = ? AND c.sid <> p.sid ORDER BY c.sid, c.seq`),
-    };
-    type Raw = Omit<OutlineNode, 'is_top' | 'cross' | 'local_depth'> & { is_top: number };
-    const own = this.outlineSt.own.all(qChars, sid) as Raw[];
-    const cross = this.outlineSt.cross.all(qChars, sid) as Raw[];
-    const kids = new Map<string, Raw[]>();
-    const tops: Raw[] = [];
-    const add = (r: Raw) => {
-      const list = kids.get(r.parent_bates!);
-      if (list) list.push(r);
-      else kids.set(r.parent_bates!, [r]);
-    };
-    for (const r of own) {
-      if (r.is_top === 1 || r.parent_bates === null) tops.push(r);
-      else add(r);
-    }
-    const crossSet = new Set<Raw>(cross);
-    const mixed = new Set<Raw[]>();
-    for (const r of cross) {
-      add(r);
-      mixed.add(kids.get(r.parent_bates!)!);
-    }
-    for (const list of mixed) list.sort((a, b) => (a.sid < b.sid ? -1 : a.sid > b.sid ? 1 : a.seq - b.seq));
-    const out: OutlineNode[] = [];
-    const stack: [Raw, number][] = [];
-    for (let i = tops.length - 1; i >= 0; i--) stack.push([tops[i], 0]);
-    while (stack.length > 0) {
-      const [r, d] = stack.pop()!;
-      const isCross = crossSet.has(r);
-      out.push({ ...r, is_top: r.is_top === 1, cross: isCross, local_depth: d });
-      if (isCross) continue;
-      const ch = kids.get(r.bates);
-      if (ch) for (let i = ch.length - 1; i >= 0; i--) stack.push([ch[i], d + 1]);
-    }
-    return out;
+    return sessionOutline(this.db, sid, qChars);
   }
-
-  private summariesSt?: Database.Statement;
 
   /** Every session, newest first, without its root hash: the light list a session browser shows. */
-  sessionSummaries(): { sid: string; label: string | null; created_at: string; n_nodes: number }[] {
-    this.summariesSt ??= this.db.prepare(
-      'SELECT sid, label, created_at, n_nodes FROM sessions ORDER BY created_at DESC, sid DESC',
-    );
-    return this.summariesSt.all() as {
-      sid: string;
-      label: string | null;
-      created_at: string;
-      n_nodes: number;
-    }[];
+  sessionSummaries(): SessionListing[] {
+    return sessionSummaries(this.db);
   }
 }
 
-/** One row of Shard.sessionOutline. */
-export interface OutlineNode {
-  id: number;
-  bates: string;
-  sid: string;
-  seq: number;
-  parent_bates: string | null;
-  is_top: boolean;
-  n_children: number;
-  /** The question, cut to the requested length. */
-  question: string;
-  audit: string;
-  created_at: string;
-  /** A child in another session, listed under its parent here. */
-  cross: boolean;
-  local_depth: number;
-}
-
-export { hex };
+export type { AddedTurn, NewTurn, OutlineNode, Session, TreeNode, TurnNode };
+export { formatBates, hex, parseBates };

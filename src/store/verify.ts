@@ -1,5 +1,7 @@
 import type Database from 'better-sqlite3';
+import { cachedStatement } from './db/statements.js';
 import { nodeHash, sessionRoot, sha256 } from './hash.js';
+import { NODE_COLUMNS, type NodeRow } from './rows.js';
 
 export interface VerifyReport {
   ok: boolean;
@@ -14,25 +16,14 @@ export interface VerifyReport {
   archives?: string[];
 }
 
-type Row = [
-  number, // id
-  string, // bates
-  string, // sid
-  number, // seq
-  number | null, // parent_id
-  number, // is_top
-  string, // question
-  string, // answer_text
-  string, // cited_titles_json
-  number, // n_cited_sources
-  string, // audit
-  string | null, // cache_key
-  string | null, // source
-  string | null, // source_id
-  string, // created_at
-  Buffer, // node_hash
-  Buffer, // subtree_hash
-];
+/**
+ * Whole rows for the exact path, as rows.ts declares them. node_subtree is LEFT JOINed (a tampered shard may lack a
+ * row) and only a parent with a smaller id counts, as on the fast path. Any column may hold a type the store never
+ * writes: the code below checks before it trusts.
+ */
+const EXACT_ROWS = `SELECT ${NODE_COLUMNS}
+  FROM nodes n LEFT JOIN node_subtree h ON h.id = n.id LEFT JOIN nodes p ON p.id = n.parent_id AND p.id < n.id
+  WHERE n.id > ? AND n.id <= ? ORDER BY n.id`;
 
 const PAGE = 1000;
 
@@ -57,11 +48,12 @@ const CANON_SQL = `CASE WHEN typeof(n.question) = 'text' AND typeof(n.answer_tex
 
 /** SQLite's canonical content of one node (0x00 first), or null when it leaves the row to the exact path. */
 export function sqlCanonicalContent(db: Database.Database, id: number): Buffer | null {
-  const v = db
-    .prepare(`SELECT CAST(${CANON_SQL} AS BLOB) FROM nodes n LEFT JOIN nodes p ON p.id = n.parent_id AND p.id < n.id
-      WHERE n.id = ?`)
-    .pluck()
-    .get(id) as Buffer | null | undefined;
+  const v = cachedStatement(
+    db,
+    `SELECT CAST(${CANON_SQL} AS BLOB) FROM nodes n LEFT JOIN nodes p ON p.id = n.parent_id AND p.id < n.id
+      WHERE n.id = ?`,
+    'pluck',
+  ).get(id) as Buffer | null | undefined;
   return v ?? null;
 }
 
@@ -83,9 +75,31 @@ export function verifyShard(db: Database.Database): VerifyReport {
   return db.inTransaction ? verifyAll(db) : db.transaction(() => verifyAll(db))();
 }
 
-function verifyAll(db: Database.Database): VerifyReport {
-  const maxId = (db.prepare('SELECT coalesce(max(id), 0) FROM nodes').pluck().get() as number) ?? 0;
-  const total = db.prepare('SELECT count(*) FROM nodes').pluck().get() as number;
+/** Every node's structure, computed node hash and stored subtree hash, in ascending id order. */
+interface ReadNodes {
+  n: number;
+  sids: string[];
+  seqs: number[];
+  /** Index of each node's parent, or -1. */
+  parents: Int32Array;
+  tops: Uint8Array;
+  computedNode: Buffer;
+  storedSub: Buffer;
+  /** Stored subtree hashes that are not 32-byte blobs: never equal to a computed one. */
+  oddSub: Set<number>;
+  mismatch: Set<number>;
+  editedIdx: number[];
+  batesOf: (k: number) => string;
+}
+
+/**
+ * Reads every node, page by page, and computes its node hash: the fast path (one SQL value per column per page),
+ * else the exact path (rows, canon() in JavaScript).
+ */
+// One function on purpose: the page loop, its exact-path fallback and the typed arrays they fill share one cursor.
+function readNodes(db: Database.Database): ReadNodes {
+  const maxId = (cachedStatement(db, 'SELECT coalesce(max(id), 0) FROM nodes', 'pluck').get() as number) ?? 0;
+  const total = cachedStatement(db, 'SELECT count(*) FROM nodes', 'pluck').get() as number;
   const index = new Int32Array(maxId + 1).fill(-1);
   const ids = new Float64Array(total);
   const sids: string[] = new Array(total);
@@ -106,9 +120,9 @@ function verifyAll(db: Database.Database): VerifyReport {
     return s;
   };
 
-  const pageStmt = db
-    .prepare(
-      `SELECT count(*), group_concat(n.id), group_concat(coalesce(n.parent_id, 0)), group_concat(n.sid),
+  const pageStmt = cachedStatement(
+    db,
+    `SELECT count(*), group_concat(n.id), group_concat(coalesce(n.parent_id, 0)), group_concat(n.sid),
          group_concat(n.seq), group_concat(n.is_top, ''),
          sum(typeof(n.sid) <> 'text' OR instr(n.sid, ',') > 0 OR typeof(n.seq) <> 'integer'
              OR typeof(n.is_top) <> 'integer' OR n.is_top NOT IN (0, 1)
@@ -119,37 +133,32 @@ function verifyAll(db: Database.Database): VerifyReport {
          CAST(group_concat(n.node_hash, '') AS BLOB), CAST(group_concat(h.subtree_hash, '') AS BLOB)
        FROM nodes n LEFT JOIN nodes p ON p.id = n.parent_id AND p.id < n.id LEFT JOIN node_subtree h ON h.id = n.id
        WHERE n.id > ? AND n.id <= ?`,
-    )
-    .raw(true);
-  const rowsStmt = db
-    .prepare(`SELECT n.id, n.bates, n.sid, n.seq, n.parent_id, n.is_top, n.question, n.answer_text,
-      n.cited_titles_json, n.n_cited_sources, n.audit, n.cache_key, n.source, n.source_id, n.created_at, n.node_hash,
-      h.subtree_hash FROM nodes n LEFT JOIN node_subtree h ON h.id = n.id
-      WHERE n.id > ? AND n.id <= ? ORDER BY n.id`)
-    .raw(true);
-  const batesStmt = db.prepare('SELECT bates FROM nodes WHERE id = ?').pluck();
+    'raw',
+  );
+  const rowsStmt = cachedStatement(db, EXACT_ROWS);
+  const batesStmt = cachedStatement(db, 'SELECT bates FROM nodes WHERE id = ?', 'pluck');
   const batesOf = (k: number) => batesStmt.get(ids[k]) as string;
 
   /** The original, exact computation for one row: JSON.parse the titles, canon() in JavaScript. */
-  const exactNodeHash = (r: Row, parentIdx: number): Buffer => {
+  const exactNodeHash = (r: NodeRow, parentIdx: number): Buffer => {
     let cited: string[];
     try {
-      cited = JSON.parse(r[8]) as string[];
+      cited = JSON.parse(r.cited_titles_json) as string[];
     } catch {
-      cited = [r[8]];
+      cited = [r.cited_titles_json];
     }
     return nodeHash({
-      bates: r[1],
+      bates: r.bates,
       parent_bates: parentIdx >= 0 ? batesOf(parentIdx) : null,
-      question: r[6],
-      answer_text: r[7],
+      question: r.question,
+      answer_text: r.answer_text,
       cited_titles: cited,
-      n_cited_sources: r[9],
-      audit: r[10],
-      cache_key: r[11],
-      created_at: r[14],
-      source: r[12],
-      source_id: r[13],
+      n_cited_sources: r.n_cited_sources,
+      audit: r.audit,
+      cache_key: r.cache_key,
+      created_at: r.created_at,
+      source: r.source,
+      source_id: r.source_id,
     });
   };
   const parentIndex = (parentId: number | null): number => {
@@ -161,19 +170,19 @@ function verifyAll(db: Database.Database): VerifyReport {
 
   let i = 0;
   const exactPage = (lo: number, hi: number) => {
-    for (const r of rowsStmt.all(lo, hi) as Row[]) {
-      const parentIdx = parentIndex(r[4]);
+    for (const r of rowsStmt.all(lo, hi) as NodeRow[]) {
+      const parentIdx = parentIndex(r.parent_id);
       const nh = exactNodeHash(r, parentIdx);
-      index[r[0]] = i;
-      ids[i] = r[0];
-      sids[i] = typeof r[2] === 'string' ? intern(r[2]) : r[2];
-      seqs[i] = r[3];
+      index[r.id] = i;
+      ids[i] = r.id;
+      sids[i] = typeof r.sid === 'string' ? intern(r.sid) : r.sid;
+      seqs[i] = r.seq;
       parents[i] = parentIdx;
-      tops[i] = r[5] === 1 ? 1 : 0;
-      if (isHash(r[16])) r[16].copy(storedSub, 32 * i);
+      tops[i] = r.is_top === 1 ? 1 : 0;
+      if (isHash(r.subtree_hash)) r.subtree_hash.copy(storedSub, 32 * i);
       else oddSub.add(i);
       nh.copy(computedNode, 32 * i);
-      if (!(isHash(r[15]) && nh.equals(r[15]))) {
+      if (!(isHash(r.node_hash) && nh.equals(r.node_hash))) {
         mismatch.add(i);
         editedIdx.push(i);
       }
@@ -198,22 +207,7 @@ function verifyAll(db: Database.Database): VerifyReport {
         Buffer,
       ];
     if (n === 0) continue;
-    // The canonical contents, cut at their 0x00 prefixes (canonical JSON never holds a raw 0x00 byte).
-    let cut = canonBlob !== null && odd === 0 && canonBlob[0] === 0;
-    if (cut && canonBlob !== null) {
-      let at = 0;
-      for (let k = 0; k < n; k++) {
-        bounds[k] = at;
-        const next = k === n - 1 ? canonBlob.length : canonBlob.indexOf(0, at + 1);
-        if (next < 0) {
-          cut = false;
-          break;
-        }
-        at = next;
-      }
-      bounds[n] = canonBlob.length;
-      if (cut && (at !== canonBlob.length || canonBlob.indexOf(0, bounds[n - 1] + 1) >= 0)) cut = false;
-    }
+    const cut = canonBlob !== null && odd === 0 && cutCanonical(canonBlob, n, bounds);
     const idParts = idList?.split(',') ?? [];
     const sidParts = sidList.split(',');
     if (!cut || canonBlob === null || idParts.length !== n || sidParts.length !== n || topList.length !== n) {
@@ -236,7 +230,7 @@ function verifyAll(db: Database.Database): VerifyReport {
       let nh = sha256(canonBlob.subarray(bounds[k], bounds[k + 1]));
       if (nh.compare(nodeBlob, 32 * k, 32 * k + 32) !== 0) {
         // Not vouched for: the exact path decides.
-        const r = rowsStmt.get(id - 1, id) as Row;
+        const r = rowsStmt.get(id - 1, id) as NodeRow;
         nh = exactNodeHash(r, parentIdx);
         if (nh.compare(nodeBlob, 32 * k, 32 * k + 32) !== 0) {
           mismatch.add(i);
@@ -248,6 +242,26 @@ function verifyAll(db: Database.Database): VerifyReport {
     }
   }
   const n = i;
+  return { n, sids, seqs, parents, tops, computedNode, storedSub, oddSub, mismatch, editedIdx, batesOf };
+}
+
+/** The canonical contents' cuts at their 0x00 prefixes (canonical JSON never holds a raw 0x00 byte), or false. */
+function cutCanonical(canonBlob: Buffer, n: number, bounds: Int32Array): boolean {
+  if (canonBlob[0] !== 0) return false;
+  let at = 0;
+  for (let k = 0; k < n; k++) {
+    bounds[k] = at;
+    const next = k === n - 1 ? canonBlob.length : canonBlob.indexOf(0, at + 1);
+    if (next < 0) return false;
+    at = next;
+  }
+  bounds[n] = canonBlob.length;
+  return !(at !== canonBlob.length || canonBlob.indexOf(0, bounds[n - 1] + 1) >= 0);
+}
+
+/** Computed subtree hashes, bottom-up by index (descending id); a node whose stored one differs joins `mismatch`. */
+function foldSubtrees(nodes: ReadNodes): Buffer {
+  const { n, sids, seqs, parents, computedNode, storedSub, oddSub, mismatch } = nodes;
 
   // Children of each node (compressed lists), in (sid, seq) order. Most nodes have zero or one child.
   const childStart = new Int32Array(n + 1);
@@ -282,6 +296,12 @@ function verifyAll(db: Database.Database): VerifyReport {
     if (oddSub.has(k) || h.compare(storedSub, 32 * k, 32 * k + 32) !== 0) mismatch.add(k);
   }
 
+  return computedSub;
+}
+
+/** Sessions whose stored root differs from the one over their top nodes' computed subtree hashes, by seq. */
+function badSessionRoots(db: Database.Database, nodes: ReadNodes, computedSub: Buffer): string[] {
+  const { n, sids, seqs, tops } = nodes;
   // Session roots over each session's top nodes, by seq.
   const topsBySid = new Map<string, number[]>();
   for (let k = 0; k < n; k++) {
@@ -291,10 +311,11 @@ function verifyAll(db: Database.Database): VerifyReport {
     else topsBySid.set(sids[k], [k]);
   }
   const badSessions: string[] = [];
-  for (const [sid, stored] of db
-    .prepare('SELECT sid, session_root FROM sessions ORDER BY sid')
-    .raw(true)
-    .iterate() as IterableIterator<[string, Buffer]>) {
+  for (const [sid, stored] of cachedStatement(
+    db,
+    'SELECT sid, session_root FROM sessions ORDER BY sid',
+    'raw',
+  ).iterate() as IterableIterator<[string, Buffer]>) {
     const list = (topsBySid.get(sid) ?? []).sort((a, b) => seqs[a] - seqs[b]);
     if (
       !sessionRoot(
@@ -305,17 +326,33 @@ function verifyAll(db: Database.Database): VerifyReport {
       badSessions.push(sid);
   }
 
-  // Archive records (docs/sessions.md, "Entries, archiving and retention"): each body must hash to its sha256.
+  return badSessions;
+}
+
+/** Archive records (docs/sessions.md, "Entries, archiving and retention") whose body no longer hashes to its sha256. */
+function badArchiveBodies(db: Database.Database): string[] {
   const badArchives: string[] = [];
-  if (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'session_archives'").get() !== undefined) {
-    for (const [sid, body, digest] of db
-      .prepare('SELECT sid, body, sha256 FROM session_archives ORDER BY sid')
-      .raw(true)
-      .iterate() as IterableIterator<[string, Buffer, Buffer]>) {
+  if (
+    cachedStatement(db, "SELECT 1 FROM sqlite_master WHERE name = 'session_archives'").get() !== undefined
+  ) {
+    for (const [sid, body, digest] of cachedStatement(
+      db,
+      'SELECT sid, body, sha256 FROM session_archives ORDER BY sid',
+      'raw',
+    ).iterate() as IterableIterator<[string, Buffer, Buffer]>) {
       if (!sha256(body).equals(digest)) badArchives.push(sid);
     }
   }
 
+  return badArchives;
+}
+
+function verifyAll(db: Database.Database): VerifyReport {
+  const nodes = readNodes(db);
+  const { n, mismatch, editedIdx, batesOf } = nodes;
+  const computedSub = foldSubtrees(nodes);
+  const badSessions = badSessionRoots(db, nodes, computedSub);
+  const badArchives = badArchiveBodies(db);
   const mismatches = [...mismatch].sort((a, b) => a - b).map(batesOf);
   return {
     ok: mismatches.length === 0 && badSessions.length === 0 && badArchives.length === 0,

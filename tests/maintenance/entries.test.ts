@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { MIGRATIONS } from '../../src/store/db/schema.js';
 import {
   addCheckpoint,
   addUsageFamily,
@@ -14,7 +15,6 @@ import {
   SCHEMA_VERSION,
   setEntry,
 } from '../../src/store/index.js';
-import { MIGRATIONS } from '../../src/store/schema.js';
 import { tempDb } from '../support/tmp.js';
 import { archivedSids, errorOf, healthy, kinds, open, session, sessionsOf } from './util.js';
 

@@ -12,7 +12,7 @@ const SRC = fileURLToPath(new URL('../../src/store/', import.meta.url));
 
 /** The newest modification time among the store's sources. */
 function newestSource(): number {
-  return Math.max(...readdirSync(SRC).map((f) => statSync(SRC + f).mtimeMs));
+  return Math.max(...readdirSync(SRC, { recursive: true }).map((f) => statSync(SRC + String(f)).mtimeMs));
 }
 
 /**

@@ -18,10 +18,11 @@ let result = 2;
 try {
   // Loaded here, not at the top, so that a failure to load still answers instead of leaving the caller waiting.
   const { default: Database } = await import('better-sqlite3');
-  const { FAST_PAGE_SQL, scanRange } = await import('./audit.js');
+  const { FAST_PAGE_SQL, scanRange } = await import('./check.js');
+  const { cachedStatement } = await import('../db/statements.js');
   const db = new Database(path, { readonly: true, fileMustExist: true });
   try {
-    const r = scanRange(db.prepare(FAST_PAGE_SQL).raw(true), from, to);
+    const r = scanRange(cachedStatement(db, FAST_PAGE_SQL, 'raw'), from, to);
     if (r) {
       out.set(r.first, 0);
       out.set(r.last, 32);

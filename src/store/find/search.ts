@@ -1,11 +1,14 @@
 import type Database from 'better-sqlite3';
 import Fuse from 'fuse.js';
-import { type Candidate, matchExpression, queryTerms, snippetsFor } from './find.js';
+import { cachedStatement, type RowMode } from '../db/statements.js';
+import { anyMatch, countMatchesCapped, newestMatches, snippetsFor } from './candidates.js';
+import type { Candidate } from './find.js';
+import { matchExpression, queryTerms, quoteTerm } from './terms.js';
 
 /**
  * Find: every turn of every session, as you type, with typos forgiven.
  *
- * Shape (DESIGN.md section 4): FTS5 gives a bounded candidate set, newest first (question matches first, then any
+ * Shape (docs/find.md): FTS5 gives a bounded candidate set, newest first (question matches first, then any
  * field); fuse.js ranks only those few hundred strings, never the shard. A term with no hits at all is retried as
  * its one-edit variants that do exist in the index ("lifetme" -> "lifetime"). Bates ids (full or a prefix) and
  * session labels are looked up directly. Everything is synchronous and bounded, so one keystroke costs a few ms.
@@ -49,44 +52,28 @@ export interface SearchResult {
 const CANDIDATES = 200;
 const MIN_TYPO_LEN = 4;
 
-type Stmts = Record<string, Database.Statement>;
-const cache = new WeakMap<Database.Database, Stmts>();
-
-function stmts(db: Database.Database): Stmts {
-  let s = cache.get(db);
-  if (s) return s;
-  s = {
-    ftsAll: db
-      .prepare('SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ? ORDER BY rowid DESC LIMIT ?')
-      .pluck(),
-    ftsScoped: db
-      .prepare(
-        `SELECT f.rowid FROM nodes_fts f JOIN nodes n ON n.id = f.rowid
-         WHERE nodes_fts MATCH ? AND n.sid = ? ORDER BY f.rowid DESC LIMIT ?`,
-      )
-      .pluck(),
-    exists: db.prepare('SELECT 1 FROM nodes_fts WHERE nodes_fts MATCH ? LIMIT 1').pluck(),
-    countCapped: db
-      .prepare('SELECT count(*) FROM (SELECT 1 FROM nodes_fts WHERE nodes_fts MATCH ? LIMIT 200)')
-      .pluck(),
-    rows: db.prepare(
-      `SELECT n.id, n.bates, n.sid, n.seq, n.audit, n.question, n.created_at, s.label
+const SQL = {
+  rows: [
+    `SELECT n.id, n.bates, n.sid, n.seq, n.audit, n.question, n.created_at, s.label
        FROM nodes n JOIN sessions s ON s.sid = n.sid
        WHERE n.id IN (SELECT value FROM json_each(?))`,
-    ),
-    batesRange: db
-      .prepare(`SELECT n.id FROM nodes n WHERE n.bates >= ? AND n.bates < ? ORDER BY n.bates LIMIT 20`)
-      .pluck(),
-    labels: db
-      .prepare('SELECT sid, lower(label) FROM sessions WHERE label IS NOT NULL ORDER BY created_at DESC')
-      .raw(true),
-    firstTurn: db.prepare('SELECT id FROM nodes WHERE sid = ? ORDER BY seq LIMIT 1').pluck(),
-    totalChanges: db.prepare('SELECT total_changes()').pluck(),
-    countAll: db.prepare('SELECT coalesce(sum(n_nodes), 0) FROM sessions').pluck(),
-    countScoped: db.prepare('SELECT n_nodes FROM sessions WHERE sid = ?').pluck(),
-  };
-  cache.set(db, s);
-  return s;
+    'object',
+  ],
+  batesRange: [
+    `SELECT n.id FROM nodes n WHERE n.bates >= ? AND n.bates < ? ORDER BY n.bates LIMIT 20`,
+    'pluck',
+  ],
+  labels: ['SELECT sid, lower(label) FROM sessions WHERE label IS NOT NULL ORDER BY created_at DESC', 'raw'],
+  firstTurn: ['SELECT id FROM nodes WHERE sid = ? ORDER BY seq LIMIT 1', 'pluck'],
+  totalChanges: ['SELECT total_changes()', 'pluck'],
+  countAll: ['SELECT coalesce(sum(n_nodes), 0) FROM sessions', 'pluck'],
+  countScoped: ['SELECT n_nodes FROM sessions WHERE sid = ?', 'pluck'],
+} as const satisfies Record<string, readonly [string, RowMode]>;
+
+/** One of search's statements, from the store's statement cache. */
+function st(db: Database.Database, name: keyof typeof SQL): Database.Statement {
+  const [sql, mode] = SQL[name];
+  return cachedStatement(db, sql, mode);
 }
 
 /** Every string one edit away (delete, transpose, substitute, insert) over the term's own letters and a-z. */
@@ -119,7 +106,7 @@ export function oneEditVariants(term: string): string[] {
  * this connection's own. Derived data below is cached per connection under this key.
  */
 function shardVersion(db: Database.Database): string {
-  return `${db.pragma('data_version', { simple: true })}:${stmts(db).totalChanges.get()}`;
+  return `${db.pragma('data_version', { simple: true })}:${st(db, 'totalChanges').get()}`;
 }
 
 interface Derived {
@@ -134,15 +121,18 @@ function derivedData(db: Database.Database): Derived {
   const version = shardVersion(db);
   let d = derived.get(db);
   if (d && d.version === version) return d;
-  const s = stmts(db);
-  d = { version, all: s.countAll.get() as number, labels: s.labels.all() as [string, string][] };
+  d = {
+    version,
+    all: st(db, 'countAll').get() as number,
+    labels: st(db, 'labels').all() as [string, string][],
+  };
   derived.set(db, d);
   return d;
 }
 
 /** Turns in scope, for "37 of 12,408". */
 function searchedCount(db: Database.Database, scope: string | undefined): number {
-  if (scope) return (stmts(db).countScoped.get(scope) as number | undefined) ?? 0;
+  if (scope) return (st(db, 'countScoped').get(scope) as number | undefined) ?? 0;
   return derivedData(db).all;
 }
 
@@ -152,15 +142,11 @@ function labelHits(db: Database.Database, text: string): number[] {
   const out: number[] = [];
   for (const [sid, label] of derivedData(db).labels) {
     if (!label.startsWith(t) && !label.includes(` ${t}`)) continue;
-    const id = stmts(db).firstTurn.get(sid) as number | undefined;
+    const id = st(db, 'firstTurn').get(sid) as number | undefined;
     if (id !== undefined) out.push(id);
     if (out.length >= 20) break;
   }
   return out;
-}
-
-function quote(t: string): string {
-  return `"${t.replaceAll('"', '""')}"`;
 }
 
 /**
@@ -168,15 +154,14 @@ function quote(t: string): string {
  * when it is a prefix, is checked as a prefix: "sqlte" finds "sqlite".
  */
 function correct(db: Database.Database, terms: string[], prefixLast: boolean): Record<string, string[]> {
-  const s = stmts(db);
   const corrections: Record<string, string[]> = {};
   terms.forEach((t, i) => {
     if ([...t].length < MIN_TYPO_LEN) return;
     const asPrefix = prefixLast && i === terms.length - 1;
-    if (s.exists.get(asPrefix ? `${quote(t)}*` : quote(t))) return;
+    if (anyMatch(db, asPrefix ? `${quoteTerm(t)}*` : quoteTerm(t))) return;
     // Variants are whole words even for the term being typed: a prefix probe merges the doclists of every term
     // under it (~1 ms each on a 1M-turn shard), a whole-word probe is one index seek.
-    const probe = quote;
+    const probe = quoteTerm;
     // Probing ~400 variants one by one costs a statement each; an OR of 64 answers "any of these?" in one, and
     // only a chunk that hits is probed variant by variant.
     // ~400 one-edit variants. An OR of many answers "does any of these occur?" in one statement (one index seek
@@ -184,7 +169,7 @@ function correct(db: Database.Database, terms: string[], prefixLast: boolean): R
     // fts5vocab instead would read the whole doclist of every common neighbour ("thhe" -> "the": 40 ms).
     const found: string[] = [];
     const hunt = (group: string[]) => {
-      if (found.length >= 4 || !s.exists.get(group.map(probe).join(' OR '))) return;
+      if (found.length >= 4 || !anyMatch(db, group.map(probe).join(' OR '))) return;
       if (group.length === 1) {
         found.push(group[0]);
         return;
@@ -196,7 +181,7 @@ function correct(db: Database.Database, terms: string[], prefixLast: boolean): R
     const variants = oneEditVariants(t);
     for (let k = 0; k < variants.length && found.length < 4; k += 100) hunt(variants.slice(k, k + 100));
     // Prefer the variants that occur most (counted up to a cap, so a common word costs no more than a rare one).
-    const weight = new Map(found.map((v) => [v, s.countCapped.get(probe(v)) as number]));
+    const weight = new Map(found.map((v) => [v, countMatchesCapped(db, probe(v))]));
     found.sort((x, y) => weight.get(y)! - weight.get(x)!);
     found.splice(3);
     if (found.length > 0) corrections[t] = found;
@@ -209,8 +194,8 @@ function expression(terms: string[], prefixLast: boolean, corrections: Record<st
     .map((t, i) => {
       const asPrefix = prefixLast && i === terms.length - 1 && [...t].length >= 2;
       const alts = corrections[t];
-      const self = asPrefix ? `${quote(t)}*` : quote(t);
-      return alts ? `(${[self, ...alts.map(quote)].join(' OR ')})` : self;
+      const self = asPrefix ? `${quoteTerm(t)}*` : quoteTerm(t);
+      return alts ? `(${[self, ...alts.map(quoteTerm)].join(' OR ')})` : self;
     })
     .join(' AND ');
 }
@@ -220,7 +205,6 @@ interface Row extends Candidate {
 }
 
 export function search(db: Database.Database, text: string, opts: SearchOptions = {}): SearchResult {
-  const s = stmts(db);
   const limit = Math.max(1, Math.min(opts.limit ?? 50, 1000));
   const searched = searchedCount(db, opts.scope);
   const result: SearchResult = { hits: [], searched: searched ?? 0, corrections: {} };
@@ -236,7 +220,7 @@ export function search(db: Database.Database, text: string, opts: SearchOptions 
   // Bates ids and sids: "k3m9x2qa-0000" or "k3m9" (a prefix). Cheap index range scans.
   const lower = trimmed.toLowerCase();
   if (/^[a-z0-9]{3,32}(-\d{0,9})?$/.test(lower))
-    add(s.batesRange.all(lower, `${lower}~`) as number[], 'bates');
+    add(st(db, 'batesRange').all(lower, `${lower}~`) as number[], 'bates');
   // Labels: matched in memory (thousands of sessions, cached until the shard changes).
   if (!opts.scope && trimmed.length >= 2) add(labelHits(db, trimmed), 'label');
 
@@ -244,13 +228,9 @@ export function search(db: Database.Database, text: string, opts: SearchOptions 
   if (terms.length > 0) {
     const prefixLast = (opts.prefix ?? true) && !/\s$/.test(text);
     const run = (e: string) => {
-      const q = opts.scope
-        ? (s.ftsScoped.all(`{question} : (${e})`, opts.scope, CANDIDATES) as number[])
-        : (s.ftsAll.all(`{question} : (${e})`, CANDIDATES) as number[]);
+      const q = newestMatches(db, `{question} : (${e})`, CANDIDATES, opts.scope || undefined);
       add(q, 'question');
-      const any = opts.scope
-        ? (s.ftsScoped.all(e, opts.scope, CANDIDATES) as number[])
-        : (s.ftsAll.all(e, CANDIDATES) as number[]);
+      const any = newestMatches(db, e, CANDIDATES, opts.scope || undefined);
       add(any, 'answer');
       return q.length + any.length;
     };
@@ -266,7 +246,7 @@ export function search(db: Database.Database, text: string, opts: SearchOptions 
   }
   if (fieldOf.size === 0) return result;
 
-  const rows = s.rows.all(JSON.stringify([...fieldOf.keys()])) as Row[];
+  const rows = st(db, 'rows').all(JSON.stringify([...fieldOf.keys()])) as Row[];
   const ranked = rank(rows, fieldOf, trimmed, terms, result.corrections, limit);
   const top = ranked.slice(0, limit);
 

@@ -1,8 +1,8 @@
 import { closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { ArboristError } from './errors.js';
-import { currentVersion, migrate, SCHEMA_VERSION } from './schema.js';
+import { ArboristError } from '../errors.js';
+import { currentVersion, SCHEMA_VERSION } from './schema.js';
 
 export interface OpenOptions {
   /** Open without writing anything: no migration, no creation. */
@@ -93,7 +93,7 @@ export function openDatabase(path: string, opts: OpenOptions = {}): Database.Dat
     if (!readonly) {
       db.pragma('journal_mode = WAL');
       db.pragma(`synchronous = ${opts.durable ? 'FULL' : 'NORMAL'}`);
-      // Checkpoints happen off the commit path (Shard.idle, Shard.afterCommit, close): see shard.ts.
+      // Checkpoints happen off the commit path (Shard.idle, Shard.afterCommit, close): see ../shard.ts.
       db.pragma('wal_autocheckpoint = 0');
       // After a checkpoint the WAL is reused from its start; this truncates it back to 16 MiB, so its file size
       // says roughly how much is waiting to be checkpointed (Shard.afterCommit and idle read it).
@@ -111,23 +111,4 @@ export function openDatabase(path: string, opts: OpenOptions = {}): Database.Dat
     if (err instanceof ArboristError) throw err;
     throw describeSqliteError(path, err);
   }
-}
-
-export { migrate };
-
-const statementCache = new WeakMap<Database.Database, Map<string, Database.Statement>>();
-
-/** A prepared statement kept per connection: preparing costs more than running most of our queries. */
-export function cachedStatement(db: Database.Database, sql: string): Database.Statement {
-  let m = statementCache.get(db);
-  if (!m) {
-    m = new Map();
-    statementCache.set(db, m);
-  }
-  let s = m.get(sql);
-  if (!s) {
-    s = db.prepare(sql);
-    m.set(sql, s);
-  }
-  return s;
 }

@@ -1,0 +1,103 @@
+import { type ArchiveDocument, decodeBody } from '../archive.js';
+import { cachedStatement } from '../db/statements.js';
+import type { ArchiveReason } from '../references.js';
+import type { Shard } from '../shard.js';
+import { foldTerms } from './terms.js';
+
+export interface ArchivedHit {
+  bates: string;
+  sid: string;
+  seq: number;
+  audit: string;
+  question: string;
+  snippet: string;
+  created_at: string;
+  archived_at: string;
+  reason: ArchiveReason;
+  field: 'question' | 'answer';
+}
+
+function markedSnippet(text: string, term: string): string {
+  const flat = text.replace(/\s+/g, ' ');
+  // Fold character by character, remembering where each folded character came from, to mark the original text.
+  let folded = '';
+  const from: number[] = [];
+  for (let i = 0; i < flat.length; ) {
+    const ch = String.fromCodePoint(flat.codePointAt(i)!);
+    const f = ch.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
+    for (let k = 0; k < f.length; k++) from.push(i);
+    folded += f;
+    i += ch.length;
+  }
+  from.push(flat.length);
+  const hit = folded.indexOf(term);
+  if (hit < 0) return flat.length > 90 ? `${flat.slice(0, 90)}…` : flat;
+  const at = from[hit];
+  const end = hit + term.length < from.length - 1 ? from[hit + term.length] : flat.length;
+  const lo = Math.max(0, at - 30);
+  const hi = Math.min(flat.length, end + 60);
+  return `${lo > 0 ? '…' : ''}${flat.slice(lo, at)}«${flat.slice(at, end)}»${flat.slice(end, hi)}${hi < flat.length ? '…' : ''}`;
+}
+
+/**
+ * Searches the turns of archived sessions. A plain scan: every archive body is decompressed and every turn's
+ * question, answer and cited titles are tokenised the way the FTS index would; a turn matches when it holds
+ * every term (the last one as a prefix when `prefix`). Question matches first, then newest. Fine for archives
+ * of thousands of turns; it is not indexed. An archive whose body cannot be read is skipped (verify names it).
+ */
+export function findArchived(
+  shard: Shard,
+  query: string,
+  opts: { limit?: number; prefix?: boolean } = {},
+): ArchivedHit[] {
+  const limit = Math.max(1, Math.min(opts.limit ?? 20, 1000));
+  const terms = foldTerms(query);
+  if (terms.length === 0) return [];
+  const prefix = opts.prefix ?? false;
+  const has = (words: Set<string>, t: string, last: boolean) =>
+    words.has(t) || (last && prefix && [...words].some((w) => w.startsWith(t)));
+  const hits: (ArchivedHit & { id: number })[] = [];
+  const rows = cachedStatement(
+    shard.db,
+    'SELECT sid, reason, archived_at, body FROM session_archives ORDER BY sid',
+  ).all() as {
+    sid: string;
+    reason: ArchiveReason;
+    archived_at: string;
+    body: Buffer;
+  }[];
+  for (const a of rows) {
+    let doc: ArchiveDocument;
+    try {
+      doc = decodeBody(a.sid, a.body);
+    } catch {
+      continue;
+    }
+    for (const n of doc.nodes) {
+      let cited: string[] = [];
+      try {
+        cited = JSON.parse(n.cited_titles_json) as string[];
+      } catch {}
+      const qWords = new Set(foldTerms(n.question));
+      const all = new Set([...qWords, ...foldTerms(n.answer_text), ...foldTerms(cited.join(' '))]);
+      const last = terms.length - 1;
+      if (!terms.every((t, i) => has(all, t, i === last))) continue;
+      const inQuestion = terms.every((t, i) => has(qWords, t, i === last));
+      hits.push({
+        id: n.id,
+        bates: n.bates,
+        sid: a.sid,
+        seq: n.seq,
+        audit: n.audit,
+        question: n.question,
+        snippet: markedSnippet(inQuestion ? n.question : `${n.answer_text} ${cited.join(' · ')}`, terms[0]),
+        created_at: n.created_at,
+        archived_at: a.archived_at,
+        reason: a.reason,
+        field: inQuestion ? 'question' : 'answer',
+      });
+    }
+  }
+  hits.sort((x, y) => (x.field === y.field ? y.id - x.id : x.field === 'question' ? -1 : 1));
+  return hits.slice(0, limit).map(({ id: _id, ...h }) => h);
+}
