@@ -5,6 +5,8 @@ import { clipLine } from './text.js';
 
 export const DEFAULT_TIMEOUT_MS = 120_000;
 export const DEFAULT_MAX_BYTES = 1024 * 1024;
+/** How long output still in the pipe may take to arrive after the command exited. */
+const EXIT_GRACE_MS = 250;
 
 /** The one JSON document an answer command reads on stdin. */
 export interface CommandInput {
@@ -148,7 +150,24 @@ export function runCommand(argv: readonly string[], input: string, opts: RunOpti
     child.stderr?.on('data', (buf: Buffer) => {
       stderrTail = (stderrTail + buf.toString('utf8')).slice(-4096);
     });
-    child.on('close', (code, signal) => {
+    // The turn is done when the command exits, not when its stdout closes: a background child it left behind may
+    // hold the pipe open for ever. After the exit, what is still in the pipe gets a short grace to arrive.
+    let finished = false;
+    const finish = (code: number | null, signal: NodeJS.Signals | null) => {
+      if (finished) return;
+      finished = true;
+      clearTimeout(grace);
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+      onClose(code, signal);
+    };
+    let grace: NodeJS.Timeout | undefined;
+    child.on('exit', (code, signal) => {
+      if (settled) return;
+      grace = setTimeout(() => finish(code, signal), EXIT_GRACE_MS);
+    });
+    child.on('close', (code, signal) => finish(code, signal));
+    const onClose = (code: number | null, signal: NodeJS.Signals | null) => {
       if (settled) return;
       emit(decoder.end());
       if (settled) return;
@@ -166,7 +185,7 @@ export function runCommand(argv: readonly string[], input: string, opts: RunOpti
       settled = true;
       cleanup();
       resolve(text);
-    });
+    };
     child.stdin?.end(input);
   });
 }

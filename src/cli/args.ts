@@ -89,7 +89,8 @@ export function need(p: Parsed, name: string, usage: string): string {
 export function parseDuration(s: string): number {
   const m = /^(\d+(?:\.\d+)?)(ms|s|m|h|d|w)$/.exec(s.trim());
   const unit: Record<string, number> = { ms: 1, s: 1e3, m: 60e3, h: 3600e3, d: 86400e3, w: 7 * 86400e3 };
-  if (!m || Number(m[1]) <= 0) {
+  // Zero is a duration: `--older-than 0d` means everything.
+  if (!m) {
     throw new ArboristError('usage', `'${s}' is not a duration (a number and ms, s, m, h, d or w: 30d, 12h)`);
   }
   return Math.round(Number(m[1]) * unit[m[2]]);

@@ -18,6 +18,8 @@ export interface Context {
 }
 
 export function makeContext(p: Parsed, env: NodeJS.ProcessEnv): Context {
+  // `--db "$UNSET"` must not quietly mean the default shard: an empty path is a mistake, said as one.
+  if (p.values.db === '') throw new ArboristError('usage', '--db needs a path (it was given an empty one)');
   const dbPath = resolveDbPath(typeof p.values.db === 'string' ? p.values.db : undefined, env);
   const out = makeOutput(p.values.json === true, env, p.values['no-color'] === true);
   let shard: Shard | undefined;

@@ -1,16 +1,16 @@
-import { ArboristError } from '../store/index.js';
+import { ArboristError, asArboristError } from '../store/index.js';
 import { parse } from './args.js';
 import type { Command } from './command.js';
 import { archiveCmd } from './commands/archive.js';
 import { askCmd } from './commands/ask.js';
-import { chainCheckCmd, verifyCmd } from './commands/chain.js';
+import { chainCheckCmd, checkCmd, verifyCmd } from './commands/chain.js';
 import { entryCmd } from './commands/entries.js';
 import { findCmd } from './commands/find.js';
 import { deleteCmd, maintainCmd, resetCmd } from './commands/maintain.js';
 import { newCmd } from './commands/new.js';
 import { branchesCmd, listCmd, pathCmd, showCmd, treeCmd } from './commands/read.js';
 import { makeContext } from './context.js';
-import { safeJson } from './output.js';
+import { oneLine, safeJson, truncate } from './output.js';
 import { BROWSER_OPTIONS, demoCmd, openBrowser } from './tui.js';
 
 const VERSION = '0.1.0';
@@ -26,6 +26,7 @@ const ALL: Command[] = [
   findCmd,
   chainCheckCmd,
   verifyCmd,
+  checkCmd,
   askCmd,
   entryCmd,
   resetCmd,
@@ -73,20 +74,30 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     if (p.positionals.length > 0)
       throw new ArboristError('usage', `unexpected argument '${p.positionals[0]}'`);
     return await openBrowser(p, ctx);
+  } catch (err) {
+    // SQLite's own errors met mid-query (a corrupt page, a full disk, a lock) are said as one line of ours.
+    throw asArboristError(ctx.dbPath, err) ?? err;
   } finally {
-    ctx.close();
+    try {
+      ctx.close();
+    } catch {
+      // closing a damaged shard can fail too; the error that matters was already thrown
+    }
   }
 }
 
 function report(err: unknown, json: boolean): number {
   if (err instanceof ArboristError) {
-    const line = err.message.replace(/[\r\n]+/g, ' ');
+    // Messages quote what the user typed and what the shard holds: one clean line, cut to a readable length.
+    const line = truncate(oneLine(err.message), 300);
     process.stderr.write(`arborist: ${line}\n`);
     if (json) process.stdout.write(`${safeJson({ error: line, kind: err.kind })}\n`);
     return 2;
   }
   const e = err as Error;
-  process.stderr.write(`arborist: internal error: ${(e?.message ?? String(err)).split('\n')[0]}\n`);
+  process.stderr.write(
+    `arborist: internal error: ${truncate(oneLine((e?.message ?? String(err)).split('\n')[0]), 300)}\n`,
+  );
   if (process.env.ARBORIST_DEBUG) process.stderr.write(`${e?.stack}\n`);
   return 2;
 }

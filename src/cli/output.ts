@@ -21,12 +21,25 @@ export function makeOutput(
   const tty = process.stdout.isTTY === true;
   const noColor = forceNoColor || (env.NO_COLOR !== undefined && env.NO_COLOR !== '') || env.TERM === 'dumb';
   const level = !tty || noColor ? 0 : 1;
+  // The last line of defence: whatever a command prints, only our own colour codes pass; every other escape or
+  // control sequence (from stored text a formatter forgot to clean) is stripped. JSON output is escaped instead.
+  const safe = (s: string) => (json ? s : terminalSafe(s, level > 0));
   return {
     json,
     color: new Chalk({ level }),
-    out: (s) => process.stdout.write(s),
-    err: (s) => process.stderr.write(s),
+    out: (s) => process.stdout.write(safe(s)),
+    err: (s) => process.stderr.write(terminalSafe(s, level > 0)),
   };
+}
+
+const SGR = /(\x1b\[[0-9;]*m)/;
+
+/** Text with every escape and control sequence removed but newline, tab and (when colour is on) SGR colour codes. */
+export function terminalSafe(s: string, keepColour: boolean): string {
+  if (!keepColour) return stripControls(s);
+  const parts = s.split(SGR);
+  for (let i = 0; i < parts.length; i += 2) parts[i] = stripControls(parts[i]);
+  return parts.join('');
 }
 
 /**
@@ -50,7 +63,8 @@ export function pad(s: string, width: number): string {
 
 /** Aligned columns; cells are sanitised one-line text. */
 export function table(rows: string[][], header?: string[]): string {
-  const all = header ? [header, ...rows] : rows;
+  // Cells are often stored text (ids, reasons, times from a shard made elsewhere): one line each, controls gone.
+  const all = (header ? [header, ...rows] : rows).map((r) => r.map((c) => oneLine(c)));
   const widths: number[] = [];
   for (const r of all) {
     r.forEach((c, i) => {

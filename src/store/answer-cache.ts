@@ -9,7 +9,15 @@ export interface CachedAnswer {
   created_at: string;
 }
 
-const GET = 'SELECT answer_text, cited_titles_json, created_at FROM answer_cache WHERE cache_key = ?';
+/**
+ * A cached answer is only served while a live turn with the same key carries exactly that answer: the cache is not
+ * hashed, turns are, so a row edited behind the store's back (a poisoned answer) is a miss, never the next turn's
+ * answer. (verify names such a row too.)
+ */
+const GET = `SELECT c.answer_text, c.cited_titles_json, c.created_at FROM answer_cache c WHERE c.cache_key = ?
+  AND typeof(c.answer_text) = 'text' AND typeof(c.cited_titles_json) = 'text'
+  AND EXISTS (SELECT 1 FROM nodes n WHERE n.cache_key = c.cache_key AND n.answer_text = c.answer_text
+    AND n.cited_titles_json = c.cited_titles_json)`;
 const PUT =
   'INSERT OR REPLACE INTO answer_cache (cache_key, answer_text, cited_titles_json, created_at) VALUES (?, ?, ?, ?)';
 
@@ -17,13 +25,14 @@ export function getCachedAnswer(db: Database.Database, key: string): CachedAnswe
   const r = cachedStatement(db, GET).get(key) as
     | { answer_text: string; cited_titles_json: string; created_at: string }
     | undefined;
-  return r
-    ? {
-        answer_text: r.answer_text,
-        cited_titles: JSON.parse(r.cited_titles_json) as string[],
-        created_at: r.created_at,
-      }
-    : undefined;
+  if (!r) return undefined;
+  let cited_titles: string[];
+  try {
+    cited_titles = JSON.parse(r.cited_titles_json) as string[];
+  } catch {
+    return undefined;
+  }
+  return { answer_text: r.answer_text, cited_titles, created_at: String(r.created_at) };
 }
 
 /** Must run inside a write (Shard.putCachedAnswer). */

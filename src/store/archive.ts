@@ -1,4 +1,5 @@
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { gzipSync } from 'node:zlib';
+import { ARCHIVE_FORMAT, type ArchiveDocument, decodeBody, MAX_ARCHIVE_BYTES } from './archive-body.js';
 import { crashPoint } from './crash.js';
 import { cachedStatement } from './db/statements.js';
 import { readEntries } from './entries.js';
@@ -28,8 +29,6 @@ import type { Shard } from './shard.js';
  * back). Every archive is one `session.archive` audit event in the caller's transaction.
  */
 
-const ARCHIVE_FORMAT = 'arborist-archive/1';
-
 export interface ArchivedSession extends ArchiveInfo {
   /** Roots of the live sessions whose turns' subtree hashes changed (the archived turns hung under them). */
   session_roots: Record<string, string>;
@@ -48,20 +47,8 @@ export interface ArchiveInfo {
   sha256: string;
 }
 
-/** The archive document: canon() of this, gzipped, is session_archives.body. */
-export interface ArchiveDocument {
-  format: 'arborist-archive/1';
-  archive: { reason: ArchiveReason; archived_at: string; why: string[] };
-  session: {
-    sid: string;
-    label: string | null;
-    created_at: string;
-    next_seq: number;
-    n_nodes: number;
-    session_root: string;
-  };
-  nodes: ArchivedNodeRow[];
-}
+export type { ArchiveDocument };
+export { decodeBody, MAX_ARCHIVE_BYTES };
 
 export interface ArchiveContent extends ArchiveInfo {
   /** The body still hashes to its sha256. */
@@ -212,6 +199,10 @@ function archiveOne(
   const { label } = doc.session;
   const n_nodes = doc.nodes.length;
   const json = Buffer.from(canon(doc), 'utf8');
+  if (json.length > MAX_ARCHIVE_BYTES)
+    throw badInput(
+      `session ${sid} is too large to archive (${Math.ceil(json.length / 2 ** 20)} MiB; at most 256 MiB)`,
+    );
   const body = gzipSync(json, { level: 9 });
   const digest = sha256(body);
   crashPoint('serialise');
@@ -299,19 +290,6 @@ export function listArchives(shard: Shard): ArchiveInfo[] {
       `SELECT ${ARCHIVE_COLS} FROM session_archives ORDER BY archived_at, sid`,
     ).all() as ArchiveRowRaw[]
   ).map(toInfo);
-}
-
-export function decodeBody(sid: string, body: Buffer): ArchiveDocument {
-  let doc: ArchiveDocument;
-  try {
-    doc = JSON.parse(gunzipSync(body).toString('utf8')) as ArchiveDocument;
-  } catch {
-    throw new ArboristError('shard', `archive ${sid} is damaged: its body cannot be read`);
-  }
-  if (doc.format !== ARCHIVE_FORMAT || doc.session?.sid !== sid || !Array.isArray(doc.nodes)) {
-    throw new ArboristError('shard', `archive ${sid} is damaged: its body is not an archive of ${sid}`);
-  }
-  return doc;
 }
 
 export function loadArchive(shard: Shard, sid: string): { info: ArchiveInfo; body: Buffer; intact: boolean } {

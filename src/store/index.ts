@@ -10,7 +10,7 @@ export {
 } from './archive.js';
 export { type AuditEvent, AuditLog, type ChainCheck, formatHead } from './audit/log.js';
 export { CRASH_HOOK_ENV } from './crash.js';
-export { type OpenOptions, openDatabase } from './db/open.js';
+export { asArboristError, type OpenOptions, openDatabase } from './db/open.js';
 export { SCHEMA_VERSION } from './db/schema.js';
 export { cachedStatement, type RowMode } from './db/statements.js';
 export {
@@ -34,7 +34,7 @@ export {
   planReset,
   resetEntry,
 } from './entry-changes.js';
-export { ArboristError, badInput, type ErrorKind, notFound } from './errors.js';
+export { ArboristError, badInput, damaged, type ErrorKind, notFound } from './errors.js';
 export { type ArchivedHit, findArchived } from './find/archived.js';
 export {
   anyMatch,
@@ -70,6 +70,7 @@ export {
   type PlannedArchive,
   type SessionSummary,
 } from './references.js';
+export type { Problem } from './replay.js';
 export { type RestoredSession, restoreArchives } from './restore.js';
 export {
   type MaintainOptions,
@@ -80,6 +81,6 @@ export {
 } from './retention.js';
 export type { ArchivedNodeRow, Session, TurnNode } from './rows.js';
 export type { SessionListing } from './sessions.js';
-export { type Resolved, Shard } from './shard.js';
+export { parentCycle, type Resolved, Shard } from './shard.js';
 export type { AddedTurn, NewTurn } from './turns.js';
 export { type VerifyReport, verifyShard } from './verify.js';

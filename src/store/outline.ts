@@ -56,7 +56,11 @@ function addChild<T extends Linked>(kids: Map<string, T[]>, r: T): void {
   else kids.set(r.parent_bates!, [r]);
 }
 
-/** Calls `visit` depth-first from `tops`; a row for which `leaf` holds is visited but not descended into. */
+/**
+ * Calls `visit` depth-first from `tops`; a row for which `leaf` holds is visited but not descended into. Each row is
+ * visited once: a parent cycle edited into the shard (a top that is also someone's child) ends the walk there
+ * instead of looping for ever (verify names the cycle).
+ */
 function walk<T extends Linked>(
   tops: readonly T[],
   kids: ReadonlyMap<string, readonly T[]>,
@@ -64,9 +68,12 @@ function walk<T extends Linked>(
   leaf?: (row: T) => boolean,
 ): void {
   const stack: [T, number][] = [];
+  const seen = new Set<T>();
   for (let i = tops.length - 1; i >= 0; i--) stack.push([tops[i], 0]);
   while (stack.length > 0) {
     const [r, d] = stack.pop()!;
+    if (seen.has(r)) continue;
+    seen.add(r);
     visit(r, d);
     if (leaf?.(r)) continue;
     const ch = kids.get(r.bates);
@@ -82,11 +89,14 @@ export function sessionTree(nodes: readonly TurnNode[]): TreeNode[] {
   return out;
 }
 
+// Text columns are CAST: a damaged row (a BLOB where text belongs) is shown as text instead of breaking the walk.
 const OUTLINE_OWN = `SELECT n.id, n.bates, n.sid, n.seq, p.bates AS parent_bates, n.is_top, n.n_children,
-          substr(n.question, 1, ?) AS question, n.audit, n.created_at
+          substr(CAST(n.question AS TEXT), 1, ?) AS question, CAST(n.audit AS TEXT) AS audit,
+          CAST(n.created_at AS TEXT) AS created_at
         FROM nodes n LEFT JOIN nodes p ON p.id = n.parent_id WHERE n.sid = ? ORDER BY n.seq`;
 const OUTLINE_CROSS = `SELECT c.id, c.bates, c.sid, c.seq, p.bates AS parent_bates, c.is_top, c.n_children,
-          substr(c.question, 1, ?) AS question, c.audit, c.created_at
+          substr(CAST(c.question AS TEXT), 1, ?) AS question, CAST(c.audit AS TEXT) AS audit,
+          CAST(c.created_at AS TEXT) AS created_at
         FROM nodes p JOIN nodes c ON c.parent_id = p.id WHERE p.sid = ? AND c.sid <> p.sid ORDER BY c.sid, c.seq`;
 
 /**

@@ -9,7 +9,9 @@ import type { Shard } from './shard.js';
  * turn of S keeps S). Reset, delete, archive-by-hand and retention all archive only what nothing references.
  */
 
-export type ArchiveReason = 'reset' | 'deleted' | 'retention';
+import type { ArchiveReason } from './archive-body.js';
+
+export type { ArchiveReason };
 
 /** Why a session is kept. */
 export type KeepReason =

@@ -33,8 +33,32 @@ function loadIntact(shard: Shard, group: string[]): Loaded[] {
         `archive ${sid} is damaged: its body does not match its sha256; not restored`,
       );
     }
+    // A body and sha256 rewritten together still match each other; only the chain's record binds them.
+    if (recordedArchiveDigest(shard, sid) !== info.sha256) {
+      throw new ArboristError(
+        'shard',
+        `archive ${sid} is damaged: its sha256 is not the one the chain recorded when it was archived; not restored`,
+      );
+    }
     return { info, doc: decodeBody(sid, body) };
   });
+}
+
+/**
+ * The sha256 that the newest `session.archive` event of `sid` recorded, read from the event's body (the hashed
+ * bytes; the kind column beside it is only a filter). Undefined when no event archived it.
+ */
+function recordedArchiveDigest(shard: Shard, sid: string): string | undefined {
+  const row = cachedStatement(
+    shard.db,
+    `SELECT json_extract(CAST(body AS TEXT), '$.data.sha256') FROM audit_events
+     WHERE kind = 'session.archive' AND json_valid(CAST(body AS TEXT))
+       AND json_extract(CAST(body AS TEXT), '$.kind') = 'session.archive'
+       AND json_extract(CAST(body AS TEXT), '$.data.sid') = ?
+     ORDER BY seq DESC LIMIT 1`,
+    'pluck',
+  ).get(sid) as string | undefined;
+  return row;
 }
 
 /** Every restored turn must hang under a live turn with the Bates id it was archived under, or under another one restored with it. */

@@ -48,8 +48,9 @@ export interface MaintenanceResult extends MaintenancePlan {
 }
 
 function checkOptions(o: MaintainOptions): void {
-  if (o.olderThanMs !== undefined && !(Number.isFinite(o.olderThanMs) && o.olderThanMs > 0)) {
-    throw badInput('older-than must be a positive duration');
+  // Zero is a duration: --older-than 0d means every session.
+  if (o.olderThanMs !== undefined && !(Number.isFinite(o.olderThanMs) && o.olderThanMs >= 0)) {
+    throw badInput('older-than must be a duration of zero or more');
   }
   if (o.maxSessions !== undefined && !(Number.isInteger(o.maxSessions) && o.maxSessions >= 0)) {
     throw badInput('max-sessions must be a whole number >= 0');

@@ -25,6 +25,51 @@ export interface TurnNode {
   created_at: string;
   node_hash: string;
   subtree_hash: string;
+  /**
+   * Fields whose stored value is not what the store writes (a BLOB or number where text belongs, cited titles that
+   * are not a JSON list of text, a hash that is not 32 bytes): shown as best it can be, named here, and named by
+   * verify. Absent on a healthy turn.
+   */
+  damaged?: string[];
+}
+
+/**
+ * A stored value read as the type the store writes, noting in `bad` the fields that were not: so one damaged row
+ * is shown (and named) instead of taking the whole command or screen down with it.
+ */
+class Reader {
+  readonly bad: string[] = [];
+  text(field: string, v: unknown): string {
+    if (typeof v === 'string') return v;
+    this.bad.push(field);
+    if (Buffer.isBuffer(v)) return v.toString('utf8').toWellFormed();
+    return v == null ? '' : String(v);
+  }
+  textOrNull(field: string, v: unknown): string | null {
+    return v === null || v === undefined ? null : this.text(field, v);
+  }
+  int(field: string, v: unknown): number {
+    if (typeof v === 'number' && Number.isInteger(v)) return v;
+    this.bad.push(field);
+    return Number(v) || 0;
+  }
+  hash(field: string, v: unknown): string {
+    if (Buffer.isBuffer(v) && v.length === 32) return v.toString('hex');
+    if (typeof v === 'string' && /^[0-9a-f]{64}$/.test(v)) return v;
+    this.bad.push(field);
+    return Buffer.isBuffer(v) ? v.toString('hex') : '';
+  }
+  titles(v: unknown): string[] {
+    try {
+      const t = JSON.parse(this.text('cited_titles', v)) as unknown;
+      if (Array.isArray(t) && t.every((x) => typeof x === 'string')) return t;
+    } catch {}
+    if (!this.bad.includes('cited_titles')) this.bad.push('cited_titles');
+    return [];
+  }
+  done<T extends object>(t: T): T & { damaged?: string[] } {
+    return this.bad.length > 0 ? { ...t, damaged: [...new Set(this.bad)] } : t;
+  }
 }
 
 /** A node row as SQLite returns NODE_COLUMNS: every stored column, the parent's Bates id and the subtree hash. */
@@ -60,28 +105,29 @@ export const NODE_COLUMNS = `n.id, n.bates, n.sid, n.seq, n.parent_id, p.bates A
 export const NODE_FROM = 'nodes n JOIN node_subtree h ON h.id = n.id LEFT JOIN nodes p ON p.id = n.parent_id';
 
 export function toTurnNode(r: NodeRow): TurnNode {
+  const rd = new Reader();
   // Key order is the one `--json` output has always had (cited_titles last).
-  return {
+  return rd.done({
     id: r.id,
-    bates: r.bates,
-    sid: r.sid,
-    seq: r.seq,
-    parent_bates: r.parent_bates,
+    bates: rd.text('bates', r.bates),
+    sid: rd.text('sid', r.sid),
+    seq: rd.int('seq', r.seq),
+    parent_bates: rd.textOrNull('parent_bates', r.parent_bates),
     is_top: r.is_top === 1,
-    depth: r.depth,
-    n_children: r.n_children,
-    question: r.question,
-    answer_text: r.answer_text,
-    n_cited_sources: r.n_cited_sources,
-    audit: r.audit,
-    cache_key: r.cache_key,
-    source: r.source,
-    source_id: r.source_id,
-    created_at: r.created_at,
-    node_hash: r.node_hash.toString('hex'),
-    subtree_hash: r.subtree_hash.toString('hex'),
-    cited_titles: JSON.parse(r.cited_titles_json) as string[],
-  };
+    depth: rd.int('depth', r.depth),
+    n_children: rd.int('n_children', r.n_children),
+    question: rd.text('question', r.question),
+    answer_text: rd.text('answer_text', r.answer_text),
+    n_cited_sources: rd.int('n_cited_sources', r.n_cited_sources),
+    audit: rd.text('audit', r.audit),
+    cache_key: rd.textOrNull('cache_key', r.cache_key),
+    source: rd.textOrNull('source', r.source),
+    source_id: rd.textOrNull('source_id', r.source_id),
+    created_at: rd.text('created_at', r.created_at),
+    node_hash: rd.hash('node_hash', r.node_hash),
+    subtree_hash: rd.hash('subtree_hash', r.subtree_hash),
+    cited_titles: rd.titles(r.cited_titles_json),
+  });
 }
 
 /**
@@ -106,28 +152,29 @@ export function toArchivedRow(r: NodeRow, parent_bates: string | null): Archived
 
 /** An archive body's row as a TurnNode of session `sid`. */
 export function archivedToTurnNode(sid: string, n: ArchivedNodeRow): TurnNode {
+  const rd = new Reader();
   // Key order is the one `archive show --json` has always had (cited_titles after the answer).
-  return {
+  return rd.done({
     id: n.id,
-    bates: n.bates,
+    bates: rd.text('bates', n.bates),
     sid,
-    seq: n.seq,
-    parent_bates: n.parent_bates,
+    seq: rd.int('seq', n.seq),
+    parent_bates: rd.textOrNull('parent_bates', n.parent_bates),
     is_top: n.is_top === 1,
-    depth: n.depth,
-    n_children: n.n_children,
-    question: n.question,
-    answer_text: n.answer_text,
-    cited_titles: JSON.parse(n.cited_titles_json) as string[],
-    n_cited_sources: n.n_cited_sources,
-    audit: n.audit,
-    cache_key: n.cache_key,
-    source: n.source,
-    source_id: n.source_id,
-    created_at: n.created_at,
-    node_hash: n.node_hash,
-    subtree_hash: n.subtree_hash,
-  };
+    depth: rd.int('depth', n.depth),
+    n_children: rd.int('n_children', n.n_children),
+    question: rd.text('question', n.question),
+    answer_text: rd.text('answer_text', n.answer_text),
+    cited_titles: rd.titles(n.cited_titles_json),
+    n_cited_sources: rd.int('n_cited_sources', n.n_cited_sources),
+    audit: rd.text('audit', n.audit),
+    cache_key: rd.textOrNull('cache_key', n.cache_key),
+    source: rd.textOrNull('source', n.source),
+    source_id: rd.textOrNull('source_id', n.source_id),
+    created_at: rd.text('created_at', n.created_at),
+    node_hash: rd.hash('node_hash', n.node_hash),
+    subtree_hash: rd.hash('subtree_hash', n.subtree_hash),
+  });
 }
 
 export interface Session {

@@ -1,11 +1,12 @@
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { type CachedAnswer, getCachedAnswer, putCachedAnswer } from './answer-cache.js';
 import { AuditLog, type ChainCheck, formatHead } from './audit/log.js';
-import { describeSqliteError, type OpenOptions, openDatabase } from './db/open.js';
+import { createShardFile, describeSqliteError, type OpenOptions, openDatabase } from './db/open.js';
 import { migrate, SCHEMA_VERSION } from './db/schema.js';
 import { cachedStatement, type RowMode } from './db/statements.js';
-import { ArboristError, badInput, notFound } from './errors.js';
+import { ArboristError, badInput, damaged, notFound } from './errors.js';
+import { overlayPending } from './find/candidates.js';
 import { type FindHit, type FindOptions, findTurns } from './find/find.js';
 import { type SearchOptions, type SearchResult, search } from './find/search.js';
 import { hex, sessionRoot } from './hash.js';
@@ -85,6 +86,16 @@ export class Shard {
 
   /** Opens (creating when missing) and migrates a shard. Every failure is one ArboristError line. */
   static open(path: string, opts: OpenOptions = {}): Shard {
+    if (!opts.readonly && !existsSync(path)) {
+      createShardFile(path, (fresh) =>
+        fresh
+          .transaction(() => {
+            const { from, to } = migrate(fresh);
+            new AuditLog(fresh).append('shard.init', { from, to });
+          })
+          .immediate(),
+      );
+    }
     const db = openDatabase(path, opts);
     try {
       if (!opts.readonly) {
@@ -284,8 +295,12 @@ export class Shard {
   /** The nodes from the root of the tree down to `bates`, crossing sessions. */
   pathTo(bates: string): TurnNode[] {
     const out: TurnNode[] = [];
+    const seen = new Set<string>();
     let cur: TurnNode | undefined = this.requireNode(bates);
     while (cur) {
+      // Bounded: a parent cycle (made behind the store's back; the store cannot make one) is damage, not a loop.
+      if (seen.has(cur.bates)) throw parentCycle(cur.bates);
+      seen.add(cur.bates);
       out.push(cur);
       cur = cur.parent_bates ? this.getNode(cur.parent_bates) : undefined;
     }
@@ -319,8 +334,14 @@ export class Shard {
   // ---- find, chain, verify ---------------------------------------------------------------------------------
 
   find(query: string, opts: FindOptions = {}): FindHit[] {
-    this.flushIndex();
+    this.indexForReading();
     return findTurns(this.db, query, opts);
+  }
+
+  /** Before an FTS read: index what waits, or, read-only, overlay it (find/candidates.ts, overlayPending). */
+  private indexForReading(): void {
+    if (this.readonly) overlayPending(this.db);
+    else this.flushIndex();
   }
 
   /** The Bates id of a session's newest turn, if it has any. */
@@ -330,7 +351,7 @@ export class Shard {
 
   /** The find engine of the TUI and `arborist find`: FTS5 candidates, typo tolerance, Bates ids, labels, fuse.js. */
   search(query: string, opts: SearchOptions = {}): SearchResult {
-    this.flushIndex();
+    this.indexForReading();
     return search(this.db, query, opts);
   }
 
@@ -390,3 +411,10 @@ export class Shard {
 
 export type { AddedTurn, NewTurn, OutlineNode, Session, TreeNode, TurnNode };
 export { formatBates, hex, parseBates };
+
+/** The error every walk to the root raises on a parent cycle. */
+export function parentCycle(bates: string): ArboristError {
+  return damaged(
+    `turn ${bates} is its own ancestor: a parent cycle made behind the store's back (see arborist verify)`,
+  );
+}

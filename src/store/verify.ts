@@ -1,7 +1,10 @@
 import type Database from 'better-sqlite3';
+import { decodeBody } from './archive-body.js';
 import { cachedStatement } from './db/statements.js';
+import { ArboristError } from './errors.js';
 import { nodeHash, sessionRoot, sha256 } from './hash.js';
-import { NODE_COLUMNS, type NodeRow } from './rows.js';
+import { type ChainClaims, compareClaims, type Problem, readClaims } from './replay.js';
+import { type ArchivedNodeRow, NODE_COLUMNS, type NodeRow } from './rows.js';
 
 export interface VerifyReport {
   ok: boolean;
@@ -14,7 +17,16 @@ export interface VerifyReport {
   sessions: string[];
   /** Archived sessions whose body no longer matches its sha256. Present only when there is one. */
   archives?: string[];
+  /**
+   * Everything else that is damaged: the state compared with what the audit chain recorded (docs/sessions.md,
+   * "What verify detects"), and the stored structure (parents, depths, counters, ids) compared with itself.
+   * Present only when there is one.
+   */
+  problems?: Problem[];
 }
+
+/** More problems than this are counted, not listed: a wholesale rewrite would otherwise list every turn. */
+const MAX_PROBLEMS = 10_000;
 
 /**
  * Whole rows for the exact path, as rows.ts declares them. node_subtree is LEFT JOINed (a tampered shard may lack a
@@ -90,6 +102,34 @@ interface ReadNodes {
   mismatch: Set<number>;
   editedIdx: number[];
   batesOf: (k: number) => string;
+  /** The stored parent id (0 for none), depth and child count of each node: checked against the structure. */
+  parentIds: Float64Array;
+  depths: Float64Array;
+  childCounts: Float64Array;
+  /** Internal id to index, over every node read. */
+  indexOf: (id: number) => number;
+  problems: Problem[];
+}
+
+/**
+ * Internal id -> index. A flat array when ids are dense (the usual case: AUTOINCREMENT, never reused); a map when
+ * they are not, so one id edited to 1e12 cannot make verify allocate by the largest id.
+ */
+function idIndex(
+  maxId: number,
+  total: number,
+): { get: (id: number) => number; set: (id: number, i: number) => void } {
+  if (Number.isSafeInteger(maxId) && maxId <= 4 * total + 65536) {
+    const a = new Int32Array(maxId + 1).fill(-1);
+    return {
+      get: (id) => (id >= 0 && id <= maxId ? a[id] : -1),
+      set: (id, i) => {
+        a[id] = i;
+      },
+    };
+  }
+  const m = new Map<number, number>();
+  return { get: (id) => m.get(id) ?? -1, set: (id, i) => void m.set(id, i) };
 }
 
 /**
@@ -100,8 +140,12 @@ interface ReadNodes {
 function readNodes(db: Database.Database): ReadNodes {
   const maxId = (cachedStatement(db, 'SELECT coalesce(max(id), 0) FROM nodes', 'pluck').get() as number) ?? 0;
   const total = cachedStatement(db, 'SELECT count(*) FROM nodes', 'pluck').get() as number;
-  const index = new Int32Array(maxId + 1).fill(-1);
+  const index = idIndex(maxId, total);
   const ids = new Float64Array(total);
+  const parentIds = new Float64Array(total);
+  const depths = new Float64Array(total);
+  const childCounts = new Float64Array(total);
+  const problems: Problem[] = [];
   const sids: string[] = new Array(total);
   const seqs: number[] = new Array(total);
   const parents = new Int32Array(total);
@@ -123,8 +167,10 @@ function readNodes(db: Database.Database): ReadNodes {
   const pageStmt = cachedStatement(
     db,
     `SELECT count(*), group_concat(n.id), group_concat(coalesce(n.parent_id, 0)), group_concat(n.sid),
-         group_concat(n.seq), group_concat(n.is_top, ''),
+         group_concat(n.seq), group_concat(n.is_top, ''), group_concat(n.depth), group_concat(n.n_children),
          sum(typeof(n.sid) <> 'text' OR instr(n.sid, ',') > 0 OR typeof(n.seq) <> 'integer'
+             OR typeof(n.depth) <> 'integer' OR typeof(n.n_children) <> 'integer'
+             OR typeof(n.bates) <> 'text' OR n.bates <> n.sid || '-' || printf('%06d', n.seq)
              OR typeof(n.is_top) <> 'integer' OR n.is_top NOT IN (0, 1)
              OR (n.parent_id IS NOT NULL AND typeof(n.parent_id) <> 'integer')
              OR typeof(n.node_hash) <> 'blob' OR length(n.node_hash) <> 32
@@ -161,11 +207,8 @@ function readNodes(db: Database.Database): ReadNodes {
       source_id: r.source_id,
     });
   };
-  const parentIndex = (parentId: number | null): number => {
-    if (parentId === null) return -1;
-    const p = index[parentId];
-    return p === undefined ? -1 : p;
-  };
+  const parentIndex = (parentId: number | null): number => (parentId === null ? -1 : index.get(parentId));
+  const num = (v: unknown) => (typeof v === 'number' ? v : Number.NaN);
   const isHash = (b: unknown): b is Buffer => Buffer.isBuffer(b) && b.length === 32;
 
   let i = 0;
@@ -173,8 +216,17 @@ function readNodes(db: Database.Database): ReadNodes {
     for (const r of rowsStmt.all(lo, hi) as NodeRow[]) {
       const parentIdx = parentIndex(r.parent_id);
       const nh = exactNodeHash(r, parentIdx);
-      index[r.id] = i;
+      index.set(r.id, i);
       ids[i] = r.id;
+      parentIds[i] = r.parent_id === null ? 0 : num(r.parent_id);
+      depths[i] = num(r.depth);
+      childCounts[i] = num(r.n_children);
+      if (typeof r.bates !== 'string' || r.bates !== `${r.sid}-${String(r.seq).padStart(6, '0')}`)
+        problems.push({
+          kind: 'turn',
+          id: String(r.bates),
+          detail: `its Bates id does not match its session (${String(r.sid)}) and turn number (${String(r.seq)})`,
+        });
       sids[i] = typeof r.sid === 'string' ? intern(r.sid) : r.sid;
       seqs[i] = r.seq;
       parents[i] = parentIdx;
@@ -191,22 +243,42 @@ function readNodes(db: Database.Database): ReadNodes {
   };
 
   const bounds = new Int32Array(PAGE + 1);
-  for (let lo = 0; lo < maxId; lo += PAGE) {
-    const hi = lo + PAGE;
-    const [n, idList, parentList, sidList, seqList, topList, odd, canonBlob, nodeBlob, subBlob] =
-      pageStmt.get(lo, hi) as [
-        number,
-        string | null,
-        string,
-        string,
-        string,
-        string,
-        number,
-        Buffer | null,
-        Buffer,
-        Buffer,
-      ];
-    if (n === 0) continue;
+  const nextId = cachedStatement(db, 'SELECT min(id) FROM nodes WHERE id > ?', 'pluck');
+  for (let lo = 0, hi = PAGE; lo < maxId; lo = hi, hi = lo + PAGE) {
+    const [
+      n,
+      idList,
+      parentList,
+      sidList,
+      seqList,
+      topList,
+      depthList,
+      kidList,
+      odd,
+      canonBlob,
+      nodeBlob,
+      subBlob,
+    ] = pageStmt.get(lo, hi) as [
+      number,
+      string | null,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      number,
+      Buffer | null,
+      Buffer,
+      Buffer,
+    ];
+    if (n === 0) {
+      // A gap in the ids (ids are never reused, but may have been edited): jump to the next one.
+      const next = nextId.get(hi) as number | null;
+      if (next === null) break;
+      hi = next - 1;
+      continue;
+    }
     const cut = canonBlob !== null && odd === 0 && cutCanonical(canonBlob, n, bounds);
     const idParts = idList?.split(',') ?? [];
     const sidParts = sidList.split(',');
@@ -216,12 +288,17 @@ function readNodes(db: Database.Database): ReadNodes {
     }
     const parentParts = parentList.split(',');
     const seqParts = seqList.split(',');
+    const depthParts = depthList.split(',');
+    const kidParts = kidList.split(',');
     for (let k = 0; k < n; k++) {
       const id = Number(idParts[k]);
       const parentId = Number(parentParts[k]);
       const parentIdx = parentId === 0 ? parentIndex(null) : parentIndex(parentId);
-      index[id] = i;
+      index.set(id, i);
       ids[i] = id;
+      parentIds[i] = parentId;
+      depths[i] = Number(depthParts[k]);
+      childCounts[i] = Number(kidParts[k]);
       sids[i] = intern(sidParts[k]);
       seqs[i] = Number(seqParts[k]);
       parents[i] = parentIdx;
@@ -242,7 +319,24 @@ function readNodes(db: Database.Database): ReadNodes {
     }
   }
   const n = i;
-  return { n, sids, seqs, parents, tops, computedNode, storedSub, oddSub, mismatch, editedIdx, batesOf };
+  return {
+    n,
+    sids,
+    seqs,
+    parents,
+    tops,
+    computedNode,
+    storedSub,
+    oddSub,
+    mismatch,
+    editedIdx,
+    batesOf,
+    parentIds,
+    depths,
+    childCounts,
+    indexOf: index.get,
+    problems,
+  };
 }
 
 /** The canonical contents' cuts at their 0x00 prefixes (canonical JSON never holds a raw 0x00 byte), or false. */
@@ -347,6 +441,130 @@ function badArchiveBodies(db: Database.Database): string[] {
   return badArchives;
 }
 
+/**
+ * The stored structure against itself: every parent exists and comes before its child (a parent cycle cannot),
+ * and each node's depth, top flag and child count are what its parents and children say. These are the
+ * counters the store trusts when it adds a turn (a wrong child count would make the next add store a wrong hash).
+ */
+function structureProblems(nodes: ReadNodes): Problem[] {
+  const { n, sids, parents, tops, parentIds, depths, childCounts, indexOf, batesOf } = nodes;
+  const out: Problem[] = [];
+  const kids = new Int32Array(n);
+  for (let k = 0; k < n; k++) if (parents[k] >= 0) kids[parents[k]]++;
+  const depth = new Float64Array(n);
+  for (let k = 0; k < n; k++) {
+    const p = parents[k];
+    if (parentIds[k] !== 0 && p < 0) {
+      out.push({ kind: 'turn', id: batesOf(k), detail: describeBadParent(nodes, k, indexOf) });
+      continue;
+    }
+    depth[k] = p < 0 ? 0 : depth[p] + 1;
+    if (depths[k] !== depth[k])
+      out.push({
+        kind: 'turn',
+        id: batesOf(k),
+        detail: `its depth says ${depths[k]}, its parents say ${depth[k]}`,
+      });
+    const top = p < 0 || sids[p] !== sids[k] ? 1 : 0;
+    if (tops[k] !== top)
+      out.push({
+        kind: 'turn',
+        id: batesOf(k),
+        detail: `its top flag says ${tops[k]}, its parent says ${top}`,
+      });
+  }
+  for (let k = 0; k < n; k++) {
+    if (childCounts[k] !== kids[k])
+      out.push({
+        kind: 'turn',
+        id: batesOf(k),
+        detail: `its child count says ${childCounts[k]}, it has ${kids[k]}`,
+      });
+  }
+  return out;
+}
+
+/** Why a node's stored parent is not a usable parent: missing, or later than the node (a cycle, or a move). */
+function describeBadParent(nodes: ReadNodes, k: number, indexOf: (id: number) => number): string {
+  const pid = nodes.parentIds[k];
+  if (!Number.isFinite(pid)) return 'its parent id is not a number';
+  if (indexOf(pid) < 0) return `its parent (internal id ${pid}) is missing`;
+  // Follow the stored parent ids; coming back to k within n steps is a cycle.
+  let at = k;
+  for (let step = 0; step <= nodes.n; step++) {
+    const next = indexOf(nodes.parentIds[at]);
+    if (nodes.parentIds[at] === 0 || next < 0) break;
+    if (next === k) return 'it is its own ancestor: a parent cycle';
+    at = next;
+  }
+  return `its parent (internal id ${pid}) comes after it: a turn moved behind the store's back`;
+}
+
+/** Every live turn against the chain: added by exactly one node.add, with the node hash it recorded, none missing. */
+function turnClaimProblems(
+  nodes: ReadNodes,
+  claims: ChainClaims,
+): { problems: Problem[]; counts: Map<string, number> } {
+  const { n, sids, seqs, computedNode, batesOf } = nodes;
+  const out: Problem[] = [];
+  const counts = new Map<string, number>();
+  const seen = new Map<string, Uint8Array>();
+  for (let k = 0; k < n; k++) {
+    const sid = sids[k];
+    counts.set(sid, (counts.get(sid) ?? 0) + 1);
+    const session = claims.sessions.get(sid);
+    const claim = claims.node(sid, seqs[k]);
+    if (!claim || !session) {
+      out.push({ kind: 'turn', id: batesOf(k), detail: 'no event added this turn' });
+      continue;
+    }
+    let mark = seen.get(sid);
+    if (!mark) {
+      mark = new Uint8Array(session.maxSeq + 1);
+      seen.set(sid, mark);
+    }
+    mark[seqs[k]] = 1;
+    if (computedNode.compare(claim.hash, 0, 32, 32 * k, 32 * k + 32) !== 0)
+      out.push({
+        kind: 'turn',
+        id: batesOf(k),
+        detail: `its content differs from the node hash event ${claim.event} recorded`,
+      });
+    if (session.state !== 'live')
+      out.push({
+        kind: 'turn',
+        id: batesOf(k),
+        detail: `is live, but its session was archived by event ${session.archiveEvent}`,
+      });
+  }
+  for (const c of claims.sessions.values()) {
+    if (c.state !== 'live') continue;
+    const mark = seen.get(c.sid);
+    for (let seq = 1; seq <= c.maxSeq; seq++) {
+      if (c.addedBy[seq] !== 0 && !mark?.[seq])
+        out.push({
+          kind: 'turn',
+          id: `${c.sid}-${String(seq).padStart(6, '0')}`,
+          detail: `added by event ${c.addedBy[seq]}, it is missing`,
+        });
+    }
+  }
+  return { problems: out, counts };
+}
+
+/** The turns of an archive body whose digest the chain vouched for, or the reason it cannot be read. */
+function archivedRows(db: Database.Database): (sid: string) => ArchivedNodeRow[] | Problem {
+  const body = cachedStatement(db, 'SELECT body FROM session_archives WHERE sid = ?', 'pluck');
+  return (sid) => {
+    try {
+      return decodeBody(sid, body.get(sid) as Buffer).nodes;
+    } catch (err) {
+      if (!(err instanceof ArboristError)) throw err;
+      return { kind: 'archive', id: sid, detail: err.message };
+    }
+  };
+}
+
 function verifyAll(db: Database.Database): VerifyReport {
   const nodes = readNodes(db);
   const { n, mismatch, editedIdx, batesOf } = nodes;
@@ -354,12 +572,33 @@ function verifyAll(db: Database.Database): VerifyReport {
   const badSessions = badSessionRoots(db, nodes, computedSub);
   const badArchives = badArchiveBodies(db);
   const mismatches = [...mismatch].sort((a, b) => a - b).map(batesOf);
+  const claims = readClaims(db);
+  const turns = turnClaimProblems(nodes, claims);
+  const all = [
+    ...nodes.problems,
+    ...structureProblems(nodes),
+    ...claims.problems,
+    ...turns.problems,
+    ...compareClaims(db, claims, archivedRows(db), turns.counts),
+  ];
+  const problems = all.slice(0, MAX_PROBLEMS);
+  if (all.length > MAX_PROBLEMS)
+    problems.push({
+      kind: 'more',
+      id: String(all.length - MAX_PROBLEMS),
+      detail: 'more problems, not listed',
+    });
   return {
-    ok: mismatches.length === 0 && badSessions.length === 0 && badArchives.length === 0,
+    ok:
+      mismatches.length === 0 &&
+      badSessions.length === 0 &&
+      badArchives.length === 0 &&
+      problems.length === 0,
     nodes: n,
     mismatches,
     edited: editedIdx.map(batesOf),
     sessions: badSessions,
     ...(badArchives.length > 0 ? { archives: badArchives } : {}),
+    ...(problems.length > 0 ? { problems } : {}),
   };
 }

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { getEntry, listArchives, Shard, setEntry } from '../../src/store/index.js';
+import { addCheckpoint, getEntry, listArchives, Shard, setEntry } from '../../src/store/index.js';
 import { BIN, cli } from '../support/cli.js';
 import { tempDb } from '../support/tmp.js';
 import { archivedSids, fileBytes, healthy, session, snapshot } from './util.js';
@@ -22,24 +22,8 @@ function build(db: string) {
     const cur = session(s, 2, { word: 'narwhal' });
     const other = session(s, 1);
     setEntry(s, 'main', cur.sid);
-    s.write(() => {
-      s.db.prepare('UPDATE session_entries SET entry_json = ? WHERE key = ?').run(
-        JSON.stringify({
-          sessionId: cur.sid,
-          compactionCheckpoints: [
-            {
-              checkpointId: 'c1',
-              reason: 'compaction',
-              createdAt: '2026-01-01T00:00:00.000Z',
-              preCompaction: { sessionId: pre.sid },
-              postCompaction: { sessionId: cur.sid },
-            },
-          ],
-          usageFamilySessionIds: [],
-        }),
-        'main',
-      );
-    });
+    // Through the store, so the chain records it (verify compares entries with what the chain recorded).
+    addCheckpoint(s, 'main', { pre: pre.sid, post: cur.sid });
     return { pre, cur, other };
   } finally {
     s.close();

@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { MIGRATIONS } from '../../src/store/db/schema.js';
 import {
+  AuditLog,
   addCheckpoint,
   addUsageFamily,
   artifactFamily,
@@ -98,9 +99,16 @@ describe('entries', () => {
     const raw = new Database(path);
     raw.exec(MIGRATIONS[0]);
     raw.pragma('user_version = 1');
-    raw
-      .prepare('INSERT INTO sessions (sid, label, created_at, session_root) VALUES (?, ?, ?, ?)')
-      .run('old1', 'from v1', '2026-01-01T00:00:00.000Z', hashes.sessionRoot('old1', []));
+    // With the events version 1 wrote beside it: verify holds the state to what the chain recorded.
+    const log = new AuditLog(raw);
+    raw.transaction(() => {
+      log.append('shard.init', { from: 0, to: 1 });
+      const root = hashes.sessionRoot('old1', []);
+      raw
+        .prepare('INSERT INTO sessions (sid, label, created_at, session_root) VALUES (?, ?, ?, ?)')
+        .run('old1', 'from v1', '2026-01-01T00:00:00.000Z', root);
+      log.append('session.create', { label: 'from v1', session_root: root.toString('hex'), sid: 'old1' });
+    })();
     raw.close();
     const s = open(path);
     expect(s.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);

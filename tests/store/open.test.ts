@@ -10,7 +10,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { type ArboristError, SCHEMA_VERSION, Shard } from '../../src/store/index.js';
@@ -37,7 +37,8 @@ function expectRefused(path: string, dir: string, reason: RegExp): ArboristError
     lutimesSync(join(dir, name), new Date(1_000_000_000_000), new Date(1_000_000_000_000));
   const before = snapshot(dir);
   const e = errorOf(() => Shard.open(path));
-  expect(e.kind).toBe('shard');
+  // 'damaged' since issue 10: a file that was a shard and no longer is one is damage (the checks exit 1 on it).
+  expect(['shard', 'damaged']).toContain(e.kind);
   expect(e.message).toMatch(reason);
   expect(e.message).not.toContain('\n');
   expect(e.message.length).toBeLessThan(300);
@@ -83,11 +84,34 @@ describe('opening a shard', () => {
     expect(s2.find('persisted').map((h) => h.bates)).toEqual([t.bates]);
   });
 
-  it('opens an empty (0-byte) file as a new shard', () => {
+  // Issue 10: a shard is created whole under another name and linked into place, so a 0-byte or schema-less file
+  // where a shard was expected is damage (a truncated shard read as a fresh one once called itself verified).
+  it('refuses an empty (0-byte) file as damage and leaves it as it is', () => {
     const path = tempDb();
     writeFileSync(path, '', { mode: 0o600 });
-    const s = newShard(path);
-    expect(s.chainCheck()).toMatchObject({ ok: true, events: 1 });
+    for (const readonly of [false, true]) {
+      const e = errorOf(() => Shard.open(path, { readonly }));
+      expect(e.kind).toBe('damaged');
+      expect(e.message).toMatch(/empty \(0 bytes\)/);
+    }
+    expect(readFileSync(path).length).toBe(0);
+    expect(readdirSync(dirname(path))).toEqual(['sessions.db']);
+  });
+
+  it('refuses an SQLite file with no tables as damage', () => {
+    const path = tempDb();
+    const db = new Database(path);
+    db.pragma('journal_mode = WAL');
+    db.close();
+    const e = errorOf(() => Shard.open(path));
+    expect(e.kind).toBe('damaged');
+    expect(e.message).toMatch(/no tables/);
+  });
+
+  it('a new shard is never visible half made: no stray file is left beside it', () => {
+    const path = tempDb();
+    newShard(path).close();
+    expect(readdirSync(dirname(path)).filter((f) => !f.startsWith('sessions.db'))).toEqual([]);
   });
 
   it('refuses a directory', () => {
@@ -166,7 +190,7 @@ describe('opening a shard', () => {
     for (const size of [100, 4096, 8192, 20_000]) {
       const path = join(dir, `trunc${size}.db`);
       writeFileSync(path, bytes.subarray(0, size), { mode: 0o600 });
-      expectRefused(path, dir, /corrupt|not an SQLite/);
+      expectRefused(path, dir, /corrupt|not an SQLite|no tables/);
     }
   });
 

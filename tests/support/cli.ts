@@ -14,7 +14,7 @@ export interface CliResult {
 /** Runs the built binary as a user would, with a clean environment (no colour, no inherited shard). */
 export function cli(
   args: string[],
-  opts: { env?: NodeJS.ProcessEnv; input?: string; cwd?: string } = {},
+  opts: { env?: NodeJS.ProcessEnv; input?: string; cwd?: string; timeoutMs?: number } = {},
 ): CliResult {
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, ...opts.env };
   const r = spawnSync(process.execPath, [BIN, ...args], {
@@ -22,6 +22,10 @@ export function cli(
     input: opts.input ?? '',
     encoding: 'utf8',
     cwd: opts.cwd,
+    // A command that hangs fails its test in bounded time instead of stalling the suite.
+    timeout: opts.timeoutMs ?? 60_000,
+    killSignal: 'SIGKILL',
+    maxBuffer: 256 * 1024 * 1024,
   });
   return {
     code: r.status ?? -1,

@@ -1,8 +1,9 @@
 import { ask, providerFromOptions } from '../../ask/index.js';
 import { ArboristError } from '../../store/index.js';
+import { StreamSanitizer } from '../../text/stream.js';
 import { flag, list, positiveInt, str } from '../args.js';
 import type { Command } from '../command.js';
-import { printJson } from '../output.js';
+import { printJson, stripControls } from '../output.js';
 
 export const askCmd: Command = {
   name: 'ask',
@@ -47,6 +48,8 @@ export const askCmd: Command = {
     const onSigint = () => abort.abort();
     process.once('SIGINT', onSigint);
     let streamed = '';
+    // The answer is untrusted text arriving in pieces: a sequence split across two pieces must not slip through.
+    const clean = new StreamSanitizer();
     try {
       const r = await ask(shard, {
         question,
@@ -62,7 +65,7 @@ export const askCmd: Command = {
           ? undefined
           : (t) => {
               streamed += t;
-              ctx.out.out(t);
+              ctx.out.out(clean.write(t));
             },
       });
       if (ctx.out.json) {
@@ -78,7 +81,8 @@ export const askCmd: Command = {
           cache_key: r.cache_key,
         });
       } else {
-        if (streamed === '') ctx.out.out(r.answer_text);
+        if (streamed === '') ctx.out.out(stripControls(r.answer_text));
+        else ctx.out.out(clean.end());
         if (!(streamed || r.answer_text).endsWith('\n')) ctx.out.out('\n');
         // The answer is stdout; where it was stored goes to stderr, so `arborist ask ... > answer.txt` stays clean.
         ctx.out.err(`${ctx.out.color.dim(`[${r.bates}] ${r.audit}`)}\n`);

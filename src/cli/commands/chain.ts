@@ -1,9 +1,81 @@
-import { ArboristError } from '../../store/index.js';
+import { ArboristError, asArboristError, type ChainCheck, type VerifyReport } from '../../store/index.js';
 import { exactPositionals, str } from '../args.js';
 import type { Command } from '../command.js';
+import type { Context } from '../context.js';
 import { printJson } from '../output.js';
 
-/** The two integrity checks; both exit 1 (not 2) when they find damage, so scripts can tell damage from misuse. */
+/**
+ * The integrity checks. Each exits 1 (not 2) when it finds damage, so scripts can tell damage from misuse; a file
+ * that is no longer a usable shard (empty, corrupt, not SQLite) is damage too, reported as such with exit 1.
+ */
+
+function expectedHead(p: Parameters<Command['run']>[0]): string | undefined {
+  const expect = str(p, 'expect-head');
+  if (expect !== undefined && !/^\d+:[0-9a-f]{64}$/.test(expect)) {
+    throw new ArboristError('usage', '--expect-head takes SEQ:HASH (a number, a colon, 64 hex digits)');
+  }
+  return expect;
+}
+
+/** Runs a check; an unusable shard becomes a failed check (exit 1) rather than an error (exit 2). */
+function orDamage<T>(ctx: Context, run: () => T): T | { damaged: string } {
+  try {
+    return run();
+  } catch (err) {
+    const e = asArboristError(ctx.dbPath, err);
+    if (e?.kind === 'damaged') return { damaged: e.message };
+    throw e ?? err;
+  }
+}
+
+function damaged(ctx: Context, message: string): number {
+  if (ctx.out.json) printJson(ctx.out, { ok: false, damaged: true, reason: message });
+  else ctx.out.out(`${ctx.out.color.red.bold('DAMAGED')}: ${message}\n`);
+  return 1;
+}
+
+function chainJson(r: ChainCheck, expect: string | undefined) {
+  const headMatches = expect === undefined || r.head === expect;
+  return {
+    ok: r.ok && headMatches,
+    events: r.events,
+    head: r.head,
+    first_broken_seq: r.first_broken_seq,
+    ...(r.reason ? { reason: r.reason } : {}),
+    ...(expect !== undefined ? { expected_head: expect, head_matches: headMatches } : {}),
+  };
+}
+
+function printChain(ctx: Context, r: ChainCheck, expect: string | undefined): void {
+  const c = ctx.out.color;
+  if (!r.ok) ctx.out.out(`${c.red.bold('chain BROKEN')} at event ${r.first_broken_seq}: ${r.reason}\n`);
+  else ctx.out.out(`${c.green('chain intact')}: ${r.events} events, head ${r.head}\n`);
+  if (expect !== undefined && r.head !== expect)
+    ctx.out.out(`${c.red.bold('head differs')}: expected ${expect}, found ${r.head}\n`);
+}
+
+function printVerify(ctx: Context, r: VerifyReport): void {
+  const c = ctx.out.color;
+  if (r.ok) {
+    ctx.out.out(
+      `${c.green('verified')}: ${r.nodes} turns, every hash matches, and the state is what the chain recorded\n`,
+    );
+    return;
+  }
+  if (r.mismatches.length > 0)
+    ctx.out.out(
+      `${c.red.bold('MISMATCH')}: ${r.mismatches.length} of ${r.nodes} turns differ from their content\n`,
+    );
+  if (r.edited.length) ctx.out.out(`edited: ${r.edited.join(' ')}\n`);
+  if (r.mismatches.length) ctx.out.out(`mismatches: ${r.mismatches.join(' ')}\n`);
+  if (r.sessions.length) ctx.out.out(`session roots: ${r.sessions.join(' ')}\n`);
+  if (r.archives?.length) ctx.out.out(`damaged archives: ${r.archives.join(' ')}\n`);
+  const problems = r.problems ?? [];
+  if (problems.length > 0) {
+    ctx.out.out(`${c.red.bold('DAMAGE')}: ${problems.length} problem${problems.length === 1 ? '' : 's'}\n`);
+    for (const q of problems) ctx.out.out(`  ${q.kind} ${q.id}: ${q.detail}\n`);
+  }
+}
 
 export const chainCheckCmd: Command = {
   name: 'chain-check',
@@ -12,54 +84,52 @@ export const chainCheckCmd: Command = {
   options: { 'expect-head': { type: 'string' } },
   run(p, ctx) {
     exactPositionals(p, 0, this.usage);
-    const expect = str(p, 'expect-head');
-    if (expect !== undefined && !/^\d+:[0-9a-f]{64}$/.test(expect)) {
-      throw new ArboristError('usage', '--expect-head takes SEQ:HASH (a number, a colon, 64 hex digits)');
-    }
-    const r = ctx.readable().chainCheck();
-    const headMatches = expect === undefined || r.head === expect;
-    const ok = r.ok && headMatches;
-    if (ctx.out.json) {
-      printJson(ctx.out, {
-        ok,
-        events: r.events,
-        head: r.head,
-        first_broken_seq: r.first_broken_seq,
-        ...(r.reason ? { reason: r.reason } : {}),
-        ...(expect !== undefined ? { expected_head: expect, head_matches: headMatches } : {}),
-      });
-    } else {
-      const c = ctx.out.color;
-      if (!r.ok) ctx.out.out(`${c.red.bold('chain BROKEN')} at event ${r.first_broken_seq}: ${r.reason}\n`);
-      else ctx.out.out(`${c.green('chain intact')}: ${r.events} events, head ${r.head}\n`);
-      if (!headMatches) ctx.out.out(`${c.red.bold('head differs')}: expected ${expect}, found ${r.head}\n`);
-    }
-    return ok ? 0 : 1;
+    const expect = expectedHead(p);
+    const r = orDamage(ctx, () => ctx.readable().chainCheck());
+    if ('damaged' in r) return damaged(ctx, r.damaged);
+    const doc = chainJson(r, expect);
+    if (ctx.out.json) printJson(ctx.out, doc);
+    else printChain(ctx, r, expect);
+    return doc.ok ? 0 : 1;
   },
 };
 
 export const verifyCmd: Command = {
   name: 'verify',
   usage: 'arborist verify',
-  summary: 'recompute every hash from content (exit 1 on any mismatch)',
+  summary:
+    'recompute every hash from content and compare the state with what the chain recorded (exit 1 on damage)',
   options: {},
   run(p, ctx) {
     exactPositionals(p, 0, this.usage);
-    const r = ctx.readable().verify();
+    const r = orDamage(ctx, () => ctx.readable().verify());
+    if ('damaged' in r) return damaged(ctx, r.damaged);
     if (ctx.out.json) printJson(ctx.out, r);
-    else {
-      const c = ctx.out.color;
-      if (r.ok) ctx.out.out(`${c.green('verified')}: ${r.nodes} turns, every hash matches\n`);
-      else {
-        ctx.out.out(
-          `${c.red.bold('MISMATCH')}: ${r.mismatches.length} of ${r.nodes} turns differ from their content\n`,
-        );
-        if (r.edited.length) ctx.out.out(`edited: ${r.edited.join(' ')}\n`);
-        ctx.out.out(`mismatches: ${r.mismatches.join(' ')}\n`);
-        if (r.sessions.length) ctx.out.out(`session roots: ${r.sessions.join(' ')}\n`);
-        if (r.archives?.length) ctx.out.out(`damaged archives: ${r.archives.join(' ')}\n`);
-      }
-    }
+    else printVerify(ctx, r);
     return r.ok ? 0 : 1;
+  },
+};
+
+export const checkCmd: Command = {
+  name: 'check',
+  usage: 'arborist check [--expect-head SEQ:HASH]',
+  summary: 'chain-check and verify in one (exit 1 on any damage): the shard is what its chain says',
+  options: { 'expect-head': { type: 'string' } },
+  run(p, ctx) {
+    exactPositionals(p, 0, this.usage);
+    const expect = expectedHead(p);
+    const r = orDamage(ctx, () => {
+      const shard = ctx.readable();
+      return { chain: shard.chainCheck(), verify: shard.verify() };
+    });
+    if ('damaged' in r) return damaged(ctx, r.damaged);
+    const chain = chainJson(r.chain, expect);
+    const ok = chain.ok && r.verify.ok;
+    if (ctx.out.json) printJson(ctx.out, { ok, chain, verify: r.verify });
+    else {
+      printChain(ctx, r.chain, expect);
+      printVerify(ctx, r.verify);
+    }
+    return ok ? 0 : 1;
   },
 };

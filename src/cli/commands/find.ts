@@ -65,9 +65,16 @@ function runFindArchived(p: Parsed, ctx: Context): number {
     throw new ArboristError('usage', '--archived does not combine with --scope or --cache-key');
   }
   if (p.positionals.length === 0) throw usageError('arborist find --archived QUERY [--limit N]');
+  const damagedSids: string[] = [];
   const hits = findArchived(ctx.readable(), p.positionals.join(' '), {
     limit: positiveInt(p, 'limit', 20, 1000),
+    onDamaged: (sid) => damagedSids.push(sid),
   });
+  // One damaged archive does not hide the others: say which were not searched, on one line.
+  if (damagedSids.length > 0)
+    ctx.out.err(
+      `arborist: damaged archive${damagedSids.length === 1 ? '' : 's'} not searched: ${damagedSids.join(' ')} (see arborist verify)\n`,
+    );
   if (ctx.out.json) {
     printJson(
       ctx.out,

@@ -1,11 +1,13 @@
 import type { TurnNode } from '../../store/index.js';
+import { formatTime } from '../../text/time.js';
 import type { Context } from '../context.js';
 import { oneLine, truncate } from '../output.js';
 
 /** How several commands print the same things: times, hashes, turns, sessions, sizes. */
 
 export const short = (h: string) => h.slice(0, 12);
-export const when = (iso: string) => iso.replace('T', ' ').slice(0, 16);
+/** A stored time for people: local, with its zone written out (the TUI shows the same string). */
+export const when = (iso: string) => oneLine(formatTime(iso));
 
 /** A turn as JSON: every field but the row id and the archive's is_top marker. */
 export function turnJson(n: TurnNode) {
@@ -22,12 +24,22 @@ export function printNodeLines<T extends TurnNode>(
   const c = ctx.out.color;
   const width = Math.max(40, (process.stdout.columns ?? 100) - 2);
   for (const n of nodes) {
-    const pad = '  '.repeat(indent(n));
+    const pad = indentation(indent(n));
     const mark = n.n_children >= 2 ? c.yellow(` ⑂${n.n_children}`) : '';
-    const head = `${pad}${c.cyan(n.bates)} ${c.dim(n.audit)} `;
-    const room = Math.max(10, width - pad.length - n.bates.length - n.audit.length - 6);
+    const bates = truncate(oneLine(n.bates), 40);
+    const audit = truncate(oneLine(n.audit), 16);
+    const head = `${pad}${c.cyan(bates)} ${c.dim(audit)} `;
+    const room = Math.max(10, width - pad.length - bates.length - audit.length - 6);
     ctx.out.out(`${head}${truncate(oneLine(n.question), room)}${mark}\n`);
   }
+}
+
+/** Levels drawn as indentation; deeper turns say their depth instead, so a 100,000-deep chain stays readable. */
+const MAX_INDENT = 24;
+
+export function indentation(depth: number): string {
+  if (depth <= MAX_INDENT) return '  '.repeat(depth);
+  return `${'  '.repeat(MAX_INDENT)}+${depth - MAX_INDENT} `;
 }
 
 export function sessionLine(s: { sid: string; label: string | null; n_nodes: number }): string {

@@ -64,12 +64,13 @@ export const showCmd: Command = {
       return 0;
     }
     const c = ctx.out.color;
+    // Every field is stored text (a shard from elsewhere may hold anything in any of them): one line each.
     const rows: [string, string][] = [
       ['bates', n.bates],
       ['session', n.sid],
       ['parent', n.parent_bates ?? '(root)'],
       ['audit', n.audit],
-      ['created', n.created_at],
+      ['created', when(n.created_at)],
       ['children', String(n.n_children)],
       ['depth', String(n.depth)],
       ['cited', n.cited_titles.map(oneLine).join(' · ') || '-'],
@@ -78,7 +79,12 @@ export const showCmd: Command = {
       ['subtree', n.subtree_hash],
     ];
     if (n.source) rows.push(['source', `${oneLine(n.source)} ${oneLine(n.source_id ?? '')}`]);
-    for (const [k, v] of rows) ctx.out.out(`${c.dim(k.padEnd(10))} ${v}\n`);
+    if (n.damaged)
+      rows.push([
+        'damaged',
+        `${n.damaged.join(', ')} (stored values the store never writes; see arborist verify)`,
+      ]);
+    for (const [k, v] of rows) ctx.out.out(`${c.dim(k.padEnd(10))} ${oneLine(v)}\n`);
     ctx.out.out(
       `\n${c.bold('Q')} ${stripControls(n.question)}\n\n${c.bold('A')} ${stripControls(n.answer_text)}\n`,
     );

@@ -42,6 +42,27 @@ export function checkChain(
   let prevSeq = from?.seq ?? 0;
   let prev = from?.hash ?? ZERO_HASH;
   let checked = 0;
+  const broken = (seq: number, reason: string): ChainCheck => ({
+    ok: false,
+    events: count(),
+    head: formatHead(prevSeq, prev),
+    first_broken_seq: seq,
+    reason,
+    verified: { seq: prevSeq, hash: prev.toString('hex') },
+  });
+  // Resuming at the head: the event verified last time must still be the one verified. (With events after it, the
+  // first of them no longer links to it, and the pass below names that one.)
+  if (from && from.seq > 0 && from.seq >= headSeq) {
+    const still = cachedStatement(db, 'SELECT event_hash FROM audit_events WHERE seq = ?', 'pluck').get(
+      from.seq,
+    );
+    if (!Buffer.isBuffer(still) || !still.equals(from.hash)) {
+      // Nothing is vouched for any more: the next check starts from the beginning.
+      prevSeq = 0;
+      prev = ZERO_HASH;
+      return broken(from.seq, `event ${from.seq} changed after it was verified`);
+    }
+  }
   // A long chain is checked by two threads at once: sha256 is most of the cost, and Node hashes one event per
   // call. A helper takes the later half; its word is only ever "intact", anything else is rechecked here.
   let helper = startHelper(db, prevSeq, headSeq);
@@ -73,29 +94,27 @@ export function checkChain(
     }
     helper?.stop();
     helper = null;
-    const rows = page.all(prevSeq, PAGE) as [number, Buffer, Buffer, Buffer][];
+    const rows = page.all(prevSeq, PAGE) as [number, unknown, unknown, unknown][];
     for (const [seq, body, prevStored, stored] of rows) {
       let reason: string | null = null;
       if (seq !== prevSeq + 1) reason = `event ${prevSeq + 1} is missing`;
+      else if (!Buffer.isBuffer(body) || !Buffer.isBuffer(prevStored) || !Buffer.isBuffer(stored))
+        reason = `event ${seq} is not stored as bytes`;
       else if (!prevStored.equals(prev)) reason = `event ${seq} does not link to event ${prevSeq}`;
       else if (!eventHash(prev, body).equals(stored)) reason = `event ${seq} does not match its hash`;
-      if (reason) {
-        return {
-          ok: false,
-          events: count(),
-          head: formatHead(prevSeq, prev),
-          first_broken_seq: seq !== prevSeq + 1 ? prevSeq + 1 : seq,
-          reason,
-          verified: { seq: prevSeq, hash: prev.toString('hex') },
-        };
-      }
-      prev = stored;
+      if (reason) return broken(seq !== prevSeq + 1 ? prevSeq + 1 : seq, reason);
+      prev = stored as Buffer;
       prevSeq = seq;
       checked++;
     }
     onProgress?.(checked);
     if (rows.length < PAGE) break;
   }
+  // The pass walked seq 1, 2, ... to the last row, so any event it did not see is numbered below 1 (every event
+  // renumbered to <= 0 once passed as "intact, 0 events").
+  const low = cachedStatement(db, 'SELECT min(seq) FROM audit_events', 'pluck').get() as number | null;
+  if (low !== null && low < 1)
+    return broken(low, `event ${low} is numbered outside the chain (events start at 1)`);
   return {
     ok: true,
     events: prevSeq,

@@ -1,7 +1,19 @@
-import { closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
-import { ArboristError } from '../errors.js';
+import { ArboristError, damaged } from '../errors.js';
 import { currentVersion, SCHEMA_VERSION } from './schema.js';
 
 export interface OpenOptions {
@@ -16,7 +28,7 @@ export interface OpenOptions {
 const SQLITE_MAGIC = 'SQLite format 3\0';
 
 /** Refuse anything that is not a usable shard before SQLite touches it, so a wrong path changes nothing. */
-function preflight(path: string, readonly: boolean): 'missing' | 'empty' | 'sqlite' {
+function preflight(path: string, readonly: boolean): 'missing' | 'sqlite' {
   if (!existsSync(path)) return 'missing';
   const st = statSync(path);
   if (st.isDirectory()) throw new ArboristError('shard', `${path} is a directory, not a shard file`);
@@ -25,7 +37,12 @@ function preflight(path: string, readonly: boolean): 'missing' | 'empty' | 'sqli
   if (!readonly && (st.mode & 0o200) === 0) {
     throw new ArboristError('shard', `${path} is read-only; refusing to write to it`);
   }
-  if (st.size === 0) return 'empty';
+  // A shard is never 0 bytes (createShardFile puts a whole one in place at once): this one was truncated.
+  if (st.size === 0) {
+    throw damaged(
+      `${path} is empty (0 bytes), not a shard: if it held one, it was truncated; remove it to start a new shard`,
+    );
+  }
   const fd = openSync(path, 'r');
   try {
     const head = Buffer.alloc(16);
@@ -46,7 +63,7 @@ export function describeSqliteError(path: string, err: unknown): ArboristError {
     return new ArboristError('busy', `${path} is locked by another process; try again`);
   }
   if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') {
-    return new ArboristError('shard', `${path} is corrupt (${code}); it was not changed`);
+    return damaged(`${path} is corrupt (${code}); it was not changed`);
   }
   if (code.startsWith('SQLITE_READONLY'))
     return new ArboristError('shard', `${path} cannot be written (${code})`);
@@ -55,22 +72,21 @@ export function describeSqliteError(path: string, err: unknown): ArboristError {
   return new ArboristError('shard', `${path}: ${(e.message ?? String(err)).split('\n')[0]}`);
 }
 
+/**
+ * Any error as the one-line ArboristError a person is shown: ours as they are, SQLite's (a corrupt page met in
+ * the middle of a query, a full disk, a lock) described; anything else is left to the caller (a bug).
+ */
+export function asArboristError(path: string, err: unknown): ArboristError | undefined {
+  if (err instanceof ArboristError) return err;
+  const code = (err as { code?: unknown })?.code;
+  if (typeof code === 'string' && code.startsWith('SQLITE_')) return describeSqliteError(path, err);
+  return undefined;
+}
+
 export function openDatabase(path: string, opts: OpenOptions = {}): Database.Database {
   const readonly = opts.readonly ?? false;
   const state = preflight(path, readonly);
-  if (state === 'missing') {
-    if (readonly) throw new ArboristError('shard', `no shard at ${path}`);
-    const dir = dirname(path);
-    try {
-      if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
-      // Create the file ourselves so it is born 0600; SQLite gives the -wal and -shm files the same mode.
-      closeSync(openSync(path, 'wx', 0o600));
-    } catch (err) {
-      // e.g. a folder on the path is a file, a dangling symlink, no permission: one line, not a stack trace.
-      const code = (err as { code?: string }).code ?? String(err);
-      throw new ArboristError('shard', `${path} cannot be created (${code})`);
-    }
-  }
+  if (state === 'missing') throw new ArboristError('shard', `no shard at ${path}`);
   let db: Database.Database;
   try {
     db = new Database(path, { readonly, fileMustExist: true });
@@ -87,8 +103,13 @@ export function openDatabase(path: string, opts: OpenOptions = {}): Database.Dat
       );
     }
     // Version 0 with tables already in it is some other program's database: never add ours to it (nor switch it to WAL).
-    if (version === 0 && (db.prepare('SELECT count(*) FROM sqlite_schema').pluck().get() as number) > 0) {
-      throw new ArboristError('shard', `${path} is an SQLite database but not an arborist shard`);
+    if (version === 0) {
+      if ((db.prepare('SELECT count(*) FROM sqlite_schema').pluck().get() as number) > 0)
+        throw new ArboristError('shard', `${path} is an SQLite database but not an arborist shard`);
+      // No tables at all: never a shard this code made (createShardFile), so one whose schema was taken away.
+      throw damaged(
+        `${path} holds no tables, not a shard: if it held one, it was emptied; remove it to start anew`,
+      );
     }
     if (!readonly) {
       db.pragma('journal_mode = WAL');
@@ -105,10 +126,71 @@ export function openDatabase(path: string, opts: OpenOptions = {}): Database.Dat
     // Large-ish page cache: tree walks and find touch many pages on a 1M-node shard.
     db.pragma('cache_size = -65536');
     db.pragma('temp_store = MEMORY');
+    ownerOnlySidecars(path);
     return db;
   } catch (err) {
     db.close();
     if (err instanceof ArboristError) throw err;
     throw describeSqliteError(path, err);
+  }
+}
+
+/**
+ * Creates a new shard file at `path`, whole or not at all: the file is built under a temporary name in the same
+ * folder (born 0600, the folder 0700), `init` creates the schema, and only then is it linked into place. A crash
+ * leaves a stray temporary file, never a 0-byte or schema-less file at `path`, so such a file there is always
+ * damage (openDatabase says so). When another process creates the shard first, its file wins and this one is
+ * dropped.
+ */
+export function createShardFile(path: string, init: (db: Database.Database) => void): void {
+  const dir = dirname(path);
+  const tmp = join(dir, `.${basename(path)}.new-${process.pid}-${randomBytes(4).toString('hex')}`);
+  try {
+    if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
+    closeSync(openSync(tmp, 'wx', 0o600));
+    const db = new Database(tmp, { fileMustExist: true });
+    try {
+      db.pragma('journal_mode = WAL');
+      init(db);
+    } finally {
+      db.close(); // the last connection: checkpoints and removes the -wal and -shm files
+    }
+    try {
+      linkSync(tmp, path);
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (code === 'EEXIST') return;
+      if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP') throw err;
+      renameSync(tmp, path); // a file system without hard links
+    }
+  } catch (err) {
+    if (err instanceof ArboristError) throw err;
+    // e.g. a folder on the path is a file, a dangling symlink, no permission: one line, not a stack trace.
+    const code = (err as { code?: string }).code ?? String(err);
+    throw new ArboristError('shard', `${path} cannot be created (${code})`);
+  } finally {
+    for (const f of [tmp, `${tmp}-wal`, `${tmp}-shm`]) {
+      try {
+        rmSync(f, { force: true });
+      } catch {
+        // the folder itself could not be made (ENOTDIR): there is nothing to remove
+      }
+    }
+  }
+}
+
+/**
+ * SQLite gives a new -wal or -shm file the mode of the shard file, so a reader of a 0400 shard leaves a 0400 -shm
+ * behind, and the owner's next write, after restoring 0600 to the shard, fails with SQLITE_READONLY. Ours are
+ * always 0600 (the folder is 0700): readable and writable by the owner alone, whatever the shard's own mode.
+ */
+function ownerOnlySidecars(path: string): void {
+  for (const f of [`${path}-wal`, `${path}-shm`]) {
+    try {
+      const st = statSync(f);
+      if ((st.mode & 0o777) !== 0o600 && st.uid === process.getuid?.()) chmodSync(f, 0o600);
+    } catch {
+      // absent, or not ours to change: SQLite reports what it cannot use
+    }
   }
 }

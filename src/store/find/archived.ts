@@ -43,12 +43,13 @@ function markedSnippet(text: string, term: string): string {
  * Searches the turns of archived sessions. A plain scan: every archive body is decompressed and every turn's
  * question, answer and cited titles are tokenised the way the FTS index would; a turn matches when it holds
  * every term (the last one as a prefix when `prefix`). Question matches first, then newest. Fine for archives
- * of thousands of turns; it is not indexed. An archive whose body cannot be read is skipped (verify names it).
+ * of thousands of turns; it is not indexed. An archive whose body cannot be read is skipped and passed to
+ * `onDamaged` (verify names it too), so one damaged archive never hides the others.
  */
 export function findArchived(
   shard: Shard,
   query: string,
-  opts: { limit?: number; prefix?: boolean } = {},
+  opts: { limit?: number; prefix?: boolean; onDamaged?: (sid: string, why: string) => void } = {},
 ): ArchivedHit[] {
   const limit = Math.max(1, Math.min(opts.limit ?? 20, 1000));
   const terms = foldTerms(query);
@@ -70,7 +71,8 @@ export function findArchived(
     let doc: ArchiveDocument;
     try {
       doc = decodeBody(a.sid, a.body);
-    } catch {
+    } catch (err) {
+      opts.onDamaged?.(a.sid, err instanceof Error ? err.message : String(err));
       continue;
     }
     for (const n of doc.nodes) {

@@ -18,8 +18,41 @@ const COUNT_CAPPED = 'SELECT count(*) FROM (SELECT 1 FROM nodes_fts WHERE nodes_
 
 /** Ids of the newest `limit` turns matching `expr`, newest first; only turns of session `scope` when given. */
 export function newestMatches(db: Database.Database, expr: string, limit: number, scope?: string): number[] {
+  if (overlaid.has(db)) {
+    if (scope === undefined)
+      return cachedStatement(db, NEWEST_OVERLAID, 'pluck').all({ expr, limit }) as number[];
+    return cachedStatement(db, NEWEST_IN_SESSION_OVERLAID, 'pluck').all({ expr, scope, limit }) as number[];
+  }
   if (scope === undefined) return cachedStatement(db, NEWEST, 'pluck').all(expr, limit) as number[];
   return cachedStatement(db, NEWEST_IN_SESSION, 'pluck').all(expr, scope, limit) as number[];
+}
+
+/**
+ * Turns still waiting in fts_pending (a writer was killed before it indexed them) are in no FTS index; a writer
+ * indexes them before it searches, but a read-only connection cannot. For it, they are indexed into a temporary
+ * FTS5 table of the same columns and tokenizer (in memory, never in the shard), and the candidate queries read
+ * both, so find and search miss nothing. Refreshed whenever the number waiting changes.
+ */
+const overlaid = new WeakMap<Database.Database, number>();
+const NEWEST_OVERLAID = `SELECT id FROM (
+    SELECT rowid AS id FROM nodes_fts WHERE nodes_fts MATCH @expr
+    UNION ALL SELECT rowid AS id FROM temp.pending_fts WHERE pending_fts MATCH @expr)
+  ORDER BY id DESC LIMIT @limit`;
+const NEWEST_IN_SESSION_OVERLAID = `SELECT f.id FROM (
+    SELECT rowid AS id FROM nodes_fts WHERE nodes_fts MATCH @expr
+    UNION ALL SELECT rowid AS id FROM temp.pending_fts WHERE pending_fts MATCH @expr) f
+  JOIN nodes n ON n.id = f.id WHERE n.sid = @scope ORDER BY f.id DESC LIMIT @limit`;
+
+export function overlayPending(db: Database.Database): void {
+  const waiting = cachedStatement(db, 'SELECT count(*) FROM fts_pending', 'pluck').get() as number;
+  if (waiting === 0 && !overlaid.has(db)) return;
+  if (overlaid.get(db) === waiting) return;
+  db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.pending_fts USING fts5(question, answer_text, cited_titles_json,
+    tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3')`);
+  db.exec('DELETE FROM temp.pending_fts');
+  db.exec(`INSERT INTO temp.pending_fts (rowid, question, answer_text, cited_titles_json)
+    SELECT n.id, n.question, n.answer_text, n.cited_titles_json FROM fts_pending p JOIN nodes n ON n.id = p.id`);
+  overlaid.set(db, waiting);
 }
 
 /** The next page of a doclist: the newest `limit` matches with an id below `before`. */
@@ -55,8 +88,10 @@ export interface TurnBrief {
   audit: string;
 }
 
-const BRIEFS = 'SELECT id, bates, question, audit FROM nodes WHERE id IN (SELECT value FROM json_each(?))';
-const ANSWERS = 'SELECT id, answer_text FROM nodes WHERE id IN (SELECT value FROM json_each(?))';
+const BRIEFS =
+  'SELECT id, bates, CAST(question AS TEXT) AS question, CAST(audit AS TEXT) AS audit FROM nodes WHERE id IN (SELECT value FROM json_each(?))';
+const ANSWERS =
+  'SELECT id, CAST(answer_text AS TEXT) FROM nodes WHERE id IN (SELECT value FROM json_each(?))';
 
 /** Ids, Bates ids, questions and audit tags of the given turns (in no particular order; unknown ids are skipped). */
 export function turnBriefs(db: Database.Database, ids: readonly number[]): TurnBrief[] {

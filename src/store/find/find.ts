@@ -63,7 +63,8 @@ export function findTurns(db: Database.Database, text: string, opts: FindOptions
   const idList = [...ids];
   const rows = stmt(
     db,
-    `SELECT n.id, n.bates, n.sid, n.seq, n.audit, n.question, n.created_at FROM nodes n
+    `SELECT n.id, n.bates, n.sid, n.seq, CAST(n.audit AS TEXT) AS audit, CAST(n.question AS TEXT) AS question,
+       CAST(n.created_at AS TEXT) AS created_at FROM nodes n
      WHERE n.id IN (SELECT value FROM json_each(?))`,
   ).all(JSON.stringify(idList)) as Candidate[];
 

@@ -51,10 +51,13 @@ export interface SearchResult {
 /** How many of the newest matches of each FTS query are ranked. */
 const CANDIDATES = 200;
 const MIN_TYPO_LEN = 4;
+/** The longest term given typo variants: past it the variants cost more than any misspelling is worth. */
+const MAX_TYPO_LEN = 32;
 
 const SQL = {
   rows: [
-    `SELECT n.id, n.bates, n.sid, n.seq, n.audit, n.question, n.created_at, s.label
+    `SELECT n.id, n.bates, n.sid, n.seq, CAST(n.audit AS TEXT) AS audit, CAST(n.question AS TEXT) AS question,
+       CAST(n.created_at AS TEXT) AS created_at, s.label
        FROM nodes n JOIN sessions s ON s.sid = n.sid
        WHERE n.id IN (SELECT value FROM json_each(?))`,
     'object',
@@ -156,7 +159,10 @@ function labelHits(db: Database.Database, text: string): number[] {
 function correct(db: Database.Database, terms: string[], prefixLast: boolean): Record<string, string[]> {
   const corrections: Record<string, string[]> = {};
   terms.forEach((t, i) => {
-    if ([...t].length < MIN_TYPO_LEN) return;
+    const len = [...t].length;
+    // One-edit variants grow with the square of the length (a 10,000-character "word" made 1.4 GB of them); no
+    // word people misspell is longer than MAX_TYPO_LEN, so longer terms are searched as typed.
+    if (len < MIN_TYPO_LEN || len > MAX_TYPO_LEN) return;
     const asPrefix = prefixLast && i === terms.length - 1;
     if (anyMatch(db, asPrefix ? `${quoteTerm(t)}*` : quoteTerm(t))) return;
     // Variants are whole words even for the term being typed: a prefix probe merges the doclists of every term

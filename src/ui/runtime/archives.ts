@@ -5,6 +5,7 @@
 import {
   type ArchiveContent,
   listArchives,
+  parentCycle,
   parseBates,
   readArchive,
   type Shard,
@@ -104,8 +105,11 @@ export class ArchiveReader {
   /** The turns from the root down to `bates`, through archived and live sessions alike. */
   pathTo(bates: string, isArchived: (sid: string) => boolean): TurnNode[] {
     const out: TurnNode[] = [];
+    const seen = new Set<string>();
     let cur: string | null = bates;
     while (cur) {
+      if (seen.has(cur)) throw parentCycle(cur);
+      seen.add(cur);
       const sid: string | undefined = parseBates(cur)?.sid;
       const n: TurnNode | undefined = sid && isArchived(sid) ? this.node(cur) : this.shard.getNode(cur);
       if (!n) break;
