@@ -21,13 +21,26 @@ export function age(fromMs: number, nowMs: number): string {
   return `${Math.floor(d / 365)}y`;
 }
 
-/** ISO timestamp -> "2026-11-29 14:02" in local time; unparsable input is shown as given (sanitised by caller). */
+/**
+ * A stored time for people, in the CLI and the TUI alike: this machine's local time with its zone written out
+ * ("2026-11-29 14:02 UTC", "2026-11-29 15:02 +01:00"), so one turn reads the same everywhere and nobody has to
+ * guess the zone (JSON keeps the stored ISO string). A stored value that is not a time (a shard from elsewhere may
+ * hold anything) is shown as given, cut short; the caller sanitises it.
+ */
 export function shortTime(iso: string): string {
-  const t = Date.parse(iso);
-  if (Number.isNaN(t)) return iso.slice(0, 16);
+  const t = typeof iso === 'string' && /^\d{4}-\d\d-\d\dT/.test(iso) ? Date.parse(iso) : Number.NaN;
+  if (Number.isNaN(t)) return String(iso).slice(0, 32);
   const d = new Date(t);
   const p = (n: number) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())} ${zoneLabel(d)}`;
+}
+
+/** "UTC" at offset zero, else "+01:00" / "-05:30". */
+export function zoneLabel(d: Date): string {
+  const off = -d.getTimezoneOffset();
+  if (off === 0) return 'UTC';
+  const a = Math.abs(off);
+  return `${off < 0 ? '-' : '+'}${String(Math.floor(a / 60)).padStart(2, '0')}:${String(a % 60).padStart(2, '0')}`;
 }
 
 export function parseTime(iso: string): number {

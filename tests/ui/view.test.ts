@@ -190,7 +190,8 @@ describe('transcript layout', () => {
     expect(doc.block(2)[0].role).toBe('cross');
     expect(doc.block(2)[0].text).toContain('crosses into session bbbb · other, forked from aaaa-000002');
     const header = doc.block(2).find((l) => l.role === 'header')!.text;
-    expect(header).toMatch(/^bbbb-000003 · grounded · 2026-11-01 \d\d:\d\d · 1 child$/);
+    // Issue 10: times carry their zone, the same string as the CLI prints for the turn.
+    expect(header).toMatch(/^bbbb-000003 · grounded · 2026-11-01 \d\d:\d\d (UTC|[+-]\d\d:\d\d) · 1 child$/);
     expect(doc.block(2).find((l) => l.role === 'meta')!.text).toBe(
       'node 111111111111 · subtree 222222222222',
     );

@@ -1,5 +1,5 @@
 import type { TurnNode } from '../../store/index.js';
-import { formatTime } from '../../text/time.js';
+import { shortTime } from '../../text/format.js';
 import type { Context } from '../context.js';
 import { oneLine, truncate } from '../output.js';
 
@@ -7,7 +7,7 @@ import { oneLine, truncate } from '../output.js';
 
 export const short = (h: string) => h.slice(0, 12);
 /** A stored time for people: local, with its zone written out (the TUI shows the same string). */
-export const when = (iso: string) => oneLine(formatTime(iso));
+export const when = (iso: string) => oneLine(shortTime(iso));
 
 /** A turn as JSON: every field but the row id and the archive's is_top marker. */
 export function turnJson(n: TurnNode) {
