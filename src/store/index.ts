@@ -8,6 +8,7 @@ export {
   listArchives,
   readArchive,
 } from './archive.js';
+export type { Problem } from './audit/claims.js';
 export { type AuditEvent, AuditLog, type ChainCheck, formatHead } from './audit/log.js';
 export { CRASH_HOOK_ENV } from './crash.js';
 export { asArboristError, type OpenOptions, openDatabase } from './db/open.js';
@@ -70,7 +71,6 @@ export {
   type PlannedArchive,
   type SessionSummary,
 } from './references.js';
-export type { Problem } from './replay.js';
 export { type RestoredSession, restoreArchives } from './restore.js';
 export {
   type MaintainOptions,

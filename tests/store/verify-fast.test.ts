@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { sqlCanonicalContent } from '../../src/store/canon-sql.js';
 import { hashes } from '../../src/store/index.js';
-import { sqlCanonicalContent } from '../../src/store/verify.js';
 import { newShard } from './util.js';
 
 /**

@@ -89,8 +89,7 @@ export function turnBlock(turn: Turn, prev: Turn | null, width: number, label: s
     const t = `⇢ crosses into session ${sessionName(turn.sid, label)}, forked from ${prev.bates}`;
     for (const l of wrap(t, w)) out.push({ role: 'cross', text: l });
   }
-  const kids =
-    turn.n_children === 0 ? '' : turn.n_children === 1 ? ' · 1 child' : ` · ⑂${turn.n_children}`;
+  const kids = turn.n_children === 0 ? '' : turn.n_children === 1 ? ' · 1 child' : ` · ⑂${turn.n_children}`;
   for (const l of wrap(`${turn.bates} · ${oneLine(turn.audit)} · ${shortTime(turn.created_at)}${kids}`, w)) {
     out.push({ role: 'header', text: l });
   }
