@@ -49,6 +49,7 @@ export function structureProblems(nodes: ReadNodes): Problem[] {
     const p = parents[k];
     if (parentIds[k] !== 0 && p < 0) {
       out.push({ kind: 'turn', id: batesOf(k), detail: describeBadParent(nodes, k, indexOf) });
+      depth[k] = depths[k]; // as stored: one lost parent is one problem, not one more per descendant
       continue;
     }
     depth[k] = p < 0 ? 0 : depth[p] + 1;

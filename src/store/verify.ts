@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { type Problem, readClaims } from './audit/claims.js';
 import { compareClaims } from './audit/compare.js';
 import { CANON_SQL } from './canon-sql.js';
+import { damaged } from './errors.js';
 import { cachedStatement } from './db/statements.js';
 import { nodeHash, sessionRoot, sha256 } from './hash.js';
 import { NODE_COLUMNS, type NodeRow } from './rows.js';
@@ -55,7 +56,15 @@ const PAGE = 1000;
  */
 export function verifyShard(db: Database.Database): VerifyReport {
   // One read transaction: every statement below sees the same snapshot, even while another process writes.
-  return db.inTransaction ? verifyAll(db) : db.transaction(() => verifyAll(db))();
+  try {
+    return db.inTransaction ? verifyAll(db) : db.transaction(() => verifyAll(db))();
+  } catch (err) {
+    // On a healthy shard every read below succeeds; one that yields values no shard holds (a damaged b-tree hands
+    // back rows its own index cannot find) is damage, said in one line, not a crash.
+    if (err instanceof TypeError || err instanceof RangeError)
+      throw damaged(`the shard's rows cannot be read consistently (${err.message.split('\n')[0]}): it is damaged`);
+    throw err;
+  }
 }
 
 /**
@@ -130,7 +139,7 @@ function readNodes(db: Database.Database): ReadNodes {
   );
   const rowsStmt = cachedStatement(db, EXACT_ROWS);
   const batesStmt = cachedStatement(db, 'SELECT bates FROM nodes WHERE id = ?', 'pluck');
-  const batesOf = (k: number) => batesStmt.get(ids[k]) as string;
+  const batesOf = (k: number) => (batesStmt.get(ids[k]) as string | undefined) ?? `(internal id ${ids[k]})`;
 
   /** The original, exact computation for one row: JSON.parse the titles, canon() in JavaScript. */
   const exactNodeHash = (r: NodeRow, parentIdx: number): Buffer => {
@@ -254,9 +263,10 @@ function readNodes(db: Database.Database): ReadNodes {
       let nh = sha256(canonBlob.subarray(bounds[k], bounds[k + 1]));
       if (nh.compare(nodeBlob, 32 * k, 32 * k + 32) !== 0) {
         // Not vouched for: the exact path decides.
-        const r = rowsStmt.get(id - 1, id) as NodeRow;
-        nh = exactNodeHash(r, parentIdx);
-        if (nh.compare(nodeBlob, 32 * k, 32 * k + 32) !== 0) {
+        const r = rowsStmt.get(id - 1, id) as NodeRow | undefined;
+        // A row the page listed but a lookup cannot find: a damaged index (bit flips do this). Not vouched for.
+        nh = r ? exactNodeHash(r, parentIdx) : Buffer.alloc(32);
+        if (!r || nh.compare(nodeBlob, 32 * k, 32 * k + 32) !== 0) {
           mismatch.add(i);
           editedIdx.push(i);
         }
