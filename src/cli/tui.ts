@@ -17,7 +17,9 @@ export const BROWSER_OPTIONS: OptionSpec = {
 
 export function openBrowser(p: Parsed, ctx: Context, dbPath: string = ctx.dbPath): Promise<number> {
   const provider = providerFromOptions({ answerCmd: str(p, 'answer-cmd'), env: ctx.env });
-  return runTui({ dbPath, mouse: flag(p, 'mouse'), provider, keysPath: str(p, 'keys') });
+  // The background state check runs this same program (`arborist verify`) in a process of its own.
+  const verifyCommand = process.argv[1] ? [process.execPath, process.argv[1]] : undefined;
+  return runTui({ dbPath, mouse: flag(p, 'mouse'), provider, keysPath: str(p, 'keys'), verifyCommand });
 }
 
 export const demoCmd: Command = {

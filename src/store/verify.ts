@@ -2,8 +2,8 @@ import type Database from 'better-sqlite3';
 import { type Problem, readClaims } from './audit/claims.js';
 import { compareClaims } from './audit/compare.js';
 import { CANON_SQL } from './canon-sql.js';
-import { damaged } from './errors.js';
 import { cachedStatement } from './db/statements.js';
+import { damaged } from './errors.js';
 import { nodeHash, sessionRoot, sha256 } from './hash.js';
 import { NODE_COLUMNS, type NodeRow } from './rows.js';
 import { archivedRows, type ReadNodes, structureProblems, turnClaimProblems } from './verify-state.js';
@@ -62,7 +62,9 @@ export function verifyShard(db: Database.Database): VerifyReport {
     // On a healthy shard every read below succeeds; one that yields values no shard holds (a damaged b-tree hands
     // back rows its own index cannot find) is damage, said in one line, not a crash.
     if (err instanceof TypeError || err instanceof RangeError)
-      throw damaged(`the shard's rows cannot be read consistently (${err.message.split('\n')[0]}): it is damaged`);
+      throw damaged(
+        `the shard's rows cannot be read consistently (${err.message.split('\n')[0]}): it is damaged`,
+      );
     throw err;
   }
 }

@@ -92,7 +92,7 @@ export function compareClaims(
       out.push(turns);
       continue;
     }
-    out.push(...compareArchivedTurns(claims, c, turns));
+    for (const q of compareArchivedTurns(claims, c, turns)) out.push(q);
     for (const t of turns)
       if (t.cache_key !== null)
         archivedAnswers.add(`${t.cache_key}\0${t.answer_text}\0${t.cited_titles_json}`);
@@ -102,7 +102,7 @@ export function compareClaims(
     if (c?.state !== 'archived')
       out.push({ kind: 'archive', id: sid, detail: 'no event archived this session' });
   }
-  out.push(...compareEntries(db, claims));
+  for (const q of compareEntries(db, claims)) out.push(q);
   // The cache is derived from turns: each row must repeat the answer of a turn (live or archived) with its key, or
   // a poisoned row would become the next turn's answer, recorded as if it had been given.
   const orphans = db

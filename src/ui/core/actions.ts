@@ -4,7 +4,7 @@ import type { HitLine } from '../features/find/model.js';
 import type { MaintenanceAction } from '../features/maintenance/model.js';
 import type { Turn } from '../features/transcript/model.js';
 import type { SessionLike } from '../features/tree/model.js';
-import type { BranchItem } from './state.js';
+import type { BranchItem, StateResult } from './state.js';
 
 export type Action =
   /**
@@ -17,11 +17,12 @@ export type Action =
   /** `archived`: the archived sessions too, when they are shown (each with `archived` set). */
   | { type: 'sessions'; sessions: SessionLike[]; archived?: SessionLike[] }
   | { type: 'outline'; sid: string; nodes: OutlineNode[]; reveal?: string }
-  | { type: 'path'; bates: string; turns: Turn[] }
+  | { type: 'path'; bates: string; turns: Turn[]; error?: string }
   | { type: 'titles'; titles: [sid: string, title: string][] }
   | { type: 'chainStart'; full: boolean; total: number }
   | { type: 'chainProgress'; done: number }
   | { type: 'chainDone'; result: ChainCheck; full: boolean }
+  | { type: 'stateDone'; result: StateResult }
   | { type: 'dataChanged' }
   | { type: 'askChunk'; text: string }
   | { type: 'askDone'; bates: string; sid: string; createdSession: boolean }

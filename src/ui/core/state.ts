@@ -11,6 +11,14 @@ import type { TPos, Turn } from '../features/transcript/model.js';
 import type { Outline, Row, SessionLike } from '../features/tree/model.js';
 import type { Focus } from './layout.js';
 
+/** What the status bar needs of a verify report (runtime/state-check.ts). */
+export interface StateResult {
+  ok: boolean;
+  /** The first problem, in a few words: "turn k3m9x2qa-000042: its content differs from ...". */
+  summary: string | null;
+  problems: number;
+}
+
 export interface ChainView {
   status: 'idle' | 'checking' | 'ok' | 'broken';
   /** The running (or last) check covered the whole chain. */
@@ -21,6 +29,8 @@ export interface ChainView {
   brokenAt: number | null;
   reason: string | null;
   progress: { done: number; total: number } | null;
+  /** The last state check (verify, runtime/state-check.ts): damage the chain check alone cannot see. */
+  state: StateResult | null;
 }
 
 export interface BranchItem {
@@ -89,7 +99,8 @@ export interface State {
   selKey: string | null;
   top: number;
   /** The path shown in the transcript (root first), for the selected turn. */
-  path: { bates: string; turns: Turn[] } | null;
+  /** The selected turn's path; `error` when it could not be read (a damaged shard: shown, never retried in a loop). */
+  path: { bates: string; turns: Turn[]; error?: string } | null;
   /** Transcript scroll position; null follows the selection automatically. */
   tpos: TPos | null;
   overlay: Overlay | null;
@@ -166,6 +177,7 @@ export function initialState(opts: {
       brokenAt: null,
       reason: null,
       progress: null,
+      state: null,
     },
     message: null,
     offerDemo: opts.offerDemo ?? true,

@@ -7,7 +7,7 @@ import { onAskChunk, onAskDone, onAskFailed } from '../features/ask/update.js';
 import { onBranches } from '../features/branches/update.js';
 import { onFindFailed, onFound } from '../features/find/update.js';
 import { onMaintenance } from '../features/maintenance/update.js';
-import { onChainDone, onChainProgress, onChainStart } from '../features/status/update.js';
+import { onChainDone, onChainProgress, onChainStart, onStateDone } from '../features/status/update.js';
 import { onPath } from '../features/transcript/update.js';
 import { select } from '../features/tree/select.js';
 import { onMouse, onOutline, onSessions, onTitles } from '../features/tree/update.js';
@@ -43,7 +43,7 @@ function step(s: State, a: Action): Result {
     case 'titles':
       return onTitles(s, a.titles);
     case 'path':
-      return onPath(s, a.bates, a.turns);
+      return onPath(s, a.bates, a.turns, a.error);
     case 'dataChanged':
       return onDataChanged(s);
     case 'chainStart':
@@ -52,6 +52,8 @@ function step(s: State, a: Action): Result {
       return onChainProgress(s, a.done);
     case 'chainDone':
       return onChainDone(s, a.result, a.full);
+    case 'stateDone':
+      return onStateDone(s, a.result);
     case 'askChunk':
       return onAskChunk(s, a.text);
     case 'askDone':

@@ -15,18 +15,28 @@ import { describe } from './describe.js';
 import { type FindOptions, FindScheduler } from './find-search.js';
 import { Maintenance } from './maintenance.js';
 import { SessionSource } from './sessions.js';
+import { StateChecker } from './state-check.js';
 
 export { describe };
 
 export interface RuntimeOptions extends ChainCheckOptions, FindOptions {
   provider?: ProviderSpec;
+  /** argv that runs arborist, for the state check (state-check.ts); absent: none. */
+  verifyCommand?: readonly string[];
 }
+
+/** After a change, the state is checked again once the last check is older than this. */
+const STATE_EVERY_MS = 5 * 60_000;
+/** The first state check waits this long after start, so it never competes with the first screen. */
+const STATE_DELAY_MS = 1500;
 
 export class Runtime {
   private readonly source: SessionSource;
   private readonly chain: ChainChecker;
   private readonly finder: FindScheduler;
   private readonly maint: Maintenance;
+  private readonly state: StateChecker;
+  private stateTimer: NodeJS.Timeout | null = null;
   private abort: AbortController | null = null;
   private lastVersion = -1;
   private closed = false;
@@ -42,6 +52,7 @@ export class Runtime {
     this.chain = new ChainChecker(shard, dispatch, opts);
     this.finder = new FindScheduler(shard, dispatch, opts);
     this.maint = new Maintenance(shard);
+    this.state = new StateChecker(shard.path, dispatch, opts.verifyCommand ?? null);
   }
 
   /** Runs the effects in order; each may dispatch actions (which may run more effects). */
@@ -54,6 +65,9 @@ export class Runtime {
       try {
         this.perform(e);
       } catch (err) {
+        // A path that cannot be read is recorded as such, so the reducer does not ask for it again (and again).
+        if (e.type === 'loadPath')
+          this.dispatch({ type: 'path', bates: e.bates, turns: [], error: describe(err) });
         this.dispatch({ type: 'message', text: describe(err), level: 'error' });
       }
     }
@@ -88,9 +102,11 @@ export class Runtime {
         return;
       case 'checkChain':
         this.chain.check(true);
+        this.state.check();
         return;
       case 'syncChain':
         this.chain.sync();
+        if (Date.now() - this.state.lastStartedAt > STATE_EVERY_MS) this.state.check();
         return;
       case 'buildDemo':
         buildDemo(this.shard);
@@ -164,9 +180,16 @@ export class Runtime {
     );
   }
 
-  /** Called on start and on `c`: verify every event. */
+  /**
+   * Called on start: verify every event, and a moment later (in its own process, once the first screen is up and
+   * the first keys are answered) the state against them.
+   */
   check(full: true): void {
     this.chain.check(full);
+    if (this.stateTimer === null) {
+      this.stateTimer = setTimeout(() => this.state.check(), STATE_DELAY_MS);
+      this.stateTimer.unref();
+    }
   }
 
   /** Where find queries run now: the worker, this thread (it could not start, or tests), or none yet. */
@@ -191,5 +214,7 @@ export class Runtime {
     this.abort?.abort();
     this.chain.close();
     this.finder.close();
+    if (this.stateTimer) clearTimeout(this.stateTimer);
+    this.state.close();
   }
 }

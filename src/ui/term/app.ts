@@ -26,6 +26,8 @@ export interface TuiOptions {
   keysPath?: string;
   /** On an empty shard, offer to load the demo (default true). */
   offerDemo?: boolean;
+  /** argv that runs arborist, for the background state check (`verify`); absent: no state check. */
+  verifyCommand?: readonly string[];
 }
 
 const err = (line: string) => process.stderr.write(`arborist: ${line}\n`);
@@ -105,7 +107,7 @@ class Program {
       shard,
       (a) => this.dispatch(a),
       () => this.state,
-      { provider: opts.provider },
+      { provider: opts.provider, verifyCommand: opts.verifyCommand },
     );
     this.timer = setInterval(() => this.guard(() => this.onTimer()), 500);
   }

@@ -1,7 +1,7 @@
 /** The status bar's state: the audit chain check's progress and result. */
 import type { ChainCheck } from '../../../store/index.js';
 import type { Result } from '../../core/selectors.js';
-import type { State } from '../../core/state.js';
+import type { State, StateResult } from '../../core/state.js';
 
 export function onChainStart(s: State, full: boolean, total: number): Result {
   return [{ ...s, chain: { ...s.chain, status: 'checking', full, progress: { done: 0, total } } }, []];
@@ -22,6 +22,11 @@ export function onChainDone(s: State, r: ChainCheck, full: boolean): Result {
     brokenAt: r.first_broken_seq,
     reason: r.reason,
     progress: null,
+    state: s.chain.state,
   };
   return [{ ...s, chain }, []];
+}
+
+export function onStateDone(s: State, result: StateResult): Result {
+  return [{ ...s, chain: { ...s.chain, state: result } }, []];
 }

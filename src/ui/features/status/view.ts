@@ -49,6 +49,10 @@ function statusSegments(s: State, g: Glyphs, level: number): [string, Style][] {
   } else if (c.status === 'broken') {
     out.push([` chain BROKEN at event ${c.brokenAt ?? '?'} `, Style.statusBroken]);
     out.push([` ${events}${when}`, Style.status]);
+  } else if (c.status === 'ok' && c.state && !c.state.ok) {
+    // The chain is intact but the state is not what it recorded (verify): as serious, said as plainly.
+    out.push([` BROKEN: ${c.state.summary ?? 'verify found damage'} `, Style.statusBroken]);
+    out.push([` ${events}${when}`, Style.status]);
   } else if (c.status === 'ok') {
     out.push([`chain ${g.ok}`, Style.statusOk]);
     out.push([` ${events} · head ${head}${when}`, Style.status]);

@@ -1,6 +1,7 @@
 /** The transcript pane's document for the current selection, and where it is scrolled to. */
 import { shortTime } from '../../../text/format.js';
 import { oneLine } from '../../../text/sanitize.js';
+import { wrap } from '../../../text/width.js';
 import { labelOf, selectedBates, textSize } from '../../core/selectors.js';
 import type { State } from '../../core/state.js';
 import { archivedSessionLines } from '../maintenance/model.js';
@@ -34,7 +35,15 @@ export function transcriptDoc(s: State): Doc {
     return linesDoc(lines);
   }
   const bates = selectedBates(s);
-  const turns = s.path && s.path.bates === bates ? s.path.turns : [];
+  const path = s.path && s.path.bates === bates ? s.path : null;
+  if (path?.error) {
+    const why = wrap(`This turn's path cannot be shown: ${oneLine(path.error)}`, w);
+    return linesDoc([
+      { role: 'session', text: `${bates}` },
+      ...why.map((text) => ({ role: 'info' as const, text })),
+    ]);
+  }
+  const turns = path ? path.turns : [];
   const pending = s.ask && s.ask.parent === bates ? s.ask : null;
   return pathDoc(turns, w, labelOf(s), pending);
 }

@@ -58,6 +58,11 @@ export interface TPos {
 const cache = new Map<string, TLine[]>();
 const CACHE_MAX = 600;
 
+/** Appends every line: push(...lines) passes them as arguments, and an answer of 200,000 lines overflows the stack. */
+function pushAll(out: TLine[], lines: readonly TLine[]): void {
+  for (const l of lines) out.push(l);
+}
+
 function labelled(role: Role, text: string, width: number): TLine[] {
   const lines = wrap(text, Math.max(1, width - 2));
   return lines.map((l, i) => ({
@@ -99,10 +104,10 @@ export function turnBlock(turn: Turn, prev: Turn | null, width: number, label: s
   )) {
     out.push({ role: 'meta', text: l });
   }
-  out.push(...labelled('q', sanitize(turn.question), w));
+  pushAll(out, labelled('q', sanitize(turn.question), w));
   const answer = sanitize(turn.answer_text);
   if (answer.trim() === '') out.push({ role: 'a', text: 'A (no answer)', lead: true });
-  else out.push(...labelled('a', answer, w));
+  else pushAll(out, labelled('a', answer, w));
   if (turn.cited_titles.length > 0) {
     const cited = `cited: ${turn.cited_titles.map((t) => oneLine(t)).join(' · ')}`;
     for (const l of wrap(cited, Math.max(1, w - 2))) out.push({ role: 'cite', text: `  ${l}` });
@@ -128,9 +133,9 @@ export function pendingBlock(p: PendingAsk, width: number): TLine[] {
       ? `⇢ forking a new session from ${p.parent ?? 'the root'}… (Esc cancels)`
       : `asking under ${p.parent ?? 'a new root'}… (Esc cancels)`;
   for (const l of wrap(head, w)) out.push({ role: 'pending', text: l });
-  out.push(...labelled('q', sanitize(p.question), w));
+  pushAll(out, labelled('q', sanitize(p.question), w));
   const a = sanitize(p.answer);
-  out.push(...labelled('a', a === '' ? '…' : `${a}▍`, w));
+  pushAll(out, labelled('a', a === '' ? '…' : `${a}▍`, w));
   return out;
 }
 

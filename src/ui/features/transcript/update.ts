@@ -37,7 +37,7 @@ export function keyTranscript(s: State, id: KeyAction): Result | null {
   }
 }
 
-export function onPath(s: State, bates: string, turns: Turn[]): Result {
+export function onPath(s: State, bates: string, turns: Turn[], error?: string): Result {
   if (bates !== selectedBates(s)) return [s, []];
-  return [{ ...s, path: { bates, turns } }, []];
+  return [{ ...s, path: error === undefined ? { bates, turns } : { bates, turns, error } }, []];
 }
