@@ -9,6 +9,8 @@ export const GLOBAL_OPTIONS: OptionSpec = {
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   'no-color': { type: 'boolean' },
+  // synchronous=FULL: each commit is on disk before the command returns (docs/sessions.md, "Durability").
+  durable: { type: 'boolean' },
 };
 
 export interface Parsed {

@@ -23,12 +23,14 @@ export function makeContext(p: Parsed, env: NodeJS.ProcessEnv): Context {
   const dbPath = resolveDbPath(typeof p.values.db === 'string' ? p.values.db : undefined, env);
   const out = makeOutput(p.values.json === true, env, p.values['no-color'] === true);
   let shard: Shard | undefined;
+  // --durable (or ARBORIST_SYNC=full, read by the store): each commit reaches the disk before it returns.
+  const durable = p.values.durable === true ? true : undefined;
   return {
     out,
     dbPath,
     env,
     writable() {
-      shard ??= Shard.open(dbPath);
+      shard ??= Shard.open(dbPath, { durable });
       return shard;
     },
     readable() {
@@ -41,7 +43,7 @@ export function makeContext(p: Parsed, env: NodeJS.ProcessEnv): Context {
       }
       const st = statSync(dbPath);
       const readOnlyFile = st.isFile() && (st.mode & 0o200) === 0;
-      shard = Shard.open(dbPath, { readonly: readOnlyFile });
+      shard = Shard.open(dbPath, { readonly: readOnlyFile, durable });
       return shard;
     },
     close() {

@@ -262,3 +262,17 @@ describe('write-path settings', () => {
     s.close();
   });
 });
+
+describe('durability', () => {
+  it('synchronous is NORMAL by default, FULL with durable or ARBORIST_SYNC=full', () => {
+    const path = tempDb();
+    expect(newShard(path).db.pragma('synchronous', { simple: true })).toBe(1);
+    expect(newShard(path, { durable: true }).db.pragma('synchronous', { simple: true })).toBe(2);
+    process.env.ARBORIST_SYNC = 'full';
+    try {
+      expect(newShard(path).db.pragma('synchronous', { simple: true })).toBe(2);
+    } finally {
+      delete process.env.ARBORIST_SYNC;
+    }
+  });
+});

@@ -19,7 +19,10 @@ import { currentVersion, SCHEMA_VERSION } from './schema.js';
 export interface OpenOptions {
   /** Open without writing anything: no migration, no creation. */
   readonly?: boolean;
-  /** synchronous=FULL instead of NORMAL: every commit reaches the disk before it returns. */
+  /**
+   * synchronous=FULL instead of NORMAL: every commit reaches the disk before it returns. Default: FULL when
+   * ARBORIST_SYNC=full, else NORMAL (docs/sessions.md, "Durability").
+   */
   durable?: boolean;
   /** How long a writer waits for another writer's lock before giving up (ms). */
   busyTimeoutMs?: number;
@@ -113,7 +116,9 @@ export function openDatabase(path: string, opts: OpenOptions = {}): Database.Dat
     }
     if (!readonly) {
       db.pragma('journal_mode = WAL');
-      db.pragma(`synchronous = ${opts.durable ? 'FULL' : 'NORMAL'}`);
+      // ARBORIST_SYNC=full makes FULL the default for every process on the shard (the TUI, the CLI, importers).
+      const durable = opts.durable ?? process.env.ARBORIST_SYNC === 'full';
+      db.pragma(`synchronous = ${durable ? 'FULL' : 'NORMAL'}`);
       // Checkpoints happen off the commit path (Shard.idle, Shard.afterCommit, close): see ../shard.ts.
       db.pragma('wal_autocheckpoint = 0');
       // After a checkpoint the WAL is reused from its start; this truncates it back to 16 MiB, so its file size
