@@ -138,7 +138,7 @@ export class ChainClaims {
       });
       return;
     }
-    Buffer.from(hash, 'hex').copy(s.hashes, 32 * seq);
+    s.hashes.write(hash, 32 * seq, 'hex');
     s.addedBy[seq] = event;
     if (seq > s.maxSeq) s.maxSeq = seq;
   }
