@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildKeymap } from '../../src/keymap/index.js';
 import {
+  outlineOfTurns as archiveOutline,
   type ChangePlan,
   deleteEntry,
   listArchives,
@@ -18,7 +19,6 @@ import {
   planSignature,
 } from '../../src/ui/features/maintenance/model.js';
 import { transcriptDoc } from '../../src/ui/features/transcript/doc.js';
-import { archiveOutline } from '../../src/ui/runtime/archives.js';
 import { entryShard } from '../support/entry-shard.js';
 import { tempDb } from '../support/tmp.js';
 import { driveRuntime } from '../support/ui-runtime.js';

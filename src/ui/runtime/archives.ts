@@ -5,6 +5,7 @@
 import {
   type ArchiveContent,
   listArchives,
+  outlineOfTurns,
   parentCycle,
   parseBates,
   readArchive,
@@ -14,51 +15,6 @@ import {
 import { oneLine } from '../../text/sanitize.js';
 import type { BranchItem } from '../core/state.js';
 import type { ArchivedTag, OutlineNode, SessionLike } from '../features/tree/model.js';
-
-/**
- * An archived session's turns (by seq, as readArchive gives them) as an outline: depth-first, children by seq, each
- * with its depth in the session. Children in other sessions are not listed (they are archived too, or the session
- * could not have been archived).
- */
-export function archiveOutline(nodes: readonly TurnNode[], qChars = 160): OutlineNode[] {
-  const own = new Set(nodes.map((n) => n.bates));
-  const kids = new Map<string, TurnNode[]>();
-  const tops: TurnNode[] = [];
-  for (const n of nodes) {
-    if (n.is_top || n.parent_bates === null || !own.has(n.parent_bates)) tops.push(n);
-    else {
-      const l = kids.get(n.parent_bates);
-      if (l) l.push(n);
-      else kids.set(n.parent_bates, [n]);
-    }
-  }
-  const bySeq = (a: TurnNode, b: TurnNode) => a.seq - b.seq;
-  tops.sort(bySeq);
-  for (const l of kids.values()) l.sort(bySeq);
-  const out: OutlineNode[] = [];
-  const stack: [TurnNode, number][] = [];
-  for (let i = tops.length - 1; i >= 0; i--) stack.push([tops[i], 0]);
-  while (stack.length > 0) {
-    const [n, d] = stack.pop()!;
-    out.push({
-      id: n.id,
-      bates: n.bates,
-      sid: n.sid,
-      seq: n.seq,
-      parent_bates: n.parent_bates,
-      is_top: n.is_top,
-      n_children: n.n_children,
-      question: n.question.slice(0, qChars),
-      audit: n.audit,
-      created_at: n.created_at,
-      cross: false,
-      local_depth: d,
-    });
-    const ch = kids.get(n.bates);
-    if (ch) for (let i = ch.length - 1; i >= 0; i--) stack.push([ch[i], d + 1]);
-  }
-  return out;
-}
 
 export class ArchiveReader {
   /** Decoded archives by sid, with their turns by Bates id; cleared whenever the list is read again. */
@@ -94,7 +50,7 @@ export class ArchiveReader {
   }
 
   outline(sid: string): OutlineNode[] {
-    return archiveOutline(this.load(sid).content.nodes);
+    return outlineOfTurns(this.load(sid).content.nodes);
   }
 
   node(bates: string): TurnNode | undefined {
