@@ -404,3 +404,62 @@ describe('answers that attack the terminal', () => {
     expect(shown.json().answer_text.trim()).toBe('the answer arrived');
   });
 });
+
+describe('answers and shapes at the limits', () => {
+  it('a 10 MB answer from a command is refused in one line, nothing added; NUL bytes and invalid UTF-8 are kept safely', () => {
+    const path = copy(f);
+    const before = clean(['chain-check', '--db', path, '--json']).json().head;
+    const bytes = `${process.execPath} ${new URL('./fixtures/bytes.mjs', import.meta.url).pathname}`;
+    const big = clean(['ask', 'too big', '--answer-cmd', `${bytes} big ${10 * 1024 * 1024}`, '--db', path]);
+    expect(big.code).toBe(2);
+    expect(big.stderr).toMatch(/more than 1 MiB/);
+    expect(clean(['chain-check', '--db', path, '--json']).json().head).toBe(before);
+    // NUL bytes and bytes that are not UTF-8: stored (as U+0000 and U+FFFD), shown without them, verified clean.
+    const odd = clean(['ask', 'odd bytes', '--answer-cmd', `${bytes} odd`, '--db', path, '--json']);
+    expect(odd.code, odd.stderr).toBe(0);
+    const shown = clean(['show', odd.json().bates, '--db', path, '--json']).json();
+    expect(shown.answer_text).toBe('a\u0000b\ufffd\ufffdc'); // the answer is trimmed, as every answer is
+    const human = clean(['show', odd.json().bates, '--db', path]);
+    expect(human.stdout).not.toMatch(RAW);
+    expect(human.stdout).toContain('ab\ufffd\ufffdc');
+    expect(clean(['check', '--db', path]).code).toBe(0);
+  });
+
+  it('100,000 children under one turn: tree, branches, show and an ask under it stay quick and correct', () => {
+    const path = tempDb();
+    const s = Shard.open(path);
+    const root = s.addTurn({ question: 'the parent of many', answer_text: 'a' });
+    s.close();
+    // Built behind the store's back (adding 100,000 children one by one re-reads the siblings each time): what
+    // matters here is what reading and asking under such a turn cost, not the hashes.
+    sql(path, (db) => {
+      const ins =
+        db.prepare(`INSERT INTO nodes (bates, sid, seq, parent_id, is_top, depth, question, answer_text,
+        audit, created_at, node_hash) VALUES (?, ?, ?, 1, 0, 1, ?, 'c', 'manual', '2026-01-01T00:00:00.000Z', zeroblob(32))`);
+      const sub = db.prepare('INSERT INTO node_subtree (id, subtree_hash) VALUES (?, zeroblob(32))');
+      db.transaction(() => {
+        for (let i = 0; i < 100_000; i++) {
+          const seq = i + 2;
+          sub.run(
+            ins.run(`${root.sid}-${String(seq).padStart(6, '0')}`, root.sid, seq, `child ${i}`)
+              .lastInsertRowid,
+          );
+        }
+        db.prepare('UPDATE nodes SET n_children = 100000 WHERE id = 1').run();
+        db.prepare('UPDATE sessions SET next_seq = 100002, n_nodes = 100001 WHERE sid = ?').run(root.sid);
+      })();
+    });
+    const t0 = Date.now();
+    expect(clean(['show', root.bates, '--db', path, '--json']).json().n_children).toBe(100_000);
+    expect(clean(['branches', '--db', path, '--json']).json()).toEqual([
+      { bates: root.bates, n_children: 100_000 },
+    ]);
+    const tree = clean(['tree', root.sid, '--db', path]);
+    expect(tree.stdout.trimEnd().split('\n').length).toBe(100_001);
+    const a = clean(['ask', 'one more', '--parent', root.bates, '--answer', 'x', '--db', path, '--json']);
+    expect(a.code, a.stderr).toBe(0);
+    // Made behind the chain's back: verify names them, in bounded time.
+    expect(clean(['verify', '--db', path, '--json']).code).toBe(1);
+    expect(Date.now() - t0).toBeLessThan(60_000);
+  }, 120_000);
+});
