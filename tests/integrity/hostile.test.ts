@@ -152,11 +152,16 @@ describe('find on hostile content', () => {
     const s = Shard.open(path);
     const words = Array.from({ length: 300_000 }, (_, i) => (i % 1000 === 0 ? 'needle' : `w${i % 97}`));
     s.addTurn({ question: 'a huge answer', answer_text: words.join(' ').slice(0, 2 * 1024 * 1024) });
+    // The worst case for FTS5's snippet(): one word repeated (it scores every occurrence against every other).
+    s.addTurn({ question: 'one word, again and again', answer_text: 'needle '.repeat(300_000) });
     s.close();
     const t0 = Date.now();
     const r = clean(['find', 'needle', '--db', path, '--json']);
     expect(r.code).toBe(0);
-    expect(r.json().length).toBe(1);
+    expect(r.json().length).toBe(2);
+    expect(r.json()[0].snippet).toContain('«needle»');
+    const human = clean(['find', 'needle', '--db', path]);
+    expect(human.stdout).toContain('«needle»');
     expect(Date.now() - t0).toBeLessThan(5_000);
   });
 

@@ -2,7 +2,7 @@ import { type ArchiveDocument, decodeBody } from '../archive.js';
 import { cachedStatement } from '../db/statements.js';
 import type { ArchiveReason } from '../references.js';
 import type { Shard } from '../shard.js';
-import { foldTerms } from './terms.js';
+import { foldTerms, markedSnippet } from './terms.js';
 
 export interface ArchivedHit {
   bates: string;
@@ -15,28 +15,6 @@ export interface ArchivedHit {
   archived_at: string;
   reason: ArchiveReason;
   field: 'question' | 'answer';
-}
-
-function markedSnippet(text: string, term: string): string {
-  const flat = text.replace(/\s+/g, ' ');
-  // Fold character by character, remembering where each folded character came from, to mark the original text.
-  let folded = '';
-  const from: number[] = [];
-  for (let i = 0; i < flat.length; ) {
-    const ch = String.fromCodePoint(flat.codePointAt(i)!);
-    const f = ch.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
-    for (let k = 0; k < f.length; k++) from.push(i);
-    folded += f;
-    i += ch.length;
-  }
-  from.push(flat.length);
-  const hit = folded.indexOf(term);
-  if (hit < 0) return flat.length > 90 ? `${flat.slice(0, 90)}…` : flat;
-  const at = from[hit];
-  const end = hit + term.length < from.length - 1 ? from[hit + term.length] : flat.length;
-  const lo = Math.max(0, at - 30);
-  const hi = Math.min(flat.length, end + 60);
-  return `${lo > 0 ? '…' : ''}${flat.slice(lo, at)}«${flat.slice(at, end)}»${flat.slice(end, hi)}${hi < flat.length ? '…' : ''}`;
 }
 
 /**

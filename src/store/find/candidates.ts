@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { cachedStatement } from '../db/statements.js';
+import { markedSnippet } from './terms.js';
 
 /**
  * The FTS5 queries that find, search and the answerer's retrieval (src/ask/retrieve.ts) share, and the light row
@@ -108,6 +109,16 @@ export function turnAnswers(db: Database.Database, ids: readonly number[]): Map<
 const PREFIX_INDEXED = 3;
 const PREFIX_TERM = /"((?:[^"]|"")*)"\*/g;
 const SNIPPET = "snippet(nodes_fts, -1, '«', '»', '…', 16)";
+/** Rows longer than this (characters of question, answer and titles) do not go through snippet(). */
+const LONG_TEXT = 8 * 1024;
+const LONG_WINDOW = 8 * 1024;
+const LONG_ROWS = `SELECT id FROM nodes WHERE id IN (SELECT value FROM json_each(?))
+  AND length(question) + length(answer_text) + length(cited_titles_json) > ?`;
+/** The text around the first place the term occurs (located by instr over the ASCII-folded text; the start when not). */
+const WINDOWS = `SELECT id, substr(t, max(1, instr(lower(t), @term) - 2000), @window) FROM (
+    SELECT id, CAST(question AS TEXT) || ' ' || CAST(answer_text AS TEXT) AS t
+    FROM nodes WHERE id IN (SELECT value FROM json_each(@ids)))`;
+const FIRST_TERM = /"((?:[^"]|"")*)"/;
 const SNIPPETS_IN_RANGE = `SELECT rowid, ${SNIPPET} FROM nodes_fts WHERE nodes_fts MATCH ? AND rowid BETWEEN ? AND ?
          AND +rowid IN (SELECT value FROM json_each(?))`;
 const SNIPPETS_OF = `SELECT rowid, ${SNIPPET} FROM nodes_fts WHERE nodes_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))`;
@@ -118,8 +129,23 @@ const SNIPPETS_OF = `SELECT rowid, ${SNIPPET} FROM nodes_fts WHERE nodes_fts MAT
  * merged doclist of every term under it each time (20 snippets for "that"* took 0.8 s on 1,000,000 turns, against
  * 45 ms for the candidates). Such an expression is evaluated once, over the rows' rowid range, instead.
  */
-export function snippetsFor(db: Database.Database, expr: string, ids: number[]): Map<number, string> {
+export function snippetsFor(db: Database.Database, expr: string, all: number[]): Map<number, string> {
   const out = new Map<number, string>();
+  if (all.length === 0) return out;
+  // FTS5's snippet() scores every place a term occurs against every other: one 250 KB answer of a repeated word
+  // took 32 s. A text past LONG_TEXT gets a linear snippet instead, from a window around the term's first place.
+  const long = cachedStatement(db, LONG_ROWS, 'raw').all(JSON.stringify(all), LONG_TEXT) as [number][];
+  const longIds = new Set(long.map((r) => r[0]));
+  const ids = longIds.size === 0 ? all : all.filter((id) => !longIds.has(id));
+  if (longIds.size > 0) {
+    const term = FIRST_TERM.exec(expr)?.[1].replaceAll('""', '"') ?? '';
+    const texts = cachedStatement(db, WINDOWS, 'raw').all({
+      term,
+      window: LONG_WINDOW,
+      ids: JSON.stringify([...longIds]),
+    });
+    for (const [id, text] of texts as [number, string][]) out.set(id, markedSnippet(String(text), term));
+  }
   if (ids.length === 0) return out;
   const longPrefix = [...expr.matchAll(PREFIX_TERM)].some(
     (m) => [...m[1].replaceAll('""', '"')].length > PREFIX_INDEXED,
