@@ -431,7 +431,7 @@ export function checkAfterKill(p: Prepared, db: string, run: Run, expect?: 'befo
     failures.push(`half a change: ${JSON.stringify(sig)} is neither before nor after`);
   else if (expect && outcome !== expect)
     failures.push(`expected the ${expect} state, found the ${outcome} state`);
-  if (!killed && outcome === 'before') failures.push('exited 0 but nothing changed');
+  if (!killed && run.code === 0 && outcome === 'before') failures.push('exited 0 but nothing changed');
   if (!killed) outcome = 'exited';
   const have = allBates(db);
   const lost = [...p.template.bates].filter((b) => !have.has(b));
