@@ -8,6 +8,7 @@ import {
   archiveSessions,
   deleteEntry,
   listArchives,
+  listEntries,
   maintain,
   readArchive,
   resetEntry,
@@ -117,6 +118,9 @@ function apply(s: Shard, m: Model, st: Step): string {
   const turns = liveTurns(s);
   const sids = liveSids(s);
   const q = () => `q${++m.n} ${st.op}`;
+  // An existing entry when there is one (an unknown key is refused: that path is taken while none exists).
+  const entries = listEntries(s).map((e) => e.key);
+  const key = (k: number) => pick(entries, k) ?? KEYS[k % KEYS.length];
   const turn = (input: Parameters<Shard['addTurn']>[0]) => {
     const r = s.addTurn(input);
     minted(m, 'bates', r.bates);
@@ -160,20 +164,20 @@ function apply(s: Shard, m: Model, st: Step): string {
       const pre = ref(st.pre);
       const post = ref(st.post);
       if (!pre || !post) return 'skip';
-      return addCheckpoint(s, KEYS[st.k % KEYS.length], { pre, post, summary: 'cp' }).checkpoint.checkpointId;
+      return addCheckpoint(s, key(st.k), { pre, post, summary: 'cp' }).checkpoint.checkpointId;
     }
     case 'usage': {
       const sid = pick(sids, st.s);
       if (!sid) return 'skip';
-      return JSON.stringify(addUsageFamily(s, KEYS[st.k % KEYS.length], sid).changed);
+      return JSON.stringify(addUsageFamily(s, key(st.k), sid).changed);
     }
     case 'reset': {
-      const r = resetEntry(s, KEYS[st.k % KEYS.length]);
+      const r = resetEntry(s, key(st.k));
       if (r.sid) minted(m, 'sids', r.sid);
       return `archived ${r.archived.map((a) => a.sid)}`;
     }
     case 'delete':
-      return `archived ${deleteEntry(s, KEYS[st.k % KEYS.length]).archived.map((a) => a.sid)}`;
+      return `archived ${deleteEntry(s, key(st.k)).archived.map((a) => a.sid)}`;
     case 'archive': {
       const chosen = [...new Set(st.s.map((i) => pick(sids, i)).filter((x) => x !== undefined))];
       if (chosen.length === 0) return 'skip';
