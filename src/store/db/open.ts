@@ -72,6 +72,9 @@ export function describeSqliteError(path: string, err: unknown): ArboristError {
     return new ArboristError('shard', `${path} cannot be written (${code})`);
   if (code.startsWith('SQLITE_CANTOPEN')) return new ArboristError('shard', `${path} cannot be opened`);
   if (code.startsWith('SQLITE_FULL')) return new ArboristError('shard', `the disk holding ${path} is full`);
+  // SQLite cannot grow the -shm index (unix VFS, xShmMap): on a full disk this comes before any SQLITE_FULL.
+  if (code === 'SQLITE_IOERR_SHMSIZE')
+    return new ArboristError('shard', `the disk holding ${path} is full (no room for its -shm index)`);
   return new ArboristError('shard', `${path}: ${(e.message ?? String(err)).split('\n')[0]}`);
 }
 
