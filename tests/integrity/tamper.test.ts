@@ -42,6 +42,13 @@ describe('tampering matrix', () => {
     }
   });
 
+  it("the attacker's rehash of an untouched shard leaves it passing every check (so its edits are consistent)", () => {
+    const path = copy(f);
+    tamper(path, () => {});
+    const r = runCheck(path, ['check', '--expect-head', f.head]);
+    expect(r.code, r.stdout).toBe(0);
+  });
+
   it.each(CASES.map((c) => [c.name, c] as const))('%s', (_name, c) => {
     const path = copy(f);
     tamper(path, (db) => c.edit(db, f), { rehash: c.rehash ?? true });

@@ -1,14 +1,18 @@
 import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import { attackerNodeHash } from './attacker.js';
 
-const sha = (...parts: (Buffer | string)[]) => {
+/**
+ * The hash rules of docs/sessions.md, written again from the document alone (nothing of src/ is imported), so a
+ * test that compares the store with them checks the store against its specification. Used by the property tests
+ * (compare) and by the attacker (tests/support/attacker.ts: recompute, then write back).
+ */
+export const sha = (...parts: (Buffer | string)[]) => {
   const h = createHash('sha256');
   for (const p of parts) h.update(p);
   return h.digest();
 };
 
-interface Row {
+export interface Row {
   id: number;
   bates: string;
   sid: string;
@@ -27,14 +31,32 @@ interface Row {
   created_at: string;
 }
 
-/**
- * Every node hash, subtree hash and session root recomputed from the rows by the rules of docs/sessions.md alone
- * (it imports nothing of src/; the node content canon is tests/support/attacker.ts's). Reads only.
- */
-export function independentHashes(db: Database.Database): {
+/** canon(node content) for the values the store writes (text, null, integers, a list of text). */
+export function nodeContentCanon(n: Omit<Row, 'id' | 'sid' | 'parent_id' | 'parent_sid' | 'seq'>): string {
+  const j = JSON.stringify;
+  return (
+    `{"answer_text":${j(n.answer_text)},"audit":${j(n.audit)},"bates":${j(n.bates)},"cache_key":${j(n.cache_key)},` +
+    `"cited_titles":${j(JSON.parse(n.cited_titles_json))},"created_at":${j(n.created_at)},` +
+    `"n_cited_sources":${j(n.n_cited_sources)},"parent_bates":${j(n.parent_bates)},"question":${j(n.question)},` +
+    `"source":${j(n.source)},"source_id":${j(n.source_id)}}`
+  );
+}
+
+export function contentHash(n: Parameters<typeof nodeContentCanon>[0]): Buffer {
+  return sha(Buffer.from([0]), nodeContentCanon(n));
+}
+
+export interface Recomputed {
+  /** Every row, by ascending id, and each row's children in hash order. */
+  rows: Row[];
+  kids: Map<number, Row[]>;
+  /** Node and subtree hash by Bates id; session root by sid. */
   nodes: Map<string, { node: Buffer; subtree: Buffer }>;
   roots: Map<string, Buffer>;
-} {
+}
+
+/** Every node hash, subtree hash and session root recomputed from the rows. Reads only. */
+export function independentHashes(db: Database.Database): Recomputed {
   const rows = db
     .prepare(`SELECT n.id, n.bates, n.sid, n.seq, n.parent_id, p.bates AS parent_bates, p.sid AS parent_sid,
       n.question, n.answer_text, n.cited_titles_json, n.n_cited_sources, n.audit, n.cache_key, n.source,
@@ -49,7 +71,7 @@ export function independentHashes(db: Database.Database): {
   }
   // Children in every session, by sid as a byte string (sids are ASCII), then numeric seq.
   for (const l of kids.values()) l.sort((a, b) => (a.sid < b.sid ? -1 : a.sid > b.sid ? 1 : a.seq - b.seq));
-  const node = new Map<number, Buffer>(rows.map((r) => [r.id, attackerNodeHash(r)]));
+  const node = new Map<number, Buffer>(rows.map((r) => [r.id, contentHash(r)]));
   const sub = new Map<number, Buffer>();
   // Children have greater ids than their parents: fold from the highest id down, no recursion needed.
   for (let i = rows.length - 1; i >= 0; i--) {
@@ -67,5 +89,5 @@ export function independentHashes(db: Database.Database): {
       .sort((a, b) => a.seq - b.seq);
     roots.set(sid, sha(Buffer.from([2]), sid, Buffer.from([0]), ...tops.map((t) => sub.get(t.id)!)));
   }
-  return { nodes, roots };
+  return { rows, kids, nodes, roots };
 }
