@@ -1,0 +1,121 @@
+/**
+ * What every importer reads out of another tool's history: plain data, no store, no SQL. A reader (claude/,
+ * openclaw/, llm/, arborist/) turns files into `ParsedSource`s; the one writer (writer.ts) turns those into
+ * sessions, turns, entries and archives through the store's bulk API. Keeping the readers pure means each format is
+ * tested on its own, and idempotence, parent resolution across files and the audit trail live in one place.
+ */
+
+export type SourceKind = 'claude' | 'openclaw' | 'llm' | 'arborist';
+
+/** One turn: a user prompt and everything up to the next user prompt. */
+export interface ParsedTurn {
+  /**
+   * Unique within its source kind and stable across re-imports: the idempotence key. claude: the prompt line's
+   * uuid; openclaw: `<sessionId>/<entryId>`; llm: the message id (0.32+) or `response:<id>` (legacy).
+   */
+  sourceId: string;
+  /**
+   * The sourceId of the turn this one continues, or null at a root. It may name a turn of another session or file
+   * (imported earlier or in the same run): the writer resolves it, and reports it when it resolves nowhere.
+   */
+  parentSourceId: string | null;
+  /** The source's own session id (claude sessionId, openclaw session id, llm conversation id). */
+  sourceSession: string;
+  /** The prompt text. Never a tool result, never a compaction summary. */
+  question: string;
+  /** The assistant's text, each tool call summarised on one line and its result's first lines kept. */
+  answer: string;
+  /** ISO 8601 (UTC, with milliseconds when the source has them): the prompt's own time in the source. */
+  createdAt: string;
+  /**
+   * The turn's source records exactly as read, in the order read, without line ends: every line (claude,
+   * openclaw files) or row as JSON (databases) from the prompt up to the next prompt. `export --format source`
+   * writes these back.
+   */
+  raw: string[];
+  /** 1-based line (or row number) where the turn starts, for problem reports. */
+  line: number;
+  /**
+   * False when the turn may still be growing: the newest turn of a transcript whose last reply has no end-of-turn
+   * marker yet. `import --follow` waits for such turns; a one-shot import takes them as they are.
+   */
+  complete: boolean;
+  /** The working directory the source recorded for this turn, when it did. */
+  cwd?: string;
+  /** A short note shown beside the turn (e.g. `sidechain`, `error`, `subagent <id>`), when the source says so. */
+  note?: string;
+}
+
+export interface ParsedSession {
+  sourceSession: string;
+  /** ISO 8601: the session's first time in the source. */
+  createdAt: string;
+  /** A title the source gave it (llm conversation name, claude summary), when there is one. */
+  title?: string;
+  cwd?: string;
+  /** claude: the folder under ~/.claude/projects the transcript came from (needed to resume into it). */
+  project?: string;
+  /** The source archived this session (OpenClaw `.reset.<stamp>` / `.deleted.<stamp>`, transcript archives). */
+  archived?: { reason: 'reset' | 'deleted'; at: string };
+}
+
+/** A checkpoint reference: the session and, when known, the turn just before (pre) or after (post). */
+export interface ParsedCheckpointRef {
+  sourceSession: string;
+  turnSourceId?: string;
+}
+
+export interface ParsedCheckpoint {
+  checkpointId: string;
+  reason: string;
+  createdAt: string;
+  summary?: string;
+  preCompaction: ParsedCheckpointRef;
+  postCompaction: ParsedCheckpointRef;
+}
+
+/**
+ * A named handle on a current session (OpenClaw `sessions.json`; claude compactions as `claude:<sessionId>`):
+ * becomes an arborist session entry, with its checkpoints and usage family mapped to arborist sids.
+ */
+export interface ParsedEntry {
+  key: string;
+  sourceSession: string;
+  compactionCheckpoints: ParsedCheckpoint[];
+  usageFamilySessions: string[];
+}
+
+export interface ImportProblem {
+  file: string;
+  /** 1-based line or row; 0 when the problem is the whole file. */
+  line: number;
+  reason: string;
+}
+
+/** One unit of import: a file, or a file with the files that belong to it (claude subagents), or one database. */
+export interface ParsedSource {
+  kind: SourceKind;
+  /** The file (or folder, or database) this unit was read from, as given. */
+  file: string;
+  sessions: ParsedSession[];
+  /** Any order: the writer places parents before children. */
+  turns: ParsedTurn[];
+  entries: ParsedEntry[];
+  problems: ImportProblem[];
+}
+
+/** A reader: the units to import below the given paths (files or folders), one at a time, lazily. */
+export interface SourceReader {
+  kind: SourceKind;
+  /** The default paths on this machine (e.g. ~/.claude/projects), whether or not they exist. */
+  defaultPaths(env: NodeJS.ProcessEnv): string[];
+  /** The files a path stands for, in import order (oldest first), for progress and for `--follow`. */
+  discover(path: string): string[];
+  /**
+   * Reads one discovered file into ParsedSources, lazily (a database yields one per session, so memory is bounded
+   * by the largest session, not the file). Never throws for bad content: it reports problems and goes on. May
+   * throw an Error with a one-line message when the file cannot be read at all (the writer reports it as
+   * `file:0: reason`).
+   */
+  read(file: string): Iterable<ParsedSource>;
+}
