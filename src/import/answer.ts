@@ -1,0 +1,78 @@
+/**
+ * How every reader writes a turn's answer, so that a Claude Code, OpenClaw or llm turn reads alike in the
+ * transcript and in find: the assistant's text as written, each tool call as one line, and the first lines of its
+ * result under it. Sanitising for the terminal happens at display time (src/text); here the text is kept as the
+ * source had it, only shortened.
+ */
+
+/** Lines of a tool result kept in the answer; the rest is counted, not dropped silently. */
+export const RESULT_LINES = 3;
+/** A tool call's argument summary is cut to this many characters. */
+export const ARG_CHARS = 120;
+
+const ARG_KEYS = ['command', 'file_path', 'path', 'pattern', 'url', 'query', 'description', 'prompt', 'name'];
+
+function oneLine(s: string, max: number): string {
+  const flat = s.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** The one argument that says most about a call (a command, a path, a pattern...), else its JSON, cut short. */
+export function summariseArgs(input: unknown): string {
+  if (input === null || input === undefined) return '';
+  if (typeof input === 'string') return oneLine(input, ARG_CHARS);
+  if (typeof input === 'object' && !Array.isArray(input)) {
+    const o = input as Record<string, unknown>;
+    for (const k of ARG_KEYS)
+      if (typeof o[k] === 'string' && o[k] !== '') return oneLine(o[k] as string, ARG_CHARS);
+  }
+  let json: string;
+  try {
+    json = JSON.stringify(input) ?? '';
+  } catch {
+    json = '';
+  }
+  return oneLine(json, ARG_CHARS);
+}
+
+/** `→ Bash: ls -la` */
+export function toolCallLine(name: string, input: unknown): string {
+  const args = summariseArgs(input);
+  return args === '' ? `→ ${name || 'tool'}` : `→ ${name || 'tool'}: ${args}`;
+}
+
+/** The first RESULT_LINES non-empty lines of a result, indented, and a count of the rest. */
+export function toolResultLines(text: string, isError = false): string[] {
+  const lines = text.split(/\r?\n/).filter((l) => l.trim() !== '');
+  const kept = lines.slice(0, RESULT_LINES).map((l) => `  ${l.length > 200 ? `${l.slice(0, 199)}…` : l}`);
+  if (isError && kept.length > 0) kept[0] = `  error: ${kept[0].trimStart()}`;
+  if (lines.length > RESULT_LINES) kept.push(`  … ${lines.length - RESULT_LINES} more lines`);
+  return kept;
+}
+
+/** Builds an answer piece by piece: text blocks, tool calls, tool results, an error. */
+export class AnswerBuilder {
+  private readonly parts: string[] = [];
+
+  text(s: string): void {
+    const t = s.trim();
+    if (t !== '') this.parts.push(t);
+  }
+
+  toolCall(name: string, input: unknown): void {
+    this.parts.push(toolCallLine(name, input));
+  }
+
+  toolResult(text: string, isError = false): void {
+    const lines = toolResultLines(text, isError);
+    if (lines.length > 0) this.parts.push(lines.join('\n'));
+  }
+
+  error(message: string): void {
+    this.parts.push(`[error] ${oneLine(message, 500)}`);
+  }
+
+  toString(): string {
+    return this.parts.join('\n\n');
+  }
+}
