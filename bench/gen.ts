@@ -11,7 +11,7 @@
  */
 import { existsSync, rmSync, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { formatBates, hashes, Shard } from '../src/store/index.js';
+import { type BulkTurn, formatBates, hashes, Shard } from '../src/store/index.js';
 import { Rng, Zipf } from './rng.js';
 import { buildVocabulary, pseudoWord } from './words.js';
 
@@ -28,7 +28,7 @@ const { values } = parseArgs({
     db: { type: 'string' },
     seed: { type: 'string', default: '1' },
     force: { type: 'boolean', default: false },
-    batch: { type: 'string', default: '2000' },
+    batch: { type: 'string', default: '10000' },
   },
   strict: true,
 });
@@ -222,6 +222,9 @@ function noteChild(s: SessionState, seq: number): void {
 }
 
 let shard: Shard;
+/** The turns of the batch being made: written together through the bulk path (hashed in memory, folded once). */
+let batch: BulkTurn[] = [];
+const batchIndex = new Map<string, number>();
 
 function addTurn(a: Active, parent: { s: SessionState; seq: number } | null): void {
   clock += rng.exp(meanGap);
@@ -248,24 +251,29 @@ function addTurn(a: Active, parent: { s: SessionState; seq: number } | null): vo
     }
   }
   const imported = rng.chance(0.15);
-  const added = shard.addTurn({
-    question: q,
-    answer_text: ans,
-    cited_titles: cited,
-    audit,
-    cache_key,
-    session: a.s.sid,
-    parent: parent ? formatBates(parent.s.sid, parent.seq) : undefined,
-    created_at,
-    source: imported ? 'claude-code' : null,
-    source_id: imported ? hexId(16) : null,
+  const seq = a.s.depths.length + 1;
+  const parentBates = parent ? formatBates(parent.s.sid, parent.seq) : null;
+  const inBatch = parentBates === null ? undefined : batchIndex.get(parentBates);
+  batchIndex.set(formatBates(a.s.sid, seq), batch.length);
+  batch.push({
+    sid: a.s.sid,
+    parent: inBatch ?? parentBates,
+    content: {
+      question: q,
+      answer_text: ans,
+      cited_titles: cited,
+      audit,
+      cache_key,
+      created_at,
+      source: imported ? 'claude-code' : null,
+      source_id: imported ? hexId(16) : null,
+    },
   });
   const depth = parent ? parent.s.depths[parent.seq - 1] + 1 : 0;
-  if (added.seq !== a.s.depths.length + 1) throw new Error(`unexpected seq ${added.seq} in ${a.s.sid}`);
   a.s.depths.push(depth);
   a.s.kids.push(0);
   if (parent) noteChild(parent.s, parent.seq);
-  a.leafSeq = added.seq;
+  a.leafSeq = seq;
   a.remaining--;
   stats.maxDepth = Math.max(stats.maxDepth, depth);
   stats.depthSum += depth;
@@ -331,6 +339,11 @@ function main(): void {
         step();
         made++;
       }
+      const r = shard.addTurnsBulk(batch, { kind: 'nodes.bulk', data: { generator: 'bench/gen.ts', seed: SEED } });
+      for (const [bates, i] of batchIndex)
+        if (r.added[i].bates !== bates) throw new Error(`turn ${i} became ${r.added[i].bates}, not ${bates}`);
+      batch = [];
+      batchIndex.clear();
     });
     const now = process.hrtime.bigint();
     if (now - lastReport > 2_000_000_000n || made === N) {

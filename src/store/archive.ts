@@ -265,6 +265,33 @@ export function archiveSessions(
   return r;
 }
 
+/**
+ * Archives sessions that their source tool had already archived (an import of OpenClaw's reset or deleted
+ * transcripts), with that reason. A session something live still references stays live and is returned in
+ * `kept` with the reason, rather than failing the import: the caller reports it.
+ */
+export function archiveImported(
+  shard: Shard,
+  sessions: { sid: string; reason: 'reset' | 'deleted' }[],
+  why: string,
+): { archived: ArchivedSession[]; kept: { sid: string; reason: string }[] } {
+  return shard.write(() => {
+    const refs = entryRefs(readEntries(shard));
+    const pinned = pinnedByChildren(
+      shard,
+      sessions.map((s) => s.sid),
+    );
+    const kept: { sid: string; reason: string }[] = [];
+    const items: ToArchive[] = [];
+    for (const s of sessions) {
+      const reasons = refs.get(s.sid) ?? pinned.get(s.sid);
+      if (reasons) kept.push({ sid: s.sid, reason: describeKeepReason(reasons[0]) });
+      else items.push({ sid: s.sid, reason: s.reason, why: [why] });
+    }
+    return { archived: archiveGroup(shard, items), kept };
+  });
+}
+
 interface ArchiveRowRaw {
   sid: string;
   reason: ArchiveReason;

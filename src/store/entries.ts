@@ -169,7 +169,15 @@ export function setEntry(
 export function addCheckpoint(
   shard: Shard,
   key: string,
-  opts: { pre: string; post: string; summary?: string; reason?: string },
+  opts: {
+    pre: string;
+    post: string;
+    summary?: string;
+    reason?: string;
+    /** An imported checkpoint keeps its source's id and time (and is not added twice). */
+    checkpointId?: string;
+    createdAt?: string;
+  },
 ): { entry: EntryInfo; checkpoint: CompactionCheckpoint } {
   const reason = opts.reason ?? 'compaction';
   if (!REASON_RE.test(reason)) throw badInput(`checkpoint reason '${reason}' is not a short lowercase word`);
@@ -182,10 +190,14 @@ export function addCheckpoint(
   return shard.write(() => {
     const old = requireEntry(shard, key);
     const now = new Date().toISOString();
+    if (opts.checkpointId !== undefined && typeof opts.checkpointId !== 'string')
+      throw badInput('checkpoint id must be text');
+    if (opts.createdAt !== undefined && typeof opts.createdAt !== 'string')
+      throw badInput('checkpoint time must be text');
     const checkpoint: CompactionCheckpoint = {
-      checkpointId: randomId(),
+      checkpointId: opts.checkpointId ?? randomId(),
       reason,
-      createdAt: now,
+      createdAt: opts.createdAt ?? now,
       ...(summary !== undefined ? { summary } : {}),
       preCompaction: resolveRef(shard, opts.pre),
       postCompaction: resolveRef(shard, opts.post),

@@ -4,12 +4,14 @@ export {
   type ArchiveDocument,
   type ArchivedSession,
   type ArchiveInfo,
+  archiveImported,
   archiveSessions,
   listArchives,
   readArchive,
 } from './archive.js';
 export type { Problem } from './audit/claims.js';
 export { type AuditEvent, AuditLog, type ChainCheck, formatHead } from './audit/log.js';
+export type { BulkAdded, BulkEvent, BulkResult, BulkTurn } from './bulk.js';
 export { CRASH_HOOK_ENV } from './crash.js';
 export { asArboristError, type OpenOptions, openDatabase } from './db/open.js';
 export { SCHEMA_VERSION } from './db/schema.js';
@@ -82,5 +84,6 @@ export {
 export type { ArchivedNodeRow, Session, TurnNode } from './rows.js';
 export type { SessionListing } from './sessions.js';
 export { parentCycle, type Resolved, Shard } from './shard.js';
+export type { SessionSource, SessionSourceInfo } from './sources.js';
 export type { AddedTurn, NewTurn } from './turns.js';
 export { type VerifyReport, verifyShard } from './verify.js';

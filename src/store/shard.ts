@@ -2,6 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { type CachedAnswer, getCachedAnswer, putCachedAnswer } from './answer-cache.js';
 import { AuditLog, type ChainCheck, formatHead } from './audit/log.js';
+import { type BulkEvent, type BulkResult, type BulkTurn, insertBulk } from './bulk.js';
 import { createShardFile, describeSqliteError, type OpenOptions, openDatabase } from './db/open.js';
 import { migrate, SCHEMA_VERSION } from './db/schema.js';
 import { cachedStatement, type RowMode } from './db/statements.js';
@@ -9,7 +10,7 @@ import { ArboristError, badInput, damaged, notFound } from './errors.js';
 import { overlayPending } from './find/candidates.js';
 import { type FindHit, type FindOptions, findTurns } from './find/find.js';
 import { type SearchOptions, type SearchResult, search } from './find/search.js';
-import { hex, sessionRoot } from './hash.js';
+import { canon, hex, sessionRoot } from './hash.js';
 import { formatBates, parseBates, SID_RE } from './ids.js';
 import { Merkle } from './merkle.js';
 import {
@@ -34,6 +35,14 @@ import {
   type SessionListing,
   sessionSummaries,
 } from './sessions.js';
+import {
+  type SessionSource,
+  type SessionSourceInfo,
+  sessionForSource,
+  sourceOfSession,
+  sourceRecords,
+  turnsBySourceId,
+} from './sources.js';
 import { type AddedTurn, checkNewTurn, cleanLabel, type NewTurn, TurnWriter } from './turns.js';
 import { type VerifyReport, verifyShard } from './verify.js';
 
@@ -225,7 +234,18 @@ export class Shard {
     return newSid(this.db);
   }
 
-  createSession(opts: { label?: string | null; created_at?: string; sid?: string } = {}): Session {
+  /**
+   * Creates a session (one `session.create` event). `source` maps another tool's session to it (an import): the
+   * mapping is recorded in the event, so verify sees it changed, and a second import finds the same session.
+   */
+  createSession(
+    opts: {
+      label?: string | null;
+      created_at?: string;
+      sid?: string;
+      source?: { source: string; source_session: string; info?: SessionSourceInfo };
+    } = {},
+  ): Session {
     const label = cleanLabel(opts.label);
     return this.write(() => {
       const sid = opts.sid ?? this.newSid();
@@ -235,7 +255,21 @@ export class Shard {
       const created_at = opts.created_at ?? new Date().toISOString();
       const root = sessionRoot(sid, []);
       this.st.insertSession.run(sid, label, created_at, root);
-      this.audit.append('session.create', { label, session_root: root.toString('hex'), sid });
+      const body: Record<string, unknown> = { label, session_root: root.toString('hex'), sid };
+      if (opts.source) {
+        const { source, source_session } = opts.source;
+        if (typeof source !== 'string' || typeof source_session !== 'string' || source_session === '')
+          throw badInput('a session source needs a source and a session id');
+        if (sessionForSource(this.db, source, source_session))
+          throw badInput(`${source} session ${source_session} was already imported`);
+        const info_json = canon(opts.source.info ?? {});
+        cachedStatement(
+          this.db,
+          'INSERT INTO session_sources (source, source_session, sid, info_json) VALUES (?, ?, ?, ?)',
+        ).run(source, source_session, sid, info_json);
+        body.source = { info_json, source, source_session };
+      }
+      this.audit.append('session.create', body);
       return { sid, label, created_at, n_nodes: 0, session_root: root.toString('hex') };
     });
   }
@@ -279,6 +313,34 @@ export class Shard {
   addTurn(input: NewTurn): AddedTurn {
     const turn = checkNewTurn(input);
     return this.write(() => this.turnWriter.insert(this, input, turn));
+  }
+
+  /**
+   * Adds many turns in one write, hashed in memory and folded once (bulk.ts): the path of importers and of
+   * `npm run gen`. All or nothing; `event` closes the batch in the chain with the roots after it.
+   */
+  addTurnsBulk(turns: readonly BulkTurn[], event: BulkEvent): BulkResult {
+    return this.write(() => insertBulk(this, turns, event));
+  }
+
+  /** The session a source session was imported into. */
+  sessionForSource(source: string, sourceSession: string): string | undefined {
+    return sessionForSource(this.db, source, sourceSession);
+  }
+
+  /** Where an imported session came from. */
+  sourceOfSession(sid: string): SessionSource | undefined {
+    return sourceOfSession(this.db, sid);
+  }
+
+  /** Bates ids of turns already imported from `source`, by their source ids. */
+  turnsBySourceId(source: string, sourceIds: readonly string[]): Map<string, string> {
+    return turnsBySourceId(this.db, source, sourceIds);
+  }
+
+  /** An imported turn's source records, byte for byte (each followed by a newline). */
+  sourceRecords(bates: string): Buffer | undefined {
+    return sourceRecords(this.db, bates);
   }
 
   // ---- tree queries ----------------------------------------------------------------------------------------

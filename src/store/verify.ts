@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { type Problem, readClaims } from './audit/claims.js';
 import { compareClaims } from './audit/compare.js';
+import { compareSources } from './audit/compare-sources.js';
 import { CANON_SQL } from './canon-sql.js';
 import { cachedStatement } from './db/statements.js';
 import { damaged } from './errors.js';
@@ -415,6 +416,7 @@ function verifyAll(db: Database.Database): VerifyReport {
     ...claims.problems,
     ...turns.problems,
     ...compareClaims(db, claims, archivedRows(db), turns.counts),
+    ...compareSources(db, claims),
   ];
   const problems = all.slice(0, MAX_PROBLEMS);
   if (all.length > MAX_PROBLEMS)

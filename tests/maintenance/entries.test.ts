@@ -134,7 +134,11 @@ describe('entries', () => {
       UPDATE nodes SET subtree_hash = (SELECT subtree_hash FROM node_subtree h WHERE h.id = nodes.id);
       DROP TABLE node_subtree;
       DROP INDEX nodes_walk;
-      DROP TABLE fts_pending;`);
+      DROP TABLE fts_pending;
+      DROP INDEX nodes_source;
+      DROP TABLE session_sources;
+      DROP TABLE node_sources;
+      DROP TABLE source_chunks;`);
     s1.db.pragma('user_version = 2');
     s1.close();
     const s = open(path);

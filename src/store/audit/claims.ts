@@ -11,7 +11,7 @@ import { canon } from '../hash.js';
  * "What verify detects").
  */
 export interface Problem {
-  kind: 'turn' | 'session' | 'archive' | 'entry' | 'cache' | 'event' | 'more';
+  kind: 'turn' | 'session' | 'archive' | 'entry' | 'cache' | 'event' | 'source' | 'more';
   /** The Bates id, sid, entry key, cache key or event seq concerned. */
   id: string;
   detail: string;
@@ -46,9 +46,31 @@ export interface ClaimedEntry {
   event: number;
 }
 
+/** Where an imported turn's source records are: a chunk and a byte range of its uncompressed records. */
+export interface ClaimedSourceRef {
+  chunk: number;
+  start: number;
+  length: number;
+  event: number;
+}
+
+/** A source session's mapping to an arborist session, as session.create recorded it. */
+export interface ClaimedSessionSource {
+  source: string;
+  source_session: string;
+  info_json: string;
+  event: number;
+}
+
 export class ChainClaims {
   readonly sessions = new Map<string, ClaimedSession>();
   readonly entries = new Map<string, ClaimedEntry>();
+  /** Source records of imported turns, by Bates id (node.add's `records`). */
+  readonly sourceRefs = new Map<string, ClaimedSourceRef>();
+  /** Digests of source record chunks, by chunk id (import.file / nodes.bulk `chunks`). */
+  readonly chunks = new Map<number, { sha256: string; bytes: number; event: number }>();
+  /** Source sessions, by arborist sid. */
+  readonly sessionSources = new Map<string, ClaimedSessionSource>();
   readonly problems: Problem[] = [];
   events = 0;
 
@@ -154,6 +176,56 @@ export class ChainClaims {
     else this.entries.set(key, { ...next, updated_at: ts, event });
   }
 
+  private sessionSource(sid: string, src: unknown, event: number): void {
+    if (src === undefined || src === null) return;
+    const o = typeof src === 'object' ? (src as Record<string, unknown>) : {};
+    this.sessionSources.set(sid, {
+      source: String(o.source),
+      source_session: String(o.source_session),
+      info_json: typeof o.info_json === 'string' ? o.info_json : '',
+      event,
+    });
+  }
+
+  private records(bates: string, ref: unknown, event: number): void {
+    if (ref === undefined || ref === null) return;
+    const r = Array.isArray(ref) ? ref : [];
+    const [chunk, start, length] = r.map((v) => (Number.isSafeInteger(v) ? (v as number) : -1));
+    if (r.length !== 3 || chunk < 0 || start < 0 || length < 0) {
+      this.problems.push({
+        kind: 'event',
+        id: String(event),
+        detail: `names no valid source records for ${bates}`,
+      });
+      return;
+    }
+    this.sourceRefs.set(bates, { chunk, start, length, event });
+  }
+
+  private chunkDigests(list: unknown, event: number): void {
+    if (!Array.isArray(list)) return;
+    for (const c of list) {
+      const [id, sha256, bytes] = Array.isArray(c) ? c : [];
+      if (!Number.isSafeInteger(id) || typeof sha256 !== 'string' || !Number.isSafeInteger(bytes)) {
+        this.problems.push({
+          kind: 'event',
+          id: String(event),
+          detail: 'names a source chunk it cannot have written',
+        });
+        continue;
+      }
+      if (this.chunks.has(id)) {
+        this.problems.push({
+          kind: 'event',
+          id: String(event),
+          detail: `writes source chunk ${id} a second time`,
+        });
+        continue;
+      }
+      this.chunks.set(id, { sha256, bytes, event });
+    }
+  }
+
   /** Applies one event's body (already parsed). Unknown kinds are ignored: a newer arborist may add kinds. */
   apply(seq: number, kind: string, ts: string, d: Record<string, unknown>): void {
     this.events++;
@@ -161,10 +233,19 @@ export class ChainClaims {
     switch (kind) {
       case 'session.create':
         this.created(str(d.sid), (d.label as string | null) ?? null, str(d.session_root), seq, kind);
+        this.sessionSource(str(d.sid), d.source, seq);
         break;
       case 'node.add':
         this.added(str(d.bates), str(d.node_hash), seq);
         this.setRoots(d.session_roots, seq);
+        this.records(str(d.bates), d.records, seq);
+        break;
+      case 'import.file':
+      case 'nodes.bulk':
+        // A bulk write's node.add events carry no roots: the hashes are folded once, and this event records the
+        // roots after it, with the digests of the source chunks it wrote.
+        this.setRoots(d.session_roots, seq);
+        this.chunkDigests(d.chunks, seq);
         break;
       case 'session.archive': {
         const s = this.sessions.get(str(d.sid));

@@ -107,6 +107,34 @@ export const MIGRATIONS: string[] = [
   `
   CREATE TABLE fts_pending (id INTEGER PRIMARY KEY);
   `,
+  // 6: imported histories (docs/import.md). A turn's (source, source_id) is unique, which makes an import
+  // idempotent; a source's session maps to one arborist session; the source records of imported turns are kept,
+  // compressed a chunk at a time (one deflate call per turn cost more than the rest of an import together), each
+  // turn pointing at its bytes. The pointers and chunk digests are recorded in the audit chain (node.add,
+  // import.file), so verify can tell when either was changed behind the shard's back.
+  `
+  CREATE UNIQUE INDEX nodes_source ON nodes(source, source_id) WHERE source_id IS NOT NULL;
+  CREATE TABLE session_sources (
+    source         TEXT NOT NULL,
+    source_session TEXT NOT NULL,
+    sid            TEXT NOT NULL,   -- never reused, so the mapping outlives archiving
+    info_json      TEXT NOT NULL,   -- canon({cwd, project, title}) as the source gave them
+    PRIMARY KEY (source, source_session)
+  ) WITHOUT ROWID;
+  CREATE INDEX session_sources_sid ON session_sources(sid);
+  CREATE TABLE source_chunks (
+    id     INTEGER PRIMARY KEY,
+    bytes  INTEGER NOT NULL,         -- length before compression
+    sha256 BLOB NOT NULL,            -- H(the records, uncompressed)
+    body   BLOB NOT NULL             -- deflate-raw of the records, each followed by a newline
+  );
+  CREATE TABLE node_sources (
+    bates    TEXT PRIMARY KEY,       -- by Bates id, not node id: archiving a session keeps its records here
+    chunk_id INTEGER NOT NULL REFERENCES source_chunks(id),
+    start    INTEGER NOT NULL,
+    length   INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,0 +1,226 @@
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { ArboristError, type Shard } from '../store/index.js';
+import type { ImportProblem, SourceReader } from './model.js';
+import { type UnitSummary, writeUnit } from './writer.js';
+
+/** Runs a reader over paths and writes what it reads: one import, or the rounds of `--follow`. */
+
+export interface ImportSummary {
+  files: number;
+  sessions: number;
+  turns_added: number;
+  turns_skipped: number;
+  turns_waiting: number;
+  archived: number;
+  entries: number;
+  errors: number;
+  problems: ImportProblem[];
+}
+
+export interface Progress {
+  file: string;
+  filesDone: number;
+  filesTotal: number;
+  turns: number;
+  elapsedMs: number;
+}
+
+export interface RunOptions {
+  waitForIncomplete?: boolean;
+  onProgress?: (p: Progress) => void;
+  /** Called after each unit is written (the CLI prints new problems as they come in follow mode). */
+  onUnit?: (u: UnitSummary) => void;
+}
+
+export function emptyImportSummary(): ImportSummary {
+  return {
+    files: 0,
+    sessions: 0,
+    turns_added: 0,
+    turns_skipped: 0,
+    turns_waiting: 0,
+    archived: 0,
+    entries: 0,
+    errors: 0,
+    problems: [],
+  };
+}
+
+function add(total: ImportSummary, u: UnitSummary): void {
+  total.sessions += u.sessions;
+  total.turns_added += u.turns_added;
+  total.turns_skipped += u.turns_skipped;
+  total.turns_waiting += u.turns_waiting;
+  total.archived += u.archived;
+  total.entries += u.entries;
+  total.errors += u.problems.length;
+  total.problems.push(...u.problems);
+}
+
+/** The files below the paths, each once, in the reader's order per path. A path that is not there is an error. */
+export function discoverAll(reader: SourceReader, paths: string[]): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const p of paths) {
+    try {
+      statSync(p);
+    } catch {
+      throw new ArboristError('not_found', `${p}: no such file or folder`);
+    }
+    for (const f of reader.discover(p))
+      if (!seen.has(f)) {
+        seen.add(f);
+        out.push(f);
+      }
+  }
+  return out;
+}
+
+/** Reads and writes one file; a reader's or writer's failure on the content is a problem of that file. */
+export function importFile(
+  shard: Shard,
+  reader: SourceReader,
+  file: string,
+  opts: RunOptions,
+  total: ImportSummary,
+): void {
+  try {
+    for (const unit of reader.read(file)) {
+      const u = writeUnit(shard, unit, { waitForIncomplete: opts.waitForIncomplete });
+      add(total, u);
+      opts.onUnit?.(u);
+    }
+  } catch (err) {
+    // The shard failing (locked, full, read-only) stops the import; anything about this file's content does not.
+    if (err instanceof ArboristError && (err.kind === 'shard' || err.kind === 'busy')) throw err;
+    const reason = (err as Error).message?.split('\n')[0] || String(err);
+    const p = { file, line: 0, reason };
+    total.errors++;
+    total.problems.push(p);
+    opts.onUnit?.({
+      file,
+      sessions: 0,
+      turns_added: 0,
+      turns_skipped: 0,
+      turns_waiting: 0,
+      archived: 0,
+      entries: 0,
+      problems: [p],
+      added: [],
+    });
+  }
+  total.files++;
+}
+
+/** One import of everything below `paths`. */
+export function runImport(
+  shard: Shard,
+  reader: SourceReader,
+  paths: string[],
+  opts: RunOptions = {},
+): ImportSummary {
+  const files = discoverAll(reader, paths);
+  const total = emptyImportSummary();
+  const t0 = performance.now();
+  for (const file of files) {
+    opts.onProgress?.({
+      file,
+      filesDone: total.files,
+      filesTotal: files.length,
+      turns: total.turns_added,
+      elapsedMs: performance.now() - t0,
+    });
+    importFile(shard, reader, file, opts, total);
+  }
+  opts.onProgress?.({
+    file: '',
+    filesDone: total.files,
+    filesTotal: files.length,
+    turns: total.turns_added,
+    elapsedMs: performance.now() - t0,
+  });
+  return total;
+}
+
+/** True when a text file's last byte is a newline (or it is empty): a partial last line waits for its newline. */
+export function endsWithNewline(file: string, size: number): boolean {
+  if (size === 0) return true;
+  const fd = openSync(file, 'r');
+  try {
+    const b = Buffer.alloc(1);
+    readSync(fd, b, 0, 1, size - 1);
+    return b[0] === 0x0a;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export interface FollowOptions extends RunOptions {
+  /** How often files are looked at. */
+  pollMs?: number;
+  /** How often the paths are searched for new files. */
+  discoverMs?: number;
+  /** A file unchanged this long is read as it is: a partial last line, an unfinished turn. */
+  settleMs?: number;
+  signal: AbortSignal;
+}
+
+/**
+ * `import --follow`: keeps importing as the tools append. Polls sizes and times (works on every file system,
+ * over NFS and in containers, where inotify may say nothing); a file that changed is read again and only its new
+ * turns are written (idempotence does the rest). A JSONL file whose last line has no newline yet, and a turn the
+ * reader marks unfinished, wait until the file has been quiet for `settleMs`.
+ */
+export async function followImport(
+  shard: Shard,
+  reader: SourceReader,
+  paths: string[],
+  opts: FollowOptions,
+): Promise<ImportSummary> {
+  const total = emptyImportSummary();
+  const pollMs = opts.pollMs ?? 200;
+  const discoverMs = opts.discoverMs ?? 2000;
+  const settleMs = opts.settleMs ?? 5000;
+  const seen = new Map<string, { size: number; mtimeMs: number; changedAt: number; settled: boolean }>();
+  let files = discoverAll(reader, paths);
+  let lastDiscover = Date.now();
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const t = setTimeout(resolve, ms);
+      opts.signal.addEventListener('abort', () => {
+        clearTimeout(t);
+        resolve();
+      });
+    });
+  while (!opts.signal.aborted) {
+    const now = Date.now();
+    if (now - lastDiscover >= discoverMs) {
+      try {
+        files = discoverAll(reader, paths);
+      } catch {
+        // a folder that went away for a moment: keep the files known
+      }
+      lastDiscover = now;
+    }
+    for (const file of files) {
+      let st: { size: number; mtimeMs: number };
+      try {
+        st = statSync(file);
+      } catch {
+        continue;
+      }
+      const prev = seen.get(file);
+      const changed = !prev || prev.size !== st.size || prev.mtimeMs !== st.mtimeMs;
+      if (changed) seen.set(file, { size: st.size, mtimeMs: st.mtimeMs, changedAt: now, settled: false });
+      const state = seen.get(file)!;
+      const quiet = now - state.changedAt >= settleMs;
+      if (!changed && (state.settled || !quiet)) continue;
+      const jsonl = /\.jsonl(\.|$)/.test(file);
+      if (jsonl && !quiet && !endsWithNewline(file, st.size)) continue;
+      importFile(shard, reader, file, { ...opts, waitForIncomplete: !quiet }, total);
+      if (quiet) state.settled = true;
+    }
+    await sleep(pollMs);
+  }
+  return total;
+}

@@ -1,0 +1,286 @@
+import {
+  ArboristError,
+  addCheckpoint,
+  addUsageFamily,
+  archiveImported,
+  type BulkTurn,
+  getEntry,
+  type Shard,
+  setEntry,
+} from '../store/index.js';
+import type { ImportProblem, ParsedEntry, ParsedSession, ParsedSource, ParsedTurn } from './model.js';
+
+/**
+ * The one writer of imports (docs/import.md, "How a file is imported"). For each unit a reader yields: drop the
+ * turns already in the shard (a turn's source and source id are unique), resolve every parent (in the unit, or
+ * imported before from any file), order parents first, map each source session to its arborist session (created
+ * on first sight), and write it all in ONE transaction through the bulk path, closed by one `import.file` event
+ * with the counts. Then the source's archives go to the archive tier and its entries become session entries.
+ */
+
+export interface WriteOptions {
+  /** `import --follow`: a turn the reader marks incomplete waits for its next reading. */
+  waitForIncomplete?: boolean;
+}
+
+export interface UnitSummary {
+  file: string;
+  sessions: number;
+  turns_added: number;
+  turns_skipped: number;
+  turns_waiting: number;
+  archived: number;
+  entries: number;
+  problems: ImportProblem[];
+  /** Bates ids of the turns added, in order. */
+  added: string[];
+}
+
+const AUDIT_TAG = 'imported';
+
+function emptySummary(file: string): UnitSummary {
+  return {
+    file,
+    sessions: 0,
+    turns_added: 0,
+    turns_skipped: 0,
+    turns_waiting: 0,
+    archived: 0,
+    entries: 0,
+    problems: [],
+    added: [],
+  };
+}
+
+function byTime(a: ParsedTurn, b: ParsedTurn): number {
+  if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt ? -1 : 1;
+  return a.line - b.line;
+}
+
+/**
+ * Parents first, otherwise by time: for each turn in time order, its not yet placed ancestors in the unit are
+ * placed first, top-down. Iterative (a 100,000-turn chain must not overflow the stack) and bounded: a cycle of
+ * parents is cut where it closes, and reported.
+ */
+function parentsFirst(
+  turns: ParsedTurn[],
+  toPlace: Map<string, ParsedTurn>,
+  problem: (t: ParsedTurn, reason: string) => void,
+): { order: ParsedTurn[]; cut: Set<string> } {
+  const placed = new Set<string>();
+  const cut = new Set<string>();
+  const order: ParsedTurn[] = [];
+  for (const t of [...turns].sort(byTime)) {
+    if (placed.has(t.sourceId)) continue;
+    const chain: ParsedTurn[] = [];
+    const onChain = new Set<string>();
+    let cur: ParsedTurn | undefined = t;
+    while (cur && !placed.has(cur.sourceId)) {
+      if (onChain.has(cur.sourceId)) {
+        // cur's parent link closes a cycle: the turn at the top of what we walked becomes a top turn
+        const top = chain[chain.length - 1];
+        cut.add(top.sourceId);
+        problem(top, `its parents form a cycle; kept as a top turn`);
+        break;
+      }
+      chain.push(cur);
+      onChain.add(cur.sourceId);
+      cur = cur.parentSourceId === null ? undefined : toPlace.get(cur.parentSourceId);
+    }
+    for (let i = chain.length - 1; i >= 0; i--) {
+      if (placed.has(chain[i].sourceId)) continue;
+      placed.add(chain[i].sourceId);
+      order.push(chain[i]);
+    }
+  }
+  return { order, cut };
+}
+
+/** The store's answer must be text; a note the reader gave goes on the first line. */
+function answerOf(t: ParsedTurn): string {
+  return t.note ? `[${t.note}]\n\n${t.answer}` : t.answer;
+}
+
+/** Writes one unit. Throws only when the shard itself fails (locked, full, damaged): bad content is a problem. */
+export function writeUnit(shard: Shard, unit: ParsedSource, opts: WriteOptions = {}): UnitSummary {
+  const out = emptySummary(unit.file);
+  out.problems.push(...unit.problems);
+  const problem = (t: ParsedTurn, reason: string) =>
+    out.problems.push({ file: unit.file, line: t.line, reason });
+  const source = unit.kind;
+
+  // 1. One turn per source id (a unit that repeats one keeps the first), and what the shard already holds.
+  const inUnit = new Map<string, ParsedTurn>();
+  for (const t of unit.turns) {
+    if (inUnit.has(t.sourceId)) problem(t, `repeats turn ${t.sourceId}; the first copy is kept`);
+    else inUnit.set(t.sourceId, t);
+  }
+  const lookups = new Set<string>(inUnit.keys());
+  for (const t of inUnit.values()) if (t.parentSourceId !== null) lookups.add(t.parentSourceId);
+  const known = shard.turnsBySourceId(source, [...lookups]);
+
+  // 2. What waits (follow mode: an incomplete turn, and anything under it), what is new.
+  const waiting = new Set<string>();
+  if (opts.waitForIncomplete) {
+    for (const t of inUnit.values()) if (!t.complete && !known.has(t.sourceId)) waiting.add(t.sourceId);
+  }
+  const fresh = [...inUnit.values()].filter((t) => !known.has(t.sourceId));
+  out.turns_skipped = inUnit.size - fresh.length;
+  const { order, cut } = parentsFirst(fresh, new Map(fresh.map((t) => [t.sourceId, t])), problem);
+  // A turn under a waiting one waits too (order is parents first, so one pass suffices).
+  for (const t of order)
+    if (t.parentSourceId !== null && waiting.has(t.parentSourceId) && !cut.has(t.sourceId))
+      waiting.add(t.sourceId);
+  const toWrite = order.filter((t) => !waiting.has(t.sourceId));
+  out.turns_waiting = order.length - toWrite.length;
+
+  const sessionsBy = new Map<string, ParsedSession>(unit.sessions.map((s) => [s.sourceSession, s]));
+  const archivedHere: { sid: string; reason: 'reset' | 'deleted' }[] = [];
+
+  shard.write(() => {
+    // 3. Sessions: the one each source session was imported into before, else a new one.
+    const sidOf = new Map<string, string | null>();
+    const sessionFor = (t: ParsedTurn): string | null => {
+      const cached = sidOf.get(t.sourceSession);
+      if (cached !== undefined) return cached;
+      let sid = shard.sessionForSource(source, t.sourceSession) ?? null;
+      if (sid !== null && !shard.getSession(sid)) {
+        // Archived in arborist: its turns are in the archive tier (restore brings them back). Only a session the
+        // source still has live is worth a word: turns it gained since are not imported until then.
+        if (!sessionsBy.get(t.sourceSession)?.archived)
+          problem(
+            t,
+            `session ${t.sourceSession} is archived in arborist (${sid}); restore it to import its new turns`,
+          );
+        sid = null;
+      } else if (sid === null) {
+        const info = sessionsBy.get(t.sourceSession);
+        const created = shard.createSession({
+          created_at: info?.createdAt ?? t.createdAt,
+          source: {
+            source,
+            source_session: t.sourceSession,
+            info: {
+              ...((info?.cwd ?? t.cwd) ? { cwd: info?.cwd ?? t.cwd } : {}),
+              ...(info?.project ? { project: info.project } : {}),
+              ...(info?.title ? { title: info.title } : {}),
+            },
+          },
+        });
+        sid = created.sid;
+        out.sessions++;
+        if (info?.archived) archivedHere.push({ sid, reason: info.archived.reason });
+      }
+      sidOf.set(t.sourceSession, sid);
+      return sid;
+    };
+
+    // 4. The batch: parents in the batch by index, imported ones by Bates id, unknown ones reported.
+    const index = new Map<string, number>();
+    const batch: BulkTurn[] = [];
+    const skippedHere = new Set<string>();
+    for (const t of toWrite) {
+      const sid = sessionFor(t);
+      if (sid === null) {
+        skippedHere.add(t.sourceId);
+        continue;
+      }
+      let parent: string | number | null = null;
+      if (t.parentSourceId !== null && !cut.has(t.sourceId)) {
+        const i = index.get(t.parentSourceId);
+        if (i !== undefined) parent = i;
+        else if (known.has(t.parentSourceId)) parent = known.get(t.parentSourceId)!;
+        else if (skippedHere.has(t.parentSourceId)) {
+          skippedHere.add(t.sourceId);
+          continue;
+        } else problem(t, `its parent ${t.parentSourceId} was never imported; kept as a top turn`);
+      }
+      index.set(t.sourceId, batch.length);
+      batch.push({
+        sid,
+        parent,
+        content: {
+          question: t.question.trim() === '' ? '[no text]' : t.question,
+          answer_text: answerOf(t),
+          created_at: t.createdAt,
+          source,
+          source_id: t.sourceId,
+          audit: AUDIT_TAG,
+        },
+        records: t.raw,
+      });
+    }
+    if (batch.length > 0 || out.sessions > 0) {
+      const r = shard.addTurnsBulk(batch, {
+        kind: 'import.file',
+        data: {
+          file: unit.file,
+          problems: out.problems.length,
+          source,
+          turns_added: batch.length,
+          turns_skipped: out.turns_skipped,
+        },
+      });
+      out.added = r.added.map((a) => a.bates);
+      out.turns_added = batch.length;
+    }
+    out.turns_skipped += skippedHere.size;
+  });
+
+  // 5. Archives the source made, then entries (after the sessions they name exist).
+  if (archivedHere.length > 0) {
+    const r = archiveImported(shard, archivedHere, `archived by ${source} before the import`);
+    out.archived = r.archived.length;
+    for (const k of r.kept)
+      out.problems.push({
+        file: unit.file,
+        line: 0,
+        reason: `session ${k.sid} stays live: it is ${k.reason}`,
+      });
+  }
+  for (const e of unit.entries) {
+    try {
+      if (writeEntry(shard, source, e)) out.entries++;
+    } catch (err) {
+      if (!(err instanceof ArboristError) || err.kind === 'shard' || err.kind === 'busy') throw err;
+      out.problems.push({ file: unit.file, line: 0, reason: `entry ${e.key}: ${err.message}` });
+    }
+  }
+  return out;
+}
+
+/** A source entry as an arborist entry: its current session, then new checkpoints and usage family members. */
+function writeEntry(shard: Shard, source: string, e: ParsedEntry): boolean {
+  const live = (sourceSession: string): string | undefined => {
+    const sid = shard.sessionForSource(source, sourceSession);
+    return sid !== undefined && shard.getSession(sid) ? sid : undefined;
+  };
+  const current = live(e.sourceSession);
+  if (current === undefined)
+    throw new ArboristError('input', `its session ${e.sourceSession} is not imported`);
+  return shard.write(() => {
+    let changed = setEntry(shard, e.key, current).changed;
+    const have = new Set(getEntry(shard, e.key)!.compactionCheckpoints.map((c) => c.checkpointId));
+    const turnOf = (id: string | undefined) => (id ? shard.turnsBySourceId(source, [id]).get(id) : undefined);
+    for (const c of e.compactionCheckpoints) {
+      if (have.has(c.checkpointId)) continue;
+      const pre = turnOf(c.preCompaction.turnSourceId) ?? live(c.preCompaction.sourceSession);
+      const post = turnOf(c.postCompaction.turnSourceId) ?? live(c.postCompaction.sourceSession);
+      if (pre === undefined || post === undefined) continue; // a checkpoint on sessions not imported (or archived)
+      addCheckpoint(shard, e.key, {
+        pre,
+        post,
+        reason: c.reason,
+        checkpointId: c.checkpointId,
+        createdAt: c.createdAt,
+        ...(c.summary !== undefined ? { summary: c.summary } : {}),
+      });
+      changed = true;
+    }
+    for (const s of e.usageFamilySessions) {
+      const sid = live(s);
+      if (sid !== undefined && addUsageFamily(shard, e.key, sid).changed) changed = true;
+    }
+    return changed;
+  });
+}
