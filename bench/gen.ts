@@ -339,7 +339,10 @@ function main(): void {
         step();
         made++;
       }
-      const r = shard.addTurnsBulk(batch, { kind: 'nodes.bulk', data: { generator: 'bench/gen.ts', seed: SEED } });
+      const r = shard.addTurnsBulk(batch, {
+        kind: 'nodes.bulk',
+        data: { generator: 'bench/gen.ts', seed: SEED },
+      });
       for (const [bates, i] of batchIndex)
         if (r.added[i].bates !== bates) throw new Error(`turn ${i} became ${r.added[i].bates}, not ${bates}`);
       batch = [];
