@@ -560,7 +560,7 @@ describe('openclaw reader: hostile input', () => {
     writeFileSync(f, `${out.join('\n')}\n`);
     const started = Date.now();
     const src = one(f);
-    // About 0.3 s here; a quadratic walk over 50,000 entries would take minutes.
+    // Well under a second here; a quadratic walk over 50,000 entries would take minutes.
     expect(Date.now() - started).toBeLessThan(5000);
     expect(src.turns).toHaveLength(n);
     expect(src.turns[n - 1].parentSourceId).toBe(`deep/u${n - 2}`);
