@@ -6,7 +6,7 @@
 //    └───────┴──> ask ──> store
 //
 //   text: anything may import it; it imports nothing of the project.
-//   import (to come): imports store.
+//   import: reads other tools' histories; imports store and text; cli uses it.
 //
 // Arrows are transitive (cli may use store directly; a layer below is below). Each rule below is an allow-list,
 // so a new folder under src/ is refused by all of them until it is given a place here.
@@ -42,10 +42,10 @@ export default {
     ),
     layer(
       'cli',
-      ['ui', 'keymap', 'ask', 'store', 'text'],
+      ['ui', 'keymap', 'ask', 'import', 'store', 'text'],
       'cli is the top: it parses arguments and calls the layers below; none of them may import it.',
     ),
-    layer('import', ['store', 'text'], 'import (coming) reads foreign transcripts into the store, nothing else.'),
+    layer('import', ['store', 'text'], 'import reads other tools\' histories into the store through its bulk API, nothing else.'),
     {
       name: 'src-has-only-known-layers',
       comment: 'Every folder of src/ is one of the layers above; give a new one a rule here before using it.',

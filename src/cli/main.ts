@@ -6,6 +6,7 @@ import { askCmd } from './commands/ask.js';
 import { chainCheckCmd, checkCmd, verifyCmd } from './commands/chain.js';
 import { entryCmd } from './commands/entries.js';
 import { findCmd } from './commands/find.js';
+import { importCmd } from './commands/import.js';
 import { deleteCmd, maintainCmd, resetCmd } from './commands/maintain.js';
 import { newCmd } from './commands/new.js';
 import { branchesCmd, listCmd, pathCmd, showCmd, treeCmd } from './commands/read.js';
@@ -33,6 +34,7 @@ const ALL: Command[] = [
   deleteCmd,
   archiveCmd,
   maintainCmd,
+  importCmd,
   demoCmd,
 ];
 

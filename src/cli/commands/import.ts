@@ -1,0 +1,123 @@
+import { READER_KINDS, readerFor } from '../../import/index.js';
+import type { ImportProblem } from '../../import/model.js';
+import { followImport, type ImportSummary, type Progress, runImport } from '../../import/run.js';
+import { ArboristError } from '../../store/index.js';
+import { flag, usageError } from '../args.js';
+import type { Command } from '../command.js';
+import type { Context } from '../context.js';
+import { oneLine, printJson, truncate } from '../output.js';
+
+/** `arborist import SOURCE [PATH...]`: other tools' histories into the shard (docs/import.md). */
+
+const USAGE = `arborist import ${READER_KINDS.join('|')} [PATH...] [--follow] [--no-sidechains]`;
+/** Problems listed on a terminal; --json lists them all. */
+const SHOWN_PROBLEMS = 40;
+
+function problemLine(p: ImportProblem): string {
+  return `${oneLine(p.file)}:${p.line}: ${oneLine(p.reason)}`;
+}
+
+/** One line that rewrites itself on stderr (a terminal only): files, turns, rate. */
+function progressBar(ctx: Context): ((p: Progress) => void) | undefined {
+  if (ctx.out.json || process.stderr.isTTY !== true) return undefined;
+  let last = 0;
+  return (p) => {
+    const now = performance.now();
+    if (p.file !== '' && now - last < 100) return;
+    last = now;
+    const width = Math.max(40, (process.stderr.columns ?? 80) - 1);
+    const rate = p.elapsedMs > 0 ? Math.round((p.turns * 1000) / p.elapsedMs) : 0;
+    const bar = 20;
+    const filled = p.filesTotal === 0 ? bar : Math.round((bar * p.filesDone) / p.filesTotal);
+    const head = `[${'#'.repeat(filled)}${'.'.repeat(bar - filled)}] ${p.filesDone}/${p.filesTotal} files, ${p.turns.toLocaleString('en-US')} turns, ${rate.toLocaleString('en-US')}/s `;
+    const name = p.file === '' ? '' : truncate(oneLine(p.file), Math.max(0, width - head.length));
+    // Our own bytes only: \r and the erase-line sequence; the file name is cleaned above.
+    process.stderr.write(`\r\x1b[2K${head}${name}`);
+    if (p.file === '') process.stderr.write('\r\x1b[2K');
+  };
+}
+
+function printSummary(ctx: Context, s: ImportSummary): void {
+  const c = ctx.out.color;
+  const n = (x: number) => x.toLocaleString('en-US');
+  const parts = [
+    `imported ${c.bold(n(s.turns_added))} turns`,
+    `${n(s.sessions)} new sessions`,
+    `${n(s.files)} files`,
+    `${n(s.turns_skipped)} already there`,
+  ];
+  if (s.turns_waiting > 0) parts.push(`${n(s.turns_waiting)} unfinished, waiting`);
+  if (s.archived > 0) parts.push(`${n(s.archived)} sessions to the archive tier`);
+  if (s.entries > 0) parts.push(`${n(s.entries)} entries`);
+  ctx.out.out(`${parts.join(', ')}\n`);
+  if (s.problems.length === 0) return;
+  ctx.out.err(`${c.yellow(`${n(s.problems.length)} records skipped or repaired:`)}\n`);
+  for (const p of s.problems.slice(0, SHOWN_PROBLEMS)) ctx.out.err(`  ${problemLine(p)}\n`);
+  if (s.problems.length > SHOWN_PROBLEMS)
+    ctx.out.err(`  … ${n(s.problems.length - SHOWN_PROBLEMS)} more (--json lists them all)\n`);
+}
+
+export const importCmd: Command = {
+  name: 'import',
+  usage: USAGE,
+  summary: 'import Claude Code, OpenClaw or llm histories (or an arborist export); --follow keeps importing',
+  options: {
+    follow: { type: 'boolean' },
+    'no-sidechains': { type: 'boolean' },
+  },
+  async run(p, ctx) {
+    const [kind, ...paths] = p.positionals;
+    if (kind === undefined) throw usageError(USAGE);
+    const reader = readerFor(kind, { sidechains: !flag(p, 'no-sidechains') });
+    if (reader === undefined) throw usageError(USAGE);
+    const defaults = reader.defaultPaths(ctx.env);
+    if (paths.length === 0 && kind === 'arborist') throw usageError(USAGE);
+    const roots = paths.length > 0 ? paths : defaults;
+    const shard = ctx.writable();
+    if (!flag(p, 'follow')) {
+      let summary: ImportSummary;
+      try {
+        summary = runImport(shard, reader, roots, { onProgress: progressBar(ctx) });
+      } catch (err) {
+        if (err instanceof ArboristError && err.kind === 'not_found' && paths.length === 0)
+          throw new ArboristError('not_found', `no ${kind} history at ${roots.join(', ')} (give a PATH)`);
+        throw err;
+      }
+      if (ctx.out.json) printJson(ctx.out, summary);
+      else printSummary(ctx, summary);
+      return summary.errors > 0 ? 1 : 0;
+    }
+    // --follow: until Ctrl-C or SIGTERM; new turns and new problems are said as they come.
+    const stop = new AbortController();
+    const onSignal = () => stop.abort();
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    const said = new Set<string>();
+    if (!ctx.out.json) ctx.out.err(`following ${roots.map(oneLine).join(', ')} (Ctrl-C stops)\n`);
+    try {
+      const summary = await followImport(shard, reader, roots, {
+        signal: stop.signal,
+        onUnit: (u) => {
+          if (u.turns_added > 0 && !ctx.out.json)
+            ctx.out.out(`+${u.turns_added} turns from ${oneLine(u.file)} (${u.added[u.added.length - 1]})\n`);
+          for (const pr of u.problems) {
+            const line = problemLine(pr);
+            if (said.has(line)) continue;
+            said.add(line);
+            if (!ctx.out.json) ctx.out.err(`  ${line}\n`);
+          }
+        },
+      });
+      summary.problems = summary.problems.filter(
+        (pr, i, all) => all.findIndex((q) => problemLine(q) === problemLine(pr)) === i,
+      );
+      summary.errors = summary.problems.length;
+      if (ctx.out.json) printJson(ctx.out, summary);
+      else printSummary(ctx, summary);
+      return 0;
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
+  },
+};

@@ -1,0 +1,19 @@
+import type { SourceKind, SourceReader } from './model.js';
+import { openclawReader } from './openclaw/index.js';
+
+/** The readers `arborist import` knows, by the word that names them on the command line. */
+export const READER_KINDS: readonly SourceKind[] = ['openclaw'];
+
+export interface ReaderOptions {
+  /** Claude Code: import subagent and sidechain branches (default) or leave them out. */
+  sidechains: boolean;
+}
+
+export function readerFor(kind: string, _opts: ReaderOptions): SourceReader | undefined {
+  switch (kind) {
+    case 'openclaw':
+      return openclawReader;
+    default:
+      return undefined;
+  }
+}
