@@ -1,6 +1,8 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { providerFromOptions } from '../ask/index.js';
-import { arboristHome, Shard } from '../store/index.js';
+import { findHistories } from '../import/offer.js';
+import { arboristHome, listArchives, Shard } from '../store/index.js';
 import { buildDemo } from '../ui/runtime/demo.js';
 import { runTui } from '../ui/term/app.js';
 import { flag, type OptionSpec, type Parsed, str } from './args.js';
@@ -19,7 +21,31 @@ export function openBrowser(p: Parsed, ctx: Context, dbPath: string = ctx.dbPath
   const provider = providerFromOptions({ answerCmd: str(p, 'answer-cmd'), env: ctx.env });
   // The background state check runs this same program (`arborist verify`) in a process of its own.
   const verifyCommand = process.argv[1] ? [process.execPath, process.argv[1]] : undefined;
-  return runTui({ dbPath, mouse: flag(p, 'mouse'), provider, keysPath: str(p, 'keys'), verifyCommand });
+  // First start: an empty (or missing) shard offers the histories this machine has, beside the demo.
+  const histories = isEmptyShard(dbPath) ? findHistories(ctx.env) : [];
+  return runTui({
+    dbPath,
+    mouse: flag(p, 'mouse'),
+    provider,
+    keysPath: str(p, 'keys'),
+    verifyCommand,
+    histories,
+  });
+}
+
+/** No shard yet, or one without a session (live or archived): a first start. */
+function isEmptyShard(dbPath: string): boolean {
+  if (!existsSync(dbPath)) return true;
+  try {
+    const s = Shard.open(dbPath, { readonly: true });
+    try {
+      return s.listSessions().length === 0 && listArchives(s).length === 0;
+    } finally {
+      s.close();
+    }
+  } catch {
+    return false;
+  }
 }
 
 export const demoCmd: Command = {

@@ -46,7 +46,8 @@ export function toolResultLines(text: string, isError = false): string[] {
   const lines = text.split(/\r?\n/).filter((l) => l.trim() !== '');
   const kept = lines.slice(0, RESULT_LINES).map((l) => `  ${l.length > 200 ? `${l.slice(0, 199)}…` : l}`);
   if (isError && kept.length > 0) kept[0] = `  error: ${kept[0].trimStart()}`;
-  if (lines.length > RESULT_LINES) kept.push(`  … ${lines.length - RESULT_LINES} more lines`);
+  const more = lines.length - RESULT_LINES;
+  if (more > 0) kept.push(`  … ${more} more ${more === 1 ? 'line' : 'lines'}`);
   return kept;
 }
 

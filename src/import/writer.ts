@@ -98,7 +98,8 @@ function parentsFirst(
 
 /** The store's answer must be text; a note the reader gave goes on the first line. */
 function answerOf(t: ParsedTurn): string {
-  return t.note ? `[${t.note}]\n\n${t.answer}` : t.answer;
+  if (!t.note || t.answer.startsWith(`[${t.note}]`)) return t.answer;
+  return `[${t.note}]\n\n${t.answer}`;
 }
 
 /** Writes one unit. Throws only when the shard itself fails (locked, full, damaged): bad content is a problem. */

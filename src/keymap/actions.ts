@@ -108,6 +108,12 @@ export const ACTIONS = [
   },
   { id: 'demo', group: 'Shard', keys: ['d'], description: 'On an empty shard: load the demo sessions' },
   {
+    id: 'import',
+    group: 'Shard',
+    keys: ['i'],
+    description: 'On an empty shard: import the histories found on this machine (Claude Code, OpenClaw, llm)',
+  },
+  {
     id: 'archived',
     group: 'Shard',
     keys: ['A'],

@@ -321,7 +321,7 @@ describe('openclaw reader: transcript files', () => {
       [
         'Let me look.',
         '→ exec: ls src',
-        '  cart.ts\n  checkout.ts\n  index.ts\n  … 1 more lines',
+        '  cart.ts\n  checkout.ts\n  index.ts\n  … 1 more line',
         'There are four files: cart.ts, checkout.ts, index.ts and util.ts.',
       ].join('\n\n'),
     );

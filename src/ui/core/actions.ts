@@ -29,6 +29,7 @@ export type Action =
   | { type: 'askFailed'; error: string }
   | { type: 'branches'; sid: string; items: BranchItem[] }
   | { type: 'demoBuilt' }
+  | { type: 'historiesImported'; turns: number; problems: number; failed: string | null }
   | { type: 'message'; text: string; level: 'info' | 'error' }
   | { type: 'tick'; now: number }
   /** `ms`: how long the query took where it ran (for the trace). */

@@ -93,6 +93,11 @@ function onPaneKey(s: State, id: KeyAction): Result {
 function onEmptyShardKey(s: State, id: KeyAction): Result {
   if (id === 'demo' && s.offerDemo && !s.busy)
     return [{ ...s, busy: 'building the demo…' }, [{ type: 'buildDemo' }]];
+  if (id === 'import' && s.histories.length > 0 && !s.busy)
+    return [
+      { ...s, busy: `importing ${s.histories.map((h) => h.label).join(', ')}…` },
+      [{ type: 'importHistories', histories: s.histories }],
+    ];
   if (id === 'ask') return openInput(s, 'ask', null, null);
   return [s, []];
 }

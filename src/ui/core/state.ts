@@ -12,6 +12,14 @@ import type { Outline, Row, SessionLike } from '../features/tree/model.js';
 import type { Focus } from './layout.js';
 
 /** What the status bar needs of a verify report (runtime/state-check.ts). */
+/** A history found on this machine (the CLI looks; the TUI offers it on an empty shard). */
+export interface HistoryOffer {
+  kind: string;
+  label: string;
+  path: string;
+  files: number;
+}
+
 export interface StateResult {
   ok: boolean;
   /** The first problem, in a few words: "turn k3m9x2qa-000042: its content differs from ...". */
@@ -108,6 +116,8 @@ export interface State {
   chain: ChainView;
   message: Message | null;
   offerDemo: boolean;
+  /** Histories found on this machine, offered for import on an empty shard. */
+  histories: HistoryOffer[];
   busy: string | null;
   help: { group: string; rows: [string, string][] }[];
   /** Keys to show in the status bar: [key, label]. */
@@ -138,6 +148,7 @@ export function initialState(opts: {
   rows: number;
   keymap: Keymap;
   offerDemo?: boolean;
+  histories?: HistoryOffer[];
   now?: number;
 }): State {
   const hints: [string, string][] = [];
@@ -181,6 +192,7 @@ export function initialState(opts: {
     },
     message: null,
     offerDemo: opts.offerDemo ?? true,
+    histories: opts.histories ?? [],
     busy: null,
     help: helpRows(opts.keymap),
     hints,

@@ -72,6 +72,20 @@ function step(s: State, a: Action): Result {
     case 'restoreDone':
     case 'maintFailed':
       return onMaintenance(s, a, onDataChanged);
+    case 'historiesImported':
+      return [
+        {
+          ...s,
+          busy: null,
+          message: a.failed
+            ? msg(s, `import failed: ${a.failed}`, 'error')
+            : msg(
+                s,
+                `imported ${a.turns} turns${a.problems > 0 ? ` (${a.problems} records skipped: arborist import shows them)` : ''}`,
+              ),
+        },
+        [{ type: 'loadSessions' }, { type: 'syncChain' }],
+      ];
     case 'demoBuilt':
       return [
         { ...s, busy: null, message: msg(s, 'demo loaded: → opens a session') },

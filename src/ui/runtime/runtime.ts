@@ -13,6 +13,7 @@ import { ChainChecker, type ChainCheckOptions } from './chain-check.js';
 import { buildDemo } from './demo.js';
 import { describe } from './describe.js';
 import { type FindOptions, FindScheduler } from './find-search.js';
+import { importHistories } from './import-histories.js';
 import { Maintenance } from './maintenance.js';
 import { SessionSource } from './sessions.js';
 import { StateChecker } from './state-check.js';
@@ -21,7 +22,7 @@ export { describe };
 
 export interface RuntimeOptions extends ChainCheckOptions, FindOptions {
   provider?: ProviderSpec;
-  /** argv that runs arborist, for the state check (state-check.ts); absent: none. */
+  /** argv that runs arborist, for the state check (state-check.ts) and the first start's import; absent: none. */
   verifyCommand?: readonly string[];
 }
 
@@ -107,6 +108,9 @@ export class Runtime {
       case 'syncChain':
         this.chain.sync();
         if (Date.now() - this.state.lastStartedAt > STATE_EVERY_MS) this.state.check();
+        return;
+      case 'importHistories':
+        importHistories(this.opts.verifyCommand ?? null, this.shard.path, e.histories, this.dispatch);
         return;
       case 'buildDemo':
         buildDemo(this.shard);

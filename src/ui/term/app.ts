@@ -8,7 +8,7 @@ import type { ProviderSpec } from '../../ask/types.js';
 import { type Keymap, KeymapError } from '../../keymap/index.js';
 import { ArboristError, arboristHome, Shard } from '../../store/index.js';
 import type { Action } from '../core/actions.js';
-import { initialState, type State } from '../core/state.js';
+import { type HistoryOffer, initialState, type State } from '../core/state.js';
 import { update } from '../core/update.js';
 import { ASCII_GLYPHS, type Glyphs, UNICODE_GLYPHS, view } from '../core/view.js';
 import { Runtime } from '../runtime/runtime.js';
@@ -26,6 +26,8 @@ export interface TuiOptions {
   keysPath?: string;
   /** On an empty shard, offer to load the demo (default true). */
   offerDemo?: boolean;
+  /** Histories found on this machine, offered for import on an empty shard. */
+  histories?: HistoryOffer[];
   /** argv that runs arborist, for the background state check (`verify`); absent: no state check. */
   verifyCommand?: readonly string[];
 }
@@ -102,6 +104,7 @@ class Program {
       rows: this.screen.rows,
       keymap,
       offerDemo: opts.offerDemo ?? true,
+      histories: opts.histories,
     });
     this.runtime = new Runtime(
       shard,

@@ -1,5 +1,6 @@
 /** Paints the status bar (chain, message or selection, key hints) and the empty shard's greeting. */
 import { age, thousands } from '../../../text/format.js';
+import { oneLine } from '../../../text/sanitize.js';
 import { displayWidth } from '../../../text/width.js';
 import type { Glyphs } from '../../core/glyphs.js';
 import { centred, type Rect } from '../../core/layout.js';
@@ -95,7 +96,15 @@ function statusSegments(s: State, g: Glyphs, level: number): [string, Style][] {
 export function drawEmpty(f: Frame, s: State): void {
   const lines = ['This shard is empty.'];
   if (s.busy) lines.push(s.busy);
-  else if (s.offerDemo)
+  else if (s.histories.length > 0) {
+    lines.push('');
+    for (const h of s.histories)
+      lines.push(`${h.label}: ${h.files} ${h.files === 1 ? 'file' : 'files'} in ${oneLine(h.path)}`);
+    lines.push('');
+    lines.push(
+      `Press ${s.keyOf.import ?? 'i'} to import ${s.histories.length === 1 ? 'it' : 'them'}${s.offerDemo ? `, ${s.keyOf.demo ?? 'd'} for a demo` : ''}, ${s.keyOf.quit ?? 'q'} to quit`,
+    );
+  } else if (s.offerDemo)
     lines.push(`Press ${s.keyOf.demo ?? 'd'} to load a demo, ${s.keyOf.quit ?? 'q'} to quit`);
   else lines.push(`Press ${s.keyOf.ask ?? 'a'} to ask a first question, ${s.keyOf.quit ?? 'q'} to quit`);
   const w = Math.min(s.cols - 2, Math.max(...lines.map(displayWidth)) + 6);
