@@ -321,7 +321,7 @@ describe('llm reader: legacy tables', () => {
     db.close();
     const [s] = readAll(path);
     expect(s.turns.map((t) => [t.sourceId, t.question, t.answer, t.note])).toEqual([
-      ['response:r1', '', 'done', 'tool follow-up'],
+      ['response:r1', '[no prompt]', 'done', 'tool follow-up'],
     ]);
     expect(s.problems).toEqual([
       {
@@ -714,6 +714,23 @@ describe('llm reader: an upgraded file (both generations)', () => {
       ['response:r2', 'b2:m1'],
       ['b2:m2', 'b2:m1'],
     ]);
+  });
+});
+
+describe('llm reader: oversized text', () => {
+  it('cuts an answer past the store limit of 16 MiB to fit, and says so', () => {
+    const { path, db } = makeDb('legacy');
+    conversation(db, 'c1', 'big');
+    const big = 'x'.repeat(17 * 1024 * 1024);
+    response(db, { id: 'r1', conv: 'c1', prompt: 'dump it', response: big, at: '2025-01-01T00:00:00+00:00' });
+    response(db, { id: 'r2', conv: 'c1', prompt: 'thanks', response: 'ok', at: '2025-01-01T00:00:01+00:00' });
+    db.close();
+    const [s] = readAll(path);
+    expect(s.turns.map((t) => t.sourceId)).toEqual(['response:r1', 'response:r2']);
+    expect(s.turns[0].answer.length).toBeLessThanOrEqual(16 * 1024 * 1024);
+    expect(s.turns[0].answer).toMatch(/… \[cut: \d+ more characters\]$/);
+    expect(s.turns[1].parentSourceId).toBe('response:r1');
+    expect(s.problems).toEqual([{ file: path, line: 1, reason: 'answer of 17 MiB cut to 16 MiB' }]);
   });
 });
 

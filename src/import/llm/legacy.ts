@@ -6,7 +6,17 @@
 import type Database from 'better-sqlite3';
 import { AnswerBuilder } from '../answer.js';
 import type { ImportProblem, ParsedSource, ParsedTurn } from '../model.js';
-import { isoTime, NO_TIME, OWN_COLUMN, parseJson, rowLine, str, strOrNull } from './rows.js';
+import {
+  fitQuestion,
+  fitText,
+  isoTime,
+  NO_TIME,
+  OWN_COLUMN,
+  parseJson,
+  rowLine,
+  str,
+  strOrNull,
+} from './rows.js';
 import type { LlmSchema } from './schema.js';
 
 export type Row = Record<string, unknown>;
@@ -95,7 +105,7 @@ export class LegacyConversation {
       sourceId: `response:${id}`,
       parentSourceId: this.cur?.turn.sourceId ?? null,
       sourceSession: this.session,
-      question: prompt ?? '',
+      question: fitQuestion(prompt ?? '', this.file, rowid, this.problems),
       answer: '',
       createdAt,
       raw,
@@ -109,7 +119,9 @@ export class LegacyConversation {
 
   /** The conversation's own turns (not the copies), answers written. */
   finish(): ParsedTurn[] {
-    for (const { turn, builder } of this.out) if (builder !== null) turn.answer = builder.toString();
+    for (const { turn, builder } of this.out)
+      if (builder !== null)
+        turn.answer = fitText(builder.toString(), 'answer', this.file, turn.line, this.problems);
     // The newest turn still waits for tool results when its last call asked for tools: the chain may go on.
     if (this.cur !== null && this.cur.builder !== null && this.cur.pending) this.cur.turn.complete = false;
     return this.out.map((o) => o.turn);

@@ -14,7 +14,18 @@ import type Database from 'better-sqlite3';
 import { AnswerBuilder } from '../answer.js';
 import type { ImportProblem, ParsedSource, ParsedTurn } from '../model.js';
 import { LegacyConversation, type Row } from './legacy.js';
-import { isoTime, NO_TIME, OWN_COLUMN, parseJson, rowLine, stmt, str, strOrNull } from './rows.js';
+import {
+  fitQuestion,
+  fitText,
+  isoTime,
+  NO_TIME,
+  OWN_COLUMN,
+  parseJson,
+  rowLine,
+  stmt,
+  str,
+  strOrNull,
+} from './rows.js';
 import type { LlmSchema } from './schema.js';
 
 /** Reply paths kept per user message (a prompt re-asked with different answers branches); the rest reported. */
@@ -588,8 +599,8 @@ export function buildSession(
       sourceId: pt.sourceId,
       parentSourceId: pt.parentSourceId,
       sourceSession: s.id,
-      question: textOf(parts.get(pt.user.hash) ?? []),
-      answer: b.toString(),
+      question: fitQuestion(textOf(parts.get(pt.user.hash) ?? []), file, pt.user.rid, problems),
+      answer: fitText(b.toString(), 'answer', file, pt.user.rid, problems),
       createdAt: pt.createdAt,
       raw,
       line: pt.user.rid,
