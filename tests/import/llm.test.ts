@@ -1,4 +1,5 @@
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -846,6 +847,22 @@ describe('llm reader: never writes', () => {
     } finally {
       db.close();
     }
+  });
+
+  it('removes its private copy when the reader is stopped early', () => {
+    const { path, db } = makeDb('legacy', true);
+    someHistory(db);
+    conversation(db, 'c2', 'y');
+    response(db, { id: 'r2', conv: 'c2', prompt: 'q2', response: 'a2', at: '2025-01-02T00:00:00+00:00' });
+    db.close();
+    const copies = () => readdirSync(tmpdir()).filter((n) => n.startsWith('arborist-llm-'));
+    const before = copies();
+    for (const s of llmReader.read(path)) {
+      expect(s.turns).toHaveLength(1);
+      expect(copies().length).toBe(before.length + 1);
+      break;
+    }
+    expect(copies()).toEqual(before);
   });
 
   it('falls back to a copy when a WAL database has a -wal but its -shm is gone', () => {

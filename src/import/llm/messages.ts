@@ -103,6 +103,11 @@ export interface ModernPlan {
   copies: Map<string, PathTurn>;
 }
 
+/** Code-unit order (ISO times, ULIDs, hashes): the same on every machine, unlike localeCompare. */
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 function minTime(a: string | null, b: string | null): string | null {
   if (a === null) return b;
   if (b === null) return a;
@@ -230,7 +235,7 @@ export function planMessages(db: Database.Database, file: string, schema: LlmSch
     });
   }
   const byTime = (a: { time: string | null; id: string }, b: { time: string | null; id: string }) =>
-    (a.time ?? '\uffff').localeCompare(b.time ?? '\uffff') || a.id.localeCompare(b.id);
+    cmp(a.time ?? '\uffff', b.time ?? '\uffff') || cmp(a.id, b.id);
   turns.sort(byTime);
   const threads = new Map<string, ThreadRow>();
   for (const row of db
@@ -285,7 +290,7 @@ export function planMessages(db: Database.Database, file: string, schema: LlmSch
     n.children.sort(
       (a, b) =>
         (a.mark === null ? 1 : 0) - (b.mark === null ? 1 : 0) ||
-        (a.mark?.key ?? '').localeCompare(b.mark?.key ?? '') ||
+        cmp(a.mark?.key ?? '', b.mark?.key ?? '') ||
         a.rid - b.rid,
     );
 
@@ -515,12 +520,10 @@ export function planMessages(db: Database.Database, file: string, schema: LlmSch
     let first: string | null = legacyThreads.get(s.id) ?? null;
     for (const pt of s.turns) first = minTime(first, pt.createdAt);
     s.first = first ?? threads.get(s.id)?.time ?? NO_TIME;
-    s.turns.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.user.rid - b.user.rid);
+    s.turns.sort((a, b) => cmp(a.createdAt, b.createdAt) || a.user.rid - b.user.rid);
   }
   return {
-    sessions: [...sessions.values()].sort(
-      (a, b) => a.first.localeCompare(b.first) || a.id.localeCompare(b.id),
-    ),
+    sessions: [...sessions.values()].sort((a, b) => cmp(a.first, b.first) || cmp(a.id, b.id)),
     problems,
     copies,
   };
@@ -638,7 +641,7 @@ export function buildSession(
     }
     turns.push(...conv.finish());
   }
-  turns.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.line - b.line);
+  turns.sort((a, b) => cmp(a.createdAt, b.createdAt) || a.line - b.line);
   return {
     kind: 'llm',
     file,
