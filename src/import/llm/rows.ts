@@ -1,0 +1,136 @@
+import type Database from 'better-sqlite3';
+
+/**
+ * Small shared pieces of the llm reader: a database row as a `raw` line, llm's timestamps as ISO 8601, and text
+ * out of a column that may hold anything.
+ */
+
+/** Columns the reader adds to its own queries (rowid, sort keys); never part of a row's `raw` form. */
+export const OWN_COLUMN = '__arb_';
+
+/**
+ * One row as a `raw` line: `{"table":"<name>","row":{...}}`, the row's columns in SELECT order, blobs as base64
+ * strings, integers past 2^53 as decimal strings. The table name is kept because one turn draws rows from several
+ * tables (responses and tool_calls, or messages, parts and turns).
+ */
+export function rowLine(table: string, row: Record<string, unknown>): string {
+  let plain = true;
+  for (const k in row) {
+    const v = row[k];
+    if (k.startsWith(OWN_COLUMN) || typeof v === 'bigint' || (v !== null && typeof v === 'object')) {
+      plain = false;
+      break;
+    }
+  }
+  let body: Record<string, unknown> = row;
+  if (!plain) {
+    body = {};
+    for (const [k, v] of Object.entries(row)) {
+      if (k.startsWith(OWN_COLUMN)) continue;
+      if (Buffer.isBuffer(v) || v instanceof Uint8Array) body[k] = Buffer.from(v).toString('base64');
+      else if (typeof v === 'bigint') body[k] = v.toString();
+      else body[k] = v;
+    }
+  }
+  return `{"table":${JSON.stringify(table)},"row":${JSON.stringify(body)}}`;
+}
+
+/** Prepared statements, one per connection and SQL text: sessions are many and their queries the same. */
+const cache = new WeakMap<Database.Database, Map<string, Database.Statement>>();
+
+export function stmt(db: Database.Database, sql: string): Database.Statement {
+  let m = cache.get(db);
+  if (m === undefined) {
+    m = new Map();
+    cache.set(db, m);
+  }
+  let s = m.get(sql);
+  if (s === undefined) {
+    s = db.prepare(sql);
+    m.set(sql, s);
+  }
+  return s;
+}
+
+/** A column as text: strings as they are, blobs decoded as UTF-8, numbers printed, null/undefined as ''. */
+export function str(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'string') return v;
+  if (Buffer.isBuffer(v) || v instanceof Uint8Array) return Buffer.from(v).toString('utf8');
+  return String(v);
+}
+
+/** A column as text, or null when it is null or missing. */
+export function strOrNull(v: unknown): string | null {
+  return v === null || v === undefined ? null : str(v);
+}
+
+const STAMP = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2})?)(?:\.(\d+))?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
+
+/**
+ * llm's `datetime_utc` values as ISO 8601 UTC with milliseconds, or null when unreadable. llm has written
+ * `datetime.isoformat()` with an offset (`2025-02-16T22:34:30.374882+00:00`, responses and turns), `str()` of an
+ * aware datetime (`2026-05-01 12:00:00.5+00:00`, threads) and, in old versions, `str(utcnow())` with no offset at
+ * all (read as UTC).
+ */
+export function isoTime(v: unknown): string | null {
+  const s = str(v).trim();
+  const m = STAMP.exec(s);
+  if (!m) return null;
+  const time = m[2].length === 5 ? `${m[2]}:00` : m[2];
+  const frac = (m[3] ?? '').slice(0, 3).padEnd(3, '0');
+  let tz = m[4] ?? 'Z';
+  if (/^[+-]\d{2}$/.test(tz)) tz = `${tz}:00`;
+  else if (/^[+-]\d{4}$/.test(tz)) tz = `${tz.slice(0, 3)}:${tz.slice(3)}`;
+  const d = new Date(`${m[1]}T${time}.${frac}${tz.toUpperCase()}`);
+  return Number.isNaN(d.getTime()) ? null : d.toISOString();
+}
+
+/** The epoch, for a turn whose source gives no readable time at all (always reported as a problem). */
+export const NO_TIME = '1970-01-01T00:00:00.000Z';
+
+/** JSON.parse that answers undefined instead of throwing. */
+export function parseJson(v: unknown): unknown {
+  if (v === null || v === undefined) return undefined;
+  try {
+    return JSON.parse(str(v));
+  } catch {
+    return undefined;
+  }
+}
+
+/** An SQLite error message on one short line. */
+export function oneLine(s: string, max = 200): string {
+  const flat = s.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** The store refuses a question or answer longer than 16 MiB (src/store/turns.ts): longer text is cut to fit. */
+export const MAX_TEXT = 16 * 1024 * 1024 - 64;
+
+/** `text`, cut to MAX_TEXT with a marker (and a problem) when longer. */
+export function fitText(
+  text: string,
+  what: string,
+  file: string,
+  line: number,
+  problems: { file: string; line: number; reason: string }[],
+): string {
+  if (text.length <= MAX_TEXT) return text;
+  const keep = MAX_TEXT - 64;
+  problems.push({ file, line, reason: `${what} of ${Math.ceil(text.length / 2 ** 20)} MiB cut to 16 MiB` });
+  return `${text.slice(0, keep)}\n… [cut: ${text.length - keep} more characters]`;
+}
+
+/** What a turn's question says when the source has no prompt text (the store needs one). */
+export const NO_PROMPT = '[no prompt]';
+
+/** The question as stored: the prompt, or NO_PROMPT when it is empty, cut to fit. */
+export function fitQuestion(
+  prompt: string,
+  file: string,
+  line: number,
+  problems: { file: string; line: number; reason: string }[],
+): string {
+  return prompt.trim() === '' ? NO_PROMPT : fitText(prompt, 'prompt', file, line, problems);
+}
