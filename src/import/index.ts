@@ -1,8 +1,9 @@
+import { llmReader } from './llm/index.js';
 import type { SourceKind, SourceReader } from './model.js';
 import { openclawReader } from './openclaw/index.js';
 
 /** The readers `arborist import` knows, by the word that names them on the command line. */
-export const READER_KINDS: readonly SourceKind[] = ['openclaw'];
+export const READER_KINDS: readonly SourceKind[] = ['openclaw', 'llm'];
 
 export interface ReaderOptions {
   /** Claude Code: import subagent and sidechain branches (default) or leave them out. */
@@ -13,6 +14,8 @@ export function readerFor(kind: string, _opts: ReaderOptions): SourceReader | un
   switch (kind) {
     case 'openclaw':
       return openclawReader;
+    case 'llm':
+      return llmReader;
     default:
       return undefined;
   }
