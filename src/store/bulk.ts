@@ -1,5 +1,6 @@
 import { deflateRawSync } from 'node:zlib';
 import type { AuditLog } from './audit/log.js';
+import { crashPoint } from './crash.js';
 import { cachedStatement } from './db/statements.js';
 import { badInput, notFound } from './errors.js';
 import { nodeHash, sha256, subtreeHash } from './hash.js';
@@ -277,6 +278,7 @@ export function insertBulk(ctx: BulkContext, turns: readonly BulkTurn[], event: 
     sids.add(p.sid);
   }
   chunks.flush();
+  crashPoint('bulk-rows');
 
   // 4. Sessions' counters, the turns the batch hangs under (folded once, with their ancestors), every root touched.
   const bump = cachedStatement(
