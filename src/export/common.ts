@@ -1,5 +1,5 @@
 import type { Session } from '../store/index.js';
-import { oneLine } from '../text/sanitize.js';
+import { oneLine, stripControls } from '../text/sanitize.js';
 import { truncate } from '../text/width.js';
 import type { Selection } from './select.js';
 
@@ -38,4 +38,21 @@ export function displaySessions(sel: Selection): { session: Session; context: bo
     session,
     context: isContext(session),
   }));
+}
+
+// Every code point stripControls acts on (ESC and the other C0 controls but tab and newline, CR, DEL, C1, NEL, bidi
+// controls, the line and paragraph separators, the BOM). Text without any, and well formed, it returns unchanged:
+// most stored text, so the test below saves the sanitiser's five passes on nearly every turn of a big export.
+const TOUCHED = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ufeff]/;
+
+/** stripControls (src/text), skipped when it would change nothing. */
+export function clean(text: string): string {
+  return TOUCHED.test(text) || !text.isWellFormed() ? stripControls(text) : text;
+}
+
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
+/** oneLine (src/text), skipped for printable ASCII (ids, hashes, times), which it would return unchanged. */
+export function line(text: string): string {
+  return PRINTABLE_ASCII.test(text) ? text : oneLine(text);
 }

@@ -1,5 +1,4 @@
-import { stripControls } from '../text/sanitize.js';
-import { displaySessions, nesting, preview, selectionTitle } from './common.js';
+import { clean, displaySessions, nesting, preview, selectionTitle } from './common.js';
 import type { ExportedTurn, Selection } from './select.js';
 
 /**
@@ -21,7 +20,7 @@ const ENTITIES: Record<string, string> = {
 
 /** Untrusted text as HTML text: controls stripped, the five special characters escaped. */
 export function esc(value: string): string {
-  return stripControls(value).replace(/[&<>"']/g, (c) => ENTITIES[c]);
+  return clean(value).replace(/[&<>"']/g, (c) => ENTITIES[c]);
 }
 
 const STYLE = `

@@ -1,5 +1,4 @@
-import { oneLine, stripControls } from '../text/sanitize.js';
-import { displaySessions, nesting, preview, selectionTitle } from './common.js';
+import { clean, displaySessions, line, nesting, preview, selectionTitle } from './common.js';
 import type { ExportedTurn, Selection } from './select.js';
 
 /**
@@ -10,23 +9,19 @@ import type { ExportedTurn, Selection } from './select.js';
  * `cat`ed to terminals.
  */
 
-function longestRun(s: string, ch: string): number {
+/** The longest run of backticks in s. */
+function longestTicks(s: string): number {
+  if (!s.includes('`')) return 0;
   let best = 0;
-  let run = 0;
-  for (const c of s) {
-    if (c === ch) {
-      run++;
-      if (run > best) best = run;
-    } else run = 0;
-  }
+  for (const m of s.matchAll(/`+/g)) if (m[0].length > best) best = m[0].length;
   return best;
 }
 
 /** One line of untrusted text as a code span: inside one, markdown and HTML mean nothing. */
 export function code(value: string): string {
-  const s = oneLine(value);
+  const s = line(value);
   if (s.trim() === '') return '(empty)';
-  const ticks = '`'.repeat(longestRun(s, '`') + 1);
+  const ticks = '`'.repeat(longestTicks(s) + 1);
   // A span that starts or ends with a backtick needs a space inside its delimiters (CommonMark strips one each side).
   const pad = s.startsWith('`') || s.endsWith('`') || (s.startsWith(' ') && s.endsWith(' ')) ? ' ' : '';
   return `${ticks}${pad}${s}${pad}${ticks}`;
@@ -34,8 +29,8 @@ export function code(value: string): string {
 
 /** Multi-line untrusted text as a fenced block whose fence is longer than any backtick run inside. */
 export function fenced(value: string): string {
-  const s = stripControls(value).replace(/\n+$/, '');
-  const fence = '`'.repeat(Math.max(3, longestRun(s, '`') + 1));
+  const s = clean(value).replace(/\n+$/, '');
+  const fence = '`'.repeat(Math.max(3, longestTicks(s) + 1));
   return `${fence}text\n${s}${s === '' ? '' : '\n'}${fence}`;
 }
 

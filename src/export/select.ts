@@ -1,4 +1,4 @@
-import { ArboristError, type Session, type Shard, type TurnNode } from '../store/index.js';
+import { ArboristError, type Session, type Shard, type TreeNode, type TurnNode } from '../store/index.js';
 
 /**
  * What an export holds: the turns a Bates id or a session stands for, in tree order (parents first), each with its
@@ -81,7 +81,11 @@ interface SessionIndex {
   kids: Map<string, { bates: string; sid: string }[]>;
 }
 
-function indexSession(shard: Shard, sid: string): SessionIndex {
+function indexSession(
+  shard: Shard,
+  sid: string,
+  tree: readonly TurnNode[] = shard.sessionTree(sid),
+): SessionIndex {
   const byBates = new Map<string, TurnNode>();
   const kids = new Map<string, { bates: string; sid: string }[]>();
   const add = (parent: string, bates: string, childSid: string) => {
@@ -89,7 +93,7 @@ function indexSession(shard: Shard, sid: string): SessionIndex {
     if (list) list.push({ bates, sid: childSid });
     else kids.set(parent, [{ bates, sid: childSid }]);
   };
-  for (const n of shard.sessionTree(sid)) {
+  for (const n of tree) {
     byBates.set(n.bates, n);
     if (n.parent_bates !== null && !n.is_top) add(n.parent_bates, n.bates, n.sid);
   }
@@ -100,12 +104,59 @@ function indexSession(shard: Shard, sid: string): SessionIndex {
 }
 
 /**
- * A turn and everything under it, in any session. Each session met is read whole once (its tree and its outline:
- * two queries), rather than one query per turn: a 10,000-turn subtree is two queries, not 10,000.
+ * The turn's descendants inside its own session, when none of them has a child elsewhere: in the session's
+ * depth-first order a subtree is one run (the turns after it that are deeper), so no walk is needed. Undefined when
+ * a turn of the run has more children than the run shows (a child in another session).
  */
-function subtreeOf(shard: Shard, root: TurnNode): TurnNode[] {
-  if (root.n_children === 0) return [root];
-  const indexes = new Map<string, SessionIndex>();
+function ownRun(tree: readonly TreeNode[], root: TurnNode): ExportedTurn[] | undefined {
+  const at = tree.findIndex((n) => n.bates === root.bates);
+  if (at < 0) return undefined;
+  const base = tree[at].local_depth;
+  let end = at + 1;
+  while (end < tree.length && tree[end].local_depth > base) end++;
+  const run = tree.slice(at, end);
+  const shown = new Map<string, number>();
+  for (let i = 1; i < run.length; i++) {
+    const p = run[i].parent_bates!;
+    shown.set(p, (shown.get(p) ?? 0) + 1);
+  }
+  if (!run.every((n) => n.n_children === (shown.get(n.bates) ?? 0))) return undefined;
+  return run.map((n) => ({ node: n, depth: n.local_depth - base, context: false }));
+}
+
+/** Child queries a subtree may make before the sessions it lives in are read whole instead. */
+const SMALL_SUBTREE_QUERIES = 256;
+
+/**
+ * A small subtree, one children query per turn (Shard.childrenById: every child, in any session, by sid and seq);
+ * undefined once it takes more than SMALL_SUBTREE_QUERIES queries.
+ */
+function smallSubtree(shard: Shard, root: TurnNode): TurnNode[] | undefined {
+  const out: TurnNode[] = [root];
+  const seen = new Set<string>([root.bates]);
+  for (let i = 0; i < out.length; i++) {
+    if (i >= SMALL_SUBTREE_QUERIES) return undefined;
+    for (const child of shard.childrenById(out[i].id)) {
+      if (seen.has(child.bates)) continue;
+      seen.add(child.bates);
+      out.push(child);
+    }
+  }
+  return out;
+}
+
+/**
+ * A turn and everything under it, in any session. A small subtree is read turn by turn; a big one reads each
+ * session it meets whole, once (its tree and its outline: two queries), rather than one query per turn: a
+ * 10,000-turn subtree is two queries, not 10,000, and one that stays inside its session is one query and no walk.
+ */
+function subtreeOf(shard: Shard, root: TurnNode): ExportedTurn[] {
+  const small = smallSubtree(shard, root);
+  if (small) return treeOrder(small, () => false);
+  const tree = shard.sessionTree(root.sid);
+  const run = ownRun(tree, root);
+  if (run) return run;
+  const indexes = new Map<string, SessionIndex>([[root.sid, indexSession(shard, root.sid, tree)]]);
   const index = (sid: string) => {
     let ix = indexes.get(sid);
     if (!ix) {
@@ -118,7 +169,6 @@ function subtreeOf(shard: Shard, root: TurnNode): TurnNode[] {
   const seen = new Set<string>([root.bates]);
   for (let i = 0; i < out.length; i++) {
     const n = out[i];
-    if (n.n_children === 0) continue;
     for (const k of index(n.sid).kids.get(n.bates) ?? []) {
       if (seen.has(k.bates)) continue;
       const child = index(k.sid).byBates.get(k.bates);
@@ -127,7 +177,7 @@ function subtreeOf(shard: Shard, root: TurnNode): TurnNode[] {
       out.push(child);
     }
   }
-  return out;
+  return treeOrder(out, () => false);
 }
 
 /** The ancestors (in other sessions) of a session's top turns, each once. */
@@ -171,14 +221,19 @@ function selectOnce(shard: Shard, id: string, subtree: boolean): Omit<Selection,
     const sid = r.session.sid;
     const own = shard.sessionTree(sid);
     const context = contextOf(shard, sid, own);
-    const turns = treeOrder([...context, ...own], (n) => n.sid !== sid);
+    // Without context the store's own depth-first order is the export's (children by sid, seq within a session).
+    const turns =
+      context.length === 0
+        ? own.map((n) => ({ node: n, depth: n.local_depth, context: false }))
+        : treeOrder([...context, ...own], (n) => n.sid !== sid);
     // Context sessions first (parents first), then the session itself, listed even when it has no turns.
     const sessions = [...sessionsOf(shard, turns).filter((s) => s.sid !== sid), r.session];
     return { kind: 'session', id: sid, sessions, turns };
   }
   const node = r.node;
-  const nodes = subtree ? subtreeOf(shard, node) : shard.pathTo(node.bates);
-  const turns = treeOrder(nodes, () => false);
+  const turns = subtree
+    ? subtreeOf(shard, node)
+    : shard.pathTo(node.bates).map((n, depth) => ({ node: n, depth, context: false }));
   return { kind: subtree ? 'subtree' : 'path', id: node.bates, sessions: sessionsOf(shard, turns), turns };
 }
 

@@ -43,7 +43,11 @@ export function writeFileAtomic(path: string, text: string, opts: { force?: bool
     throw fileError(path, `cannot be written (${(err as { code?: string }).code ?? String(err)})`);
   } finally {
     if (fd !== undefined) closeSync(fd);
-    rmSync(tmp, { force: true });
+    try {
+      rmSync(tmp, { force: true });
+    } catch {
+      // the folder is not there (or not a folder): there is no temporary file to remove
+    }
   }
 }
 
