@@ -160,8 +160,9 @@ export function readDocument(
     else rejected.set(bates, r);
   });
 
-  for (const b of cycles(kept)) {
-    const c = kept.get(b)!;
+  const inCycle = cycles(kept);
+  for (const [b, c] of kept) {
+    if (!inCycle.has(b)) continue;
     problems.push({
       path: `$.turns[${c.index}] (${b})`,
       reason: 'its parents lead back to itself (a parent cycle); skipped',
