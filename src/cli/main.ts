@@ -5,6 +5,7 @@ import { archiveCmd } from './commands/archive.js';
 import { askCmd } from './commands/ask.js';
 import { chainCheckCmd, checkCmd, verifyCmd } from './commands/chain.js';
 import { entryCmd } from './commands/entries.js';
+import { exportCmd } from './commands/export.js';
 import { findCmd } from './commands/find.js';
 import { importCmd } from './commands/import.js';
 import { deleteCmd, maintainCmd, resetCmd } from './commands/maintain.js';
@@ -24,6 +25,7 @@ const ALL: Command[] = [
   treeCmd,
   pathCmd,
   branchesCmd,
+  exportCmd,
   findCmd,
   chainCheckCmd,
   verifyCmd,

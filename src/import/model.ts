@@ -44,6 +44,24 @@ export interface ParsedTurn {
   cwd?: string;
   /** A short note shown beside the turn (e.g. `sidechain`, `error`, `subagent <id>`), when the source says so. */
   note?: string;
+  /**
+   * arborist exports only: every hashed field of the turn as the exporting shard stored it, so that the writer can
+   * re-create it under the same Bates id and check that it hashes to the same node_hash (docs/export.md). Absent
+   * when the reader had to change the turn (e.g. re-attached it under another parent): then it is imported anew.
+   */
+  exact?: ParsedExactTurn;
+}
+
+/** The fields of an exported turn that the other ParsedTurn fields do not carry (arborist reader). */
+export interface ParsedExactTurn {
+  bates: string;
+  audit: string;
+  cache_key: string | null;
+  cited_titles: string[];
+  n_cited_sources: number;
+  source: string | null;
+  source_id: string | null;
+  node_hash: string;
 }
 
 export interface ParsedSession {
@@ -57,6 +75,8 @@ export interface ParsedSession {
   project?: string;
   /** The source archived this session (OpenClaw `.reset.<stamp>` / `.deleted.<stamp>`, transcript archives). */
   archived?: { reason: 'reset' | 'deleted'; at: string };
+  /** arborist exports only: the session as the exporting shard had it, for an exact re-import (docs/export.md). */
+  exact?: { sid: string; label: string | null; session_root: string };
 }
 
 /** A checkpoint reference: the session and, when known, the turn just before (pre) or after (post). */

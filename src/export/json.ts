@@ -1,0 +1,105 @@
+import type { Selection, SelectionKind } from './select.js';
+
+/**
+ * `arborist export --format json`: one document carrying every field each node_hash covers (docs/sessions.md,
+ * "node_hash"), so that another shard can recompute and check every node hash; the arborist import reader
+ * (src/import/arborist/) reads it back. docs/export.md is the normative description.
+ */
+
+export const EXPORT_FORMAT = 'arborist-export';
+export const EXPORT_VERSION = 1;
+
+export interface ExportSessionJson {
+  sid: string;
+  label: string | null;
+  created_at: string;
+  session_root: string;
+}
+
+export interface ExportTurnJson {
+  bates: string;
+  sid: string;
+  seq: number;
+  parent_bates: string | null;
+  question: string;
+  answer_text: string;
+  cited_titles: string[];
+  n_cited_sources: number;
+  audit: string;
+  cache_key: string | null;
+  created_at: string;
+  source: string | null;
+  source_id: string | null;
+  node_hash: string;
+  subtree_hash: string;
+  /** Stored values the store never writes (see TurnNode.damaged): such a turn's node_hash will not check. */
+  damaged?: string[];
+  /**
+   * Reserved: the turn's records exactly as the tool it was imported from wrote them (ParsedTurn.raw), one string
+   * each, when the shard keeps them. Not written yet.
+   */
+  source_records?: string[];
+}
+
+export interface ExportDocument {
+  format: typeof EXPORT_FORMAT;
+  version: typeof EXPORT_VERSION;
+  exported_at: string;
+  chain_head: string;
+  /** What was asked for: not needed to re-import, there to tell a path from a subtree or a session. */
+  selection: { kind: SelectionKind; id: string };
+  sessions: ExportSessionJson[];
+  /** Parents before children (depth-first, children by sid then seq). */
+  turns: ExportTurnJson[];
+}
+
+export function exportDocument(sel: Selection, exportedAt: string): ExportDocument {
+  return {
+    format: EXPORT_FORMAT,
+    version: EXPORT_VERSION,
+    exported_at: exportedAt,
+    chain_head: sel.chainHead,
+    selection: { kind: sel.kind, id: sel.id },
+    sessions: sel.sessions.map((s) => ({
+      sid: s.sid,
+      label: s.label,
+      created_at: s.created_at,
+      session_root: s.session_root,
+    })),
+    turns: sel.turns.map(({ node: n }) => {
+      const t: ExportTurnJson = {
+        bates: n.bates,
+        sid: n.sid,
+        seq: n.seq,
+        parent_bates: n.parent_bates,
+        question: n.question,
+        answer_text: n.answer_text,
+        cited_titles: n.cited_titles,
+        n_cited_sources: n.n_cited_sources,
+        audit: n.audit,
+        cache_key: n.cache_key,
+        created_at: n.created_at,
+        source: n.source,
+        source_id: n.source_id,
+        node_hash: n.node_hash,
+        subtree_hash: n.subtree_hash,
+      };
+      if (n.damaged) t.damaged = n.damaged;
+      return t;
+    }),
+  };
+}
+
+// JSON.stringify escapes C0 controls; these it leaves raw: DEL, C1, bidi marks, embeddings, overrides and isolates,
+// the line and paragraph separators, the BOM. Escaped, the document parses to the same strings (so every hash
+// still checks) and holds no byte that a terminal would act on when it is `cat`ed.
+const UNSAFE_IN_JSON = /[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ufeff]/g;
+
+/** The document as text: indented, one trailing newline, nothing a terminal would act on. */
+export function renderJson(doc: ExportDocument): string {
+  const text = JSON.stringify(doc, null, 2).replace(
+    UNSAFE_IN_JSON,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+  return `${text}\n`;
+}
