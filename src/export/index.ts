@@ -26,10 +26,35 @@ export interface ExportOptions {
   now?: string;
 }
 
-export function render(sel: Selection, format: ExportFormat, exportedAt: string): string {
-  if (format === 'json') return renderJson(exportDocument(sel, exportedAt));
+export function render(
+  sel: Selection,
+  format: ExportFormat,
+  exportedAt: string,
+  records?: (bates: string) => Buffer | undefined,
+): string {
+  if (format === 'json') return renderJson(exportDocument(sel, exportedAt, records));
   if (format === 'html') return renderHtml(sel, exportedAt);
   return renderMarkdown(sel, exportedAt);
+}
+
+/**
+ * `--format source`: the source records of the selected imported turns, byte for byte as the tool wrote them
+ * (each record followed by a newline): a session's in Bates order (parents first, then by time: the order they
+ * were read in), a path's from its root, a subtree's in tree order. Context turns of other sessions are left out
+ * of a session's records. Raw bytes: the CLI never prints them to a terminal.
+ */
+export function exportSource(shard: Shard, opts: Omit<ExportOptions, 'format'>): Buffer {
+  const sel = selectTurns(shard, opts.id, { subtree: opts.subtree });
+  const turns = sel.turns.filter((t) => !t.context).map((t) => t.node);
+  if (sel.kind === 'session') turns.sort((a, b) => a.seq - b.seq);
+  const parts: Buffer[] = [];
+  for (const n of turns) {
+    const r = shard.sourceRecords(n.bates);
+    if (r) parts.push(r);
+  }
+  if (parts.length === 0)
+    throw new ArboristError('not_found', `${opts.id} holds no source records (its turns were not imported)`);
+  return Buffer.concat(parts);
 }
 
 /** The export as text, ready to print or to write with writeFileAtomic. */
@@ -38,7 +63,7 @@ export function exportText(shard: Shard, opts: ExportOptions): string {
     throw new ArboristError('usage', `unknown format '${opts.format}' (md, json or html)`);
   }
   const sel = selectTurns(shard, opts.id, { subtree: opts.subtree });
-  return render(sel, opts.format, opts.now ?? new Date().toISOString());
+  return render(sel, opts.format, opts.now ?? new Date().toISOString(), (b) => shard.sourceRecords(b));
 }
 
 export { CSP } from './html.js';

@@ -35,8 +35,8 @@ export interface ExportTurnJson {
   /** Stored values the store never writes (see TurnNode.damaged): such a turn's node_hash will not check. */
   damaged?: string[];
   /**
-   * Reserved: the turn's records exactly as the tool it was imported from wrote them (ParsedTurn.raw), one string
-   * each, when the shard keeps them. Not written yet.
+   * An imported turn's records exactly as the tool it came from wrote them, one string each (the shard keeps them;
+   * `export --format source` writes the same bytes), so another shard keeps them too.
    */
   source_records?: string[];
 }
@@ -53,7 +53,11 @@ export interface ExportDocument {
   turns: ExportTurnJson[];
 }
 
-export function exportDocument(sel: Selection, exportedAt: string): ExportDocument {
+export function exportDocument(
+  sel: Selection,
+  exportedAt: string,
+  records: (bates: string) => Buffer | undefined = () => undefined,
+): ExportDocument {
   return {
     format: EXPORT_FORMAT,
     version: EXPORT_VERSION,
@@ -85,6 +89,8 @@ export function exportDocument(sel: Selection, exportedAt: string): ExportDocume
         subtree_hash: n.subtree_hash,
       };
       if (n.damaged) t.damaged = n.damaged;
+      const r = records(n.bates);
+      if (r && r.length > 0) t.source_records = r.toString('utf8').replace(/\n$/, '').split('\n');
       return t;
     }),
   };

@@ -19,7 +19,7 @@ import { ArboristError } from '../store/index.js';
  * `force` the name is taken with link(2), which fails when the file exists, so an existing file is never
  * replaced, even by a race; with `force`, rename(2) replaces it atomically. A reader never sees half a file.
  */
-export function writeFileAtomic(path: string, text: string, opts: { force?: boolean } = {}): void {
+export function writeFileAtomic(path: string, text: string | Buffer, opts: { force?: boolean } = {}): void {
   const existing = statOf(path);
   if (existing?.isDirectory()) throw fileError(path, 'is a folder');
   if (existing && !opts.force) throw fileError(path, 'exists (use --force to replace it)');
@@ -31,7 +31,7 @@ export function writeFileAtomic(path: string, text: string, opts: { force?: bool
   try {
     fd = openSync(tmp, 'wx', 0o600);
     fchmodSync(fd, 0o600); // whatever the umask
-    const buf = Buffer.from(text, 'utf8');
+    const buf = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
     for (let off = 0; off < buf.length; ) off += writeSync(fd, buf, off, buf.length - off);
     fsyncSync(fd);
     closeSync(fd);

@@ -1,9 +1,10 @@
+import { arboristReader } from './arborist/index.js';
 import { llmReader } from './llm/index.js';
 import type { SourceKind, SourceReader } from './model.js';
 import { openclawReader } from './openclaw/index.js';
 
 /** The readers `arborist import` knows, by the word that names them on the command line. */
-export const READER_KINDS: readonly SourceKind[] = ['openclaw', 'llm'];
+export const READER_KINDS: readonly SourceKind[] = ['openclaw', 'llm', 'arborist'];
 
 export interface ReaderOptions {
   /** Claude Code: import subagent and sidechain branches (default) or leave them out. */
@@ -16,6 +17,8 @@ export function readerFor(kind: string, _opts: ReaderOptions): SourceReader | un
       return openclawReader;
     case 'llm':
       return llmReader;
+    case 'arborist':
+      return arboristReader;
     default:
       return undefined;
   }

@@ -5,6 +5,7 @@ import {
   archiveImported,
   type BulkTurn,
   getEntry,
+  parseBates,
   type Shard,
   setEntry,
 } from '../store/index.js';
@@ -119,6 +120,14 @@ export function writeUnit(shard: Shard, unit: ParsedSource, opts: WriteOptions =
   const lookups = new Set<string>(inUnit.keys());
   for (const t of inUnit.values()) if (t.parentSourceId !== null) lookups.add(t.parentSourceId);
   const known = shard.turnsBySourceId(source, [...lookups]);
+  // An exact re-import (an arborist export) names turns by their Bates ids: one already here is known by that id.
+  for (const id of lookups)
+    if (source === 'arborist' && !known.has(id) && shard.getNode(id)) known.set(id, id);
+  const exactClash = exactConflicts(shard, [...inUnit.values()], known);
+  for (const [id, why] of exactClash) {
+    problem(inUnit.get(id)!, why);
+    inUnit.delete(id);
+  }
 
   // 2. What waits (follow mode: an incomplete turn, and anything under it), what is new.
   const waiting = new Set<string>();
@@ -144,6 +153,26 @@ export function writeUnit(shard: Shard, unit: ParsedSource, opts: WriteOptions =
     const sessionFor = (t: ParsedTurn): string | null => {
       const cached = sidOf.get(t.sourceSession);
       if (cached !== undefined) return cached;
+      const exact = sessionsBy.get(t.sourceSession)?.exact;
+      if (exact) {
+        // The same sid as the exporting shard: created when missing, joined when live, refused when archived.
+        let sid: string | null = exact.sid;
+        if (!shard.getSession(exact.sid)) {
+          if (shard.isArchivedSid(exact.sid)) {
+            problem(t, `session ${exact.sid} is archived here; restore it to import its turns`);
+            sid = null;
+          } else {
+            shard.createSession({
+              sid: exact.sid,
+              label: exact.label,
+              created_at: sessionsBy.get(t.sourceSession)!.createdAt,
+            });
+            out.sessions++;
+          }
+        }
+        sidOf.set(t.sourceSession, sid);
+        return sid;
+      }
       let sid = shard.sessionForSource(source, t.sourceSession) ?? null;
       if (sid !== null && !shard.getSession(sid)) {
         // Archived in arborist: its turns are in the archive tier (restore brings them back). Only a session the
@@ -194,9 +223,41 @@ export function writeUnit(shard: Shard, unit: ParsedSource, opts: WriteOptions =
         else if (skippedHere.has(t.parentSourceId)) {
           skippedHere.add(t.sourceId);
           continue;
+        } else if (t.exact) {
+          // Its Bates id and hash name that parent: without it the turn cannot be the same turn here.
+          problem(
+            t,
+            `its parent ${t.parentSourceId} is in neither the file nor this shard; import that first`,
+          );
+          skippedHere.add(t.sourceId);
+          continue;
         } else problem(t, `its parent ${t.parentSourceId} was never imported; kept as a top turn`);
       }
       index.set(t.sourceId, batch.length);
+      const x = t.exact;
+      const seq = x ? parseBates(x.bates)?.seq : undefined;
+      if (x && seq !== undefined && x.bates.startsWith(`${sid}-`)) {
+        // Every hashed field as exported, the same Bates id; the bulk path refuses the file if the hash differs.
+        batch.push({
+          sid,
+          parent,
+          seq,
+          content: {
+            question: t.question,
+            answer_text: t.answer,
+            created_at: t.createdAt,
+            source: x.source,
+            source_id: x.source_id,
+            audit: x.audit,
+            cache_key: x.cache_key,
+            cited_titles: x.cited_titles,
+            n_cited_sources: x.n_cited_sources,
+          },
+          ...(t.raw.length > 0 ? { records: t.raw } : {}),
+          expectNodeHash: x.node_hash,
+        });
+        continue;
+      }
       batch.push({
         sid,
         parent,
@@ -245,6 +306,42 @@ export function writeUnit(shard: Shard, unit: ParsedSource, opts: WriteOptions =
     } catch (err) {
       if (!(err instanceof ArboristError) || err.kind === 'shard' || err.kind === 'busy') throw err;
       out.problems.push({ file: unit.file, line: 0, reason: `entry ${e.key}: ${err.message}` });
+    }
+  }
+  return out;
+}
+
+/**
+ * Exact turns that cannot keep their identity here: their (source, source_id) already belongs to another turn of
+ * this shard (the same Claude Code line imported here directly), or their Bates id is taken by different content.
+ */
+function exactConflicts(shard: Shard, turns: ParsedTurn[], known: Map<string, string>): Map<string, string> {
+  const out = new Map<string, string>();
+  const bySource = new Map<string, ParsedTurn[]>();
+  for (const t of turns) {
+    const x = t.exact;
+    if (!x) continue;
+    if (known.has(t.sourceId)) {
+      const here = shard.getNode(x.bates);
+      if (here && here.node_hash !== x.node_hash)
+        out.set(t.sourceId, `${x.bates} is here with other content; skipped`);
+      continue;
+    }
+    if (x.source !== null && x.source_id !== null) {
+      const list = bySource.get(x.source) ?? [];
+      list.push(t);
+      bySource.set(x.source, list);
+    }
+  }
+  for (const [src, list] of bySource) {
+    const found = shard.turnsBySourceId(
+      src,
+      list.map((t) => t.exact!.source_id!),
+    );
+    for (const t of list) {
+      const other = found.get(t.exact!.source_id!);
+      if (other !== undefined && other !== t.exact!.bates)
+        out.set(t.sourceId, `its ${src} source ${t.exact!.source_id} is already here as ${other}; skipped`);
     }
   }
   return out;

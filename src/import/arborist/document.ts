@@ -36,6 +36,8 @@ export interface DocTurn {
   source_id: string | null;
   node_hash: string;
   subtree_hash: string;
+  /** The source records the exporting shard kept for an imported turn. */
+  source_records?: string[];
 }
 
 /** A problem found at a JSON path; `sid` names the session it belongs to, when that is known. */
@@ -268,14 +270,14 @@ export function checkTurn(
     node_hash: f.text('node_hash', { pattern: HEX64, what: '64 lowercase hex digits' }),
     subtree_hash: f.text('subtree_hash', { pattern: HEX64, what: '64 lowercase hex digits' }),
   };
-  if (f.has('source_records')) f.texts('source_records');
+  const records = f.has('source_records') ? f.texts('source_records') : undefined;
   const rejected: RejectedTurn = {
     index,
     bates: typeof bates === 'string' ? bates : undefined,
     parent_bates: parent_bates === undefined ? undefined : parent_bates,
   };
   if (problems.length > before) return rejected;
-  const turn = t as DocTurn;
+  const turn = (records === undefined ? t : { ...t, source_records: records }) as DocTurn;
   const name = `${at} (${turn.bates})`;
   if (formatBates(turn.sid, turn.seq) !== turn.bates || parseBates(turn.bates) === null) {
     problems.push({

@@ -89,7 +89,9 @@ function toParsedTurn(c: CheckedTurn, parent: string | null, exact: boolean): Pa
     question: t.question,
     answer: t.answer_text,
     createdAt: t.created_at,
-    raw: [c.raw],
+    // The records the exporting shard kept (an imported turn's original lines). An exact copy of a turn that had
+    // none has none here either; a turn that had to change keeps the exported object as its record.
+    raw: t.source_records ?? (exact ? [] : [c.raw]),
     line: c.index + 1,
     complete: true,
   };
