@@ -11,13 +11,13 @@ const OC_HOME = fileURLToPath(new URL('../import/fixtures/openclaw/home', import
 /** Every live turn's identity and hashes, and every session's root: what must survive the round trip. */
 function fingerprint(db: string) {
   const s = openShard(db, { readonly: true });
-  const turns = s.db
+  const rows = s.db
     .prepare(
       'SELECT n.bates, n.node_hash, h.subtree_hash FROM nodes n JOIN node_subtree h ON h.id = n.id ORDER BY n.bates',
     )
     .raw(true)
-    .all()
-    .map(([b, nh, sh]) => `${b} ${(nh as Buffer).toString('hex')} ${(sh as Buffer).toString('hex')}`);
+    .all() as [string, Buffer, Buffer][];
+  const turns = rows.map(([b, nh, sh]) => `${b} ${nh.toString('hex')} ${sh.toString('hex')}`);
   const roots = s
     .listSessions()
     .map((x) => `${x.sid} ${x.session_root} ${x.label ?? ''}`)

@@ -284,7 +284,7 @@ describe('llm reader: legacy tables', () => {
     expect(t1.answer).toBe(
       [
         '→ get_weather: {"city":"Paris"}',
-        '  sunny\n  24C\n  wind 5km/h\n  … 1 more lines',
+        '  sunny\n  24C\n  wind 5km/h\n  … 1 more line',
         'It is sunny, 24°C.',
       ].join('\n\n'),
     );
