@@ -1,8 +1,12 @@
 import type Database from 'better-sqlite3';
+import type { AuditLog } from './audit/log.js';
 import { cachedStatement } from './db/statements.js';
 import { badInput, notFound } from './errors.js';
-import { randomId } from './ids.js';
+import { canon, sessionRoot } from './hash.js';
+import { randomId, SID_RE } from './ids.js';
 import { SESSION_COLUMNS, type Session, type SessionRow, toSession } from './rows.js';
+import { type SessionSourceInfo, sessionForSource } from './sources.js';
+import { cleanLabel } from './turns.js';
 
 /** Reading sessions: by sid, by label, all of them. Creating one is Shard.createSession (a write with its event). */
 
@@ -60,4 +64,49 @@ export function resolveSession(db: Database.Database, x: string): Session {
   }
   if (isArchivedSid(db, x)) throw notFound(`session '${x}' is archived (arborist archive restore ${x})`);
   throw notFound(`no session '${x}'`);
+}
+
+export interface NewSession {
+  label?: string | null;
+  created_at?: string;
+  sid?: string;
+  /** Another tool's session this one is made for (an import). */
+  source?: { source: string; source_session: string; info?: SessionSourceInfo };
+}
+
+/**
+ * Creates a session inside the caller's write, with its `session.create` event. A `source` maps another tool's
+ * session to it: the mapping is recorded in the event (so verify sees it changed) and a second import of the same
+ * source session finds this one.
+ */
+export function insertSession(db: Database.Database, audit: AuditLog, opts: NewSession): Session {
+  const label = cleanLabel(opts.label);
+  const sid = opts.sid ?? newSid(db);
+  if (!SID_RE.test(sid)) throw badInput(`session id '${sid}' must be 1-32 lowercase letters or digits`);
+  if (getSession(db, sid)) throw badInput(`session ${sid} already exists`);
+  if (isArchivedSid(db, sid)) throw badInput(`session ${sid} is archived; its id stays reserved`);
+  const created_at = opts.created_at ?? new Date().toISOString();
+  const root = sessionRoot(sid, []);
+  cachedStatement(db, 'INSERT INTO sessions (sid, label, created_at, session_root) VALUES (?, ?, ?, ?)').run(
+    sid,
+    label,
+    created_at,
+    root,
+  );
+  const body: Record<string, unknown> = { label, session_root: root.toString('hex'), sid };
+  if (opts.source) {
+    const { source, source_session } = opts.source;
+    if (typeof source !== 'string' || typeof source_session !== 'string' || source_session === '')
+      throw badInput('a session source needs a source and a session id');
+    if (sessionForSource(db, source, source_session))
+      throw badInput(`${source} session ${source_session} was already imported`);
+    const info_json = canon(opts.source.info ?? {});
+    cachedStatement(
+      db,
+      'INSERT INTO session_sources (source, source_session, sid, info_json) VALUES (?, ?, ?, ?)',
+    ).run(source, source_session, sid, info_json);
+    body.source = { info_json, source, source_session };
+  }
+  audit.append('session.create', body);
+  return { sid, label, created_at, n_nodes: 0, session_root: root.toString('hex') };
 }

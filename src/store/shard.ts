@@ -10,8 +10,8 @@ import { ArboristError, badInput, damaged, notFound } from './errors.js';
 import { overlayPending } from './find/candidates.js';
 import { type FindHit, type FindOptions, findTurns } from './find/find.js';
 import { type SearchOptions, type SearchResult, search } from './find/search.js';
-import { canon, hex, sessionRoot } from './hash.js';
-import { formatBates, parseBates, SID_RE } from './ids.js';
+import { hex } from './hash.js';
+import { formatBates, parseBates } from './ids.js';
 import { Merkle } from './merkle.js';
 import {
   type BranchPoint,
@@ -28,8 +28,10 @@ import { type OutlineNode, sessionOutline, sessionTree, type TreeNode } from './
 import type { Session, TurnNode } from './rows.js';
 import {
   getSession,
+  insertSession,
   isArchivedSid,
   listSessions,
+  type NewSession,
   newSid,
   resolveSession,
   type SessionListing,
@@ -37,13 +39,12 @@ import {
 } from './sessions.js';
 import {
   type SessionSource,
-  type SessionSourceInfo,
   sessionForSource,
   sourceOfSession,
   sourceRecords,
   turnsBySourceId,
 } from './sources.js';
-import { type AddedTurn, checkNewTurn, cleanLabel, type NewTurn, TurnWriter } from './turns.js';
+import { type AddedTurn, checkNewTurn, type NewTurn, TurnWriter } from './turns.js';
 import { type VerifyReport, verifyShard } from './verify.js';
 
 export type Resolved = { kind: 'node'; node: TurnNode } | { kind: 'session'; session: Session };
@@ -234,44 +235,9 @@ export class Shard {
     return newSid(this.db);
   }
 
-  /**
-   * Creates a session (one `session.create` event). `source` maps another tool's session to it (an import): the
-   * mapping is recorded in the event, so verify sees it changed, and a second import finds the same session.
-   */
-  createSession(
-    opts: {
-      label?: string | null;
-      created_at?: string;
-      sid?: string;
-      source?: { source: string; source_session: string; info?: SessionSourceInfo };
-    } = {},
-  ): Session {
-    const label = cleanLabel(opts.label);
-    return this.write(() => {
-      const sid = opts.sid ?? this.newSid();
-      if (!SID_RE.test(sid)) throw badInput(`session id '${sid}' must be 1-32 lowercase letters or digits`);
-      if (getSession(this.db, sid)) throw badInput(`session ${sid} already exists`);
-      if (this.isArchivedSid(sid)) throw badInput(`session ${sid} is archived; its id stays reserved`);
-      const created_at = opts.created_at ?? new Date().toISOString();
-      const root = sessionRoot(sid, []);
-      this.st.insertSession.run(sid, label, created_at, root);
-      const body: Record<string, unknown> = { label, session_root: root.toString('hex'), sid };
-      if (opts.source) {
-        const { source, source_session } = opts.source;
-        if (typeof source !== 'string' || typeof source_session !== 'string' || source_session === '')
-          throw badInput('a session source needs a source and a session id');
-        if (sessionForSource(this.db, source, source_session))
-          throw badInput(`${source} session ${source_session} was already imported`);
-        const info_json = canon(opts.source.info ?? {});
-        cachedStatement(
-          this.db,
-          'INSERT INTO session_sources (source, source_session, sid, info_json) VALUES (?, ?, ?, ?)',
-        ).run(source, source_session, sid, info_json);
-        body.source = { info_json, source, source_session };
-      }
-      this.audit.append('session.create', body);
-      return { sid, label, created_at, n_nodes: 0, session_root: root.toString('hex') };
-    });
+  /** Creates a session (one `session.create` event; sessions.ts). */
+  createSession(opts: NewSession = {}): Session {
+    return this.write(() => insertSession(this.db, this.audit, opts));
   }
 
   getSession(sid: string): Session | undefined {
