@@ -117,16 +117,16 @@ export function claudeDiscover(path: string): string[] {
   const files: string[] = [];
   walk(path, 0, files);
   const keyed = files.map((f) => {
-    let t = firstTimestamp(f);
-    if (Number.isNaN(t)) {
-      try {
-        t = statSync(f).mtimeMs;
-      } catch {
-        t = Number.POSITIVE_INFINITY;
-      }
+    let m = Number.POSITIVE_INFINITY;
+    try {
+      m = statSync(f).mtimeMs;
+    } catch {
+      // gone since the walk: sorted last, read() will say so
     }
-    return { f, t };
+    const t = firstTimestamp(f);
+    return { f, t: Number.isNaN(t) ? m : t, m };
   });
-  keyed.sort((a, b) => a.t - b.t || (a.f < b.f ? -1 : a.f > b.f ? 1 : 0));
+  // A resumed session replays the earlier lines with their times: equal first times, the older file first.
+  keyed.sort((a, b) => a.t - b.t || a.m - b.m || (a.f < b.f ? -1 : a.f > b.f ? 1 : 0));
   return keyed.map((k) => k.f);
 }

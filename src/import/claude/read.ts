@@ -255,14 +255,15 @@ export function readClaude(file: string, opts: ClaudeOptions = { sidechains: tru
     });
 
   const stem = basename(file).replace(/\.jsonl$/, '');
+  // The file's own session: the one its name gives, else the newest main-chain line's, else any line's.
   let fileSession = stem;
   if (!nodes.some((n) => n.sid === stem)) {
-    for (let i = nodes.length - 1; i >= 0; i--) {
-      if (nodes[i].sid !== '' && !nodes[i].side) {
-        fileSession = nodes[i].sid;
-        break;
-      }
-    }
+    const last = (side: boolean) => {
+      for (let i = nodes.length - 1; i >= 0; i--)
+        if (nodes[i].sid !== '' && nodes[i].side === side) return nodes[i].sid;
+      return undefined;
+    };
+    fileSession = last(false) ?? last(true) ?? stem;
   }
 
   if (opts.sidechains) {
