@@ -403,6 +403,21 @@ describe('claude reader: hostile fixtures', () => {
     expect(cp.summary).toMatch(/Summary: lost\.$/);
   });
 
+  it('an older compaction without logicalParentUuid continues the line before it (no link: file order)', () => {
+    const src = readClaude(join(FIX, 'compact-old.jsonl'));
+    expect(tree(src)).toEqual({ p1: null, p2: 'p1' });
+    const [cp] = src.entries[0].compactionCheckpoints;
+    expect(cp).toMatchObject({
+      checkpointId: 'cb',
+      createdAt: '2025-08-01T11:00:00.000Z',
+      preCompaction: { sourceSession: 'old-compact', turnSourceId: 'p1' },
+      postCompaction: { sourceSession: 'old-compact', turnSourceId: 'p2' },
+    });
+    expect(src.problems).toEqual([]);
+    // line 1 summarises a session whose leaf is in another file: not this session's title
+    expect(src.sessions[0].title).toBeUndefined();
+  });
+
   it('a resumed session replays the earlier lines under its own sessionId; new turns hang under the replay', () => {
     const a = readClaude(join(FIX, 'resume', 'aaaa0000-0000-4000-8000-000000000001.jsonl'));
     const b = readClaude(join(FIX, 'resume', 'bbbb0000-0000-4000-8000-000000000002.jsonl'));

@@ -312,9 +312,14 @@ function linkParents(
     return linked === 0 && nulls >= 2;
   });
   const prevByFile = files.map(() => -1);
+  // the last user or assistant line so far, per file and per chain (main, sidechain)
+  const lastTalk = files.map(() => [-1, -1]);
   for (let i = 0; i < nodes.length; i++) {
     const n = nodes[i];
     const path = files[n.f].rf.path;
+    const talk = lastTalk[n.f];
+    const before = talk[n.side ? 1 : 0];
+    if (n.type === 'user' || n.type === 'assistant') talk[n.side ? 1 : 0] = i;
     const missing = n.parentUuid !== null && !byUuid.has(n.parentUuid);
     if (unlinked[n.f] && !n.side) {
       n.parent = prevByFile[n.f];
@@ -345,6 +350,9 @@ function linkParents(
           reason: `compaction's logical parent ${show(n.logicalParent)} is not in this transcript`,
         });
       else n.parent = p;
+    } else if (n.boundary && before >= 0) {
+      // an older boundary without logicalParentUuid: the format gives no link, so file order does
+      n.parent = before;
     }
   }
 }
@@ -742,9 +750,10 @@ function sessionsOf(
     if (c !== undefined && !cwd.has(sid)) cwd.set(sid, c);
   }
   const summary = new Map<string, string>();
+  // a summary names the session of its leaf line; one whose leaf is in another file is left out
   for (const s of inp.summaries) {
     const leaf = s.leaf !== undefined ? byUuid.get(s.leaf) : undefined;
-    summary.set(leaf !== undefined ? nodes[leaf].sid || fileSession : fileSession, s.text);
+    if (leaf !== undefined) summary.set(nodes[leaf].sid || fileSession, s.text);
   }
   const titleOf = (sid: string) =>
     inp.titles.custom.get(sid) ??
