@@ -383,7 +383,11 @@ describe('claude reader: hostile fixtures', () => {
     expect(t.get('cmd')?.createdAt).toBe('2026-01-02T10:01:00.000Z'); // m1's time, the line before
     expect(t.get('cmd')?.answer).toBe('  Set model to opus');
     expect(t.get('p2')?.question).toBe('[no text]');
-    expect(t.get('p2')?.answer).toBe('answer to an empty prompt\n\n[Request interrupted by user]');
+    expect(t.get('p2')?.answer).toBe(
+      'answer to an empty prompt\n\n[Request interrupted by user]\n\n→ Bash: sleep 100\n\n' +
+        '  error: partial output\n\n[Request interrupted by user for tool use]',
+    );
+    expect(t.get('p2')?.complete).toBe(false); // its last reply stopped for tool_use
     expect(t.get('p2')?.answer).not.toContain('secret reasoning');
     // the queue-operation (line 8) goes with the turn before it; the uuid-less user line (7) is skipped
     const lines = fileLines(join(FIX, 'odd-lines.jsonl'));

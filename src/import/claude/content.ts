@@ -207,6 +207,8 @@ export function addToAnswer(b: AnswerBuilder, kind: Kind, content: unknown, apiE
       b.toolResult(commandOutput(content));
       return;
     case Kind.Interrupt:
+      // "[Request interrupted by user for tool use]" comes after the results of the calls it stopped
+      addToolResults(b, content);
       b.text(firstText(content));
       return;
     case Kind.Notification:

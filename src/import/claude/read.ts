@@ -581,7 +581,7 @@ function assemble(inp: AssembleInput): ParsedSource {
         t = turnOf(ni);
         if (t >= 0) {
           if (leading.length > 0) {
-            raws[t].push(...leading);
+            for (const r of leading) raws[t].push(r);
             leading = [];
           }
           lastAny = t;
