@@ -230,6 +230,14 @@ describe('claude reader: claude-code-extra corpus', () => {
     expect(t.get('4899826e-499f-4f24-ae6e-f2ac31cddfd4')?.note).toBe('subagent e1c84ba5');
     expect(t.get('b674eedd-0d9d-49e7-8116-1f092cd750ed')?.note).toBe('sidechain');
 
+    // with a sidechain line last in the file, the newest turn is still the main chain's
+    const moved = join(tmp, 'sidechain-last.jsonl');
+    const ls = fileLines(f);
+    writeFileSync(moved, [ls[0], ls[1], ls[5], ls[2], ls[3], ls[4]].join('\n') + '\n');
+    const m = byId(readClaude(moved));
+    expect(m.get(main)?.complete).toBe(false);
+    expect(m.get('4899826e-499f-4f24-ae6e-f2ac31cddfd4')?.complete).toBe(true);
+
     const without = readClaude(f, { sidechains: false });
     expect(tree(without)).toEqual({ [main]: null });
     expect(without.turns[0].raw).toHaveLength(3); // lines 1, 2, 6: none of the sidechain lines

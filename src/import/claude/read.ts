@@ -601,9 +601,15 @@ function assemble(inp: AssembleInput): ParsedSource {
   // 8. The newest turn of each file is incomplete when its last reply has no end-of-turn stop.
   const incomplete = new Uint8Array(drafts.length);
   for (const uf of files) {
+    // in a session file, the main chain's newest turn (in-file sidechain lines may come after it)
+    let mainOnly = uf.agent === undefined;
+    if (mainOnly) {
+      mainOnly = false;
+      for (let i = uf.start; i < uf.end && !mainOnly; i++) mainOnly = !nodes[i].side && turnOf(i) >= 0;
+    }
     for (let i = uf.end - 1; i >= uf.start; i--) {
       const t = turnOf(i);
-      if (t < 0) continue;
+      if (t < 0 || (mainOnly && nodes[i].side)) continue;
       const la = drafts[t].lastAssistant;
       const stop = la >= 0 ? nodes[la].stop : undefined;
       if (uf.rf.truncatedEnd || typeof stop !== 'string' || !FINAL_STOPS.has(stop)) incomplete[t] = 1;
