@@ -301,6 +301,15 @@ describe('claude reader: hostile fixtures', () => {
     expect(t.get('p2')?.answer).toBe('Let me look.\n\n→ Bash: ls');
   });
 
+  it('a byte-order mark before the first line is tolerated and kept in raw', () => {
+    const f = join(tmp, 'bom.jsonl');
+    const first = fileLines(join(FIX, 'missing-parent.jsonl'))[0];
+    writeFileSync(f, `\uFEFF${first}\n`);
+    const src = readClaude(f);
+    expect(src.problems).toEqual([]);
+    expect(src.turns[0]).toMatchObject({ sourceId: 'p1', raw: [`\uFEFF${first}`] });
+  });
+
   it('invalid UTF-8 skips that line only', () => {
     const src = readClaude(join(FIX, 'invalid-utf8.jsonl'));
     expect(src.problems).toEqual([
@@ -458,6 +467,10 @@ describe('claude reader: hostile fixtures', () => {
     expect(tree(src)).toEqual({ 'o-p1': null, 'g-p1': 'o-p1' });
     expect(byId(src).get('g-p1')?.note).toBe('subagent a1b2');
     expect(src.problems).toEqual([]);
+    // an agent file given on its own, without sidechains: nothing to import, and no "another format" alarm
+    const alone = readClaude(join(FIX, 'oldagents', 'agent-a1b2.jsonl'), { sidechains: false });
+    expect(alone.turns).toEqual([]);
+    expect(alone.problems).toEqual([]);
     expect(claudeReader.discover(join(FIX, 'oldagents')).map((p) => p.slice(FIX.length))).toEqual([
       'oldagents/cccc0000-0000-4000-8000-000000000003.jsonl',
     ]);

@@ -101,7 +101,8 @@ export function readJsonLines(path: string, problems: ImportProblem[], visit: Li
     if (raw.charCodeAt(0) <= 32 && raw.trim() === '') continue;
     let obj: unknown;
     try {
-      obj = JSON.parse(raw);
+      // a byte-order mark before the first line is not part of the JSON (it stays in raw)
+      obj = JSON.parse(lineNo === 1 && raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw);
     } catch (e) {
       if (lastWithoutNewline) out.truncatedEnd = true;
       problems.push({

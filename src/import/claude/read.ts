@@ -147,19 +147,20 @@ export function readClaude(file: string, opts: ClaudeOptions = { sidechains: tru
         nodeOf[li] = SKIPPED;
         return;
       }
+      const uuid = o.uuid;
+      const hasUuid = typeof uuid === 'string' && uuid !== '';
+      if (hasUuid || UUIDLESS_TYPES.has(type) || typeof o.sessionId === 'string') claudeish++;
       const side = agent !== undefined || o.isSidechain === true;
       if (side && !opts.sidechains) {
         nodeOf[li] = SKIPPED;
         return;
       }
-      const uuid = o.uuid;
-      if (typeof uuid !== 'string' || uuid === '') {
+      if (!hasUuid || typeof uuid !== 'string') {
         if (type === 'user' || type === 'assistant' || type === 'system') {
           report(jl.line, `${type} line without a uuid; skipped`);
           nodeOf[li] = SKIPPED;
           return;
         }
-        if (UUIDLESS_TYPES.has(type) || typeof o.sessionId === 'string') claudeish++;
         const sid = typeof o.sessionId === 'string' ? o.sessionId : '';
         if (type === 'summary' && typeof o.summary === 'string')
           summaries.push({ leaf: typeof o.leafUuid === 'string' ? o.leafUuid : undefined, text: o.summary });
@@ -168,7 +169,6 @@ export function readClaude(file: string, opts: ClaudeOptions = { sidechains: tru
           titles.custom.set(sid, o.customTitle);
         return; // kept for raw, by position
       }
-      claudeish++;
       let content: unknown;
       let stop: unknown;
       if (type === 'user' || type === 'assistant') {
