@@ -7,20 +7,15 @@ import { isUtf8 } from 'node:buffer';
 import { readFileSync, statSync } from 'node:fs';
 import type { ImportProblem } from '../model.js';
 
-/** One JSON object line of a transcript, as read. */
-export interface JsonLine {
-  /** 1-based line number in its file. */
-  line: number;
-  /** The exact text of the line, without its newline (and without a CR before it). */
-  raw: string;
-}
-
 /** Called with each JSON object line, in file order, as it is parsed (the object is not kept here). */
-export type LineVisitor = (obj: Record<string, unknown>, line: JsonLine) => void;
+export type LineVisitor = (obj: Record<string, unknown>, line: number) => void;
 
 export interface ReadFile {
   path: string;
-  lines: JsonLine[];
+  /** The exact text of each JSON object line, without its newline (and without a CR before it)... */
+  raws: string[];
+  /** ...and its 1-based line number in the file. */
+  lineNos: number[];
   mtimeMs: number;
   /** The last line had no newline and was not valid JSON: the file is still being written. */
   truncatedEnd: boolean;
@@ -73,7 +68,7 @@ export function readJsonLines(path: string, problems: ImportProblem[], visit: Li
     const code = (e as NodeJS.ErrnoException).code ?? parseError(e);
     throw new Error(`cannot read ${path}: ${code}`);
   }
-  const out: ReadFile = { path, lines: [], mtimeMs, truncatedEnd: false };
+  const out: ReadFile = { path, raws: [], lineNos: [], mtimeMs, truncatedEnd: false };
   if (looksBinary(buf)) {
     problems.push({ file: path, line: 0, reason: 'binary data, not a JSONL transcript' });
     return out;
@@ -119,7 +114,7 @@ export function readJsonLines(path: string, problems: ImportProblem[], visit: Li
       continue;
     }
     const o = obj as Record<string, unknown>;
-    if (out.lines.length === 0 && o.type === 'session' && typeof o.id === 'string' && !('uuid' in o)) {
+    if (out.raws.length === 0 && o.type === 'session' && typeof o.id === 'string' && !('uuid' in o)) {
       // OpenClaw's transcripts open with {type:"session", version, id, timestamp, cwd} (DESIGN.md 8a).
       problems.push({
         file: path,
@@ -128,9 +123,9 @@ export function readJsonLines(path: string, problems: ImportProblem[], visit: Li
       });
       return out;
     }
-    const jl: JsonLine = { line: lineNo, raw };
-    out.lines.push(jl);
-    visit(o, jl);
+    out.raws.push(raw);
+    out.lineNos.push(lineNo);
+    visit(o, lineNo);
   }
   return out;
 }

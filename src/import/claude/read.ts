@@ -118,8 +118,8 @@ function isCanonicalIso(s: string): boolean {
 }
 
 function timeOf(v: unknown): number {
-  if (typeof v !== 'string' && typeof v !== 'number') return Number.NaN;
-  return new Date(v).getTime();
+  if (typeof v === 'string') return Date.parse(v);
+  return typeof v === 'number' ? new Date(v).getTime() : Number.NaN;
 }
 
 /** Reads one session file and the subagent files that belong to it. */
@@ -138,12 +138,12 @@ export function readClaude(file: string, opts: ClaudeOptions = { sidechains: tru
     const report = (line: number, reason: string) => problems.push({ file: path, line, reason });
     let claudeish = 0;
     const start = nodes.length;
-    const rf = readJsonLines(path, problems, (o, jl) => {
+    const rf = readJsonLines(path, problems, (o, line) => {
       const li = nodeOf.length;
       nodeOf.push(-1);
       const type = o.type;
       if (typeof type !== 'string') {
-        report(jl.line, 'no "type" field; skipped');
+        report(line, 'no "type" field; skipped');
         nodeOf[li] = SKIPPED;
         return;
       }
@@ -157,7 +157,7 @@ export function readClaude(file: string, opts: ClaudeOptions = { sidechains: tru
       }
       if (!hasUuid || typeof uuid !== 'string') {
         if (type === 'user' || type === 'assistant' || type === 'system') {
-          report(jl.line, `${type} line without a uuid; skipped`);
+          report(line, `${type} line without a uuid; skipped`);
           nodeOf[li] = SKIPPED;
           return;
         }
@@ -174,37 +174,37 @@ export function readClaude(file: string, opts: ClaudeOptions = { sidechains: tru
       if (type === 'user' || type === 'assistant') {
         const m = o.message;
         if (!isObj(m)) {
-          report(jl.line, 'message is not an object; skipped');
+          report(line, 'message is not an object; skipped');
           nodeOf[li] = SKIPPED;
           return;
         }
         content = m.content;
         stop = m.stop_reason;
         if (typeof content !== 'string' && !Array.isArray(content)) {
-          report(jl.line, 'message has no content; skipped');
+          report(line, 'message has no content; skipped');
           nodeOf[li] = SKIPPED;
           return;
         }
         if (Array.isArray(content)) {
           let bad = 0;
           for (const b of content) if (!isObj(b)) bad++;
-          if (bad > 0) report(jl.line, `${bad} content block(s) not an object; ignored`);
+          if (bad > 0) report(line, `${bad} content block(s) not an object; ignored`);
         }
       }
       const first = byUuid.get(uuid);
       if (first !== undefined) {
         const n0 = nodes[first];
         const where = n0.f === f ? `line ${n0.line}` : `${basename(files[n0.f].rf.path)}:${n0.line}`;
-        report(jl.line, `duplicate uuid ${show(uuid)} (first at ${where}); skipped`);
+        report(line, `duplicate uuid ${show(uuid)} (first at ${where}); skipped`);
         nodeOf[li] = SKIPPED;
         return;
       }
       const ts = timeOf(o.timestamp);
-      if (Number.isNaN(ts)) report(jl.line, "missing or bad timestamp; the previous line's time is used");
+      if (Number.isNaN(ts)) report(line, "missing or bad timestamp; the previous line's time is used");
       let parentUuid: string | null = null;
       if (typeof o.parentUuid === 'string') parentUuid = o.parentUuid;
       else if (o.parentUuid !== null && o.parentUuid !== undefined)
-        report(jl.line, 'parentUuid is not a string; treated as null');
+        report(line, 'parentUuid is not a string; treated as null');
       let kind: Kind;
       if (type === 'user') kind = classifyUser(o, content);
       else if (type === 'assistant') kind = Kind.Assistant;
@@ -220,7 +220,7 @@ export function readClaude(file: string, opts: ClaudeOptions = { sidechains: tru
       // Only what the turns need is kept: the rest of the parsed line (usage, toolUseResult...) can be freed.
       nodes.push({
         f,
-        line: jl.line,
+        line,
         uuid,
         parentUuid,
         type,
@@ -246,7 +246,7 @@ export function readClaude(file: string, opts: ClaudeOptions = { sidechains: tru
   }
 
   const claudeish = addFile(file, undefined);
-  const mainLines = files[0].rf.lines.length;
+  const mainLines = files[0].rf.raws.length;
   if (claudeish === 0 && mainLines > 0)
     problems.push({
       file,
@@ -299,6 +299,12 @@ function linkParents(
   files: UnitFile[],
   problems: ImportProblem[],
 ) {
+  // parentUuid resolved once: the node index, -1 when null, -2 when not in the unit
+  const written = new Int32Array(nodes.length);
+  for (let i = 0; i < nodes.length; i++) {
+    const p = nodes[i].parentUuid;
+    written[i] = p === null ? -1 : (byUuid.get(p) ?? -2);
+  }
   const unlinked = files.map((uf) => {
     if (uf.agent) return false;
     let linked = 0;
@@ -306,8 +312,8 @@ function linkParents(
     for (let i = uf.start; i < uf.end; i++) {
       const n = nodes[i];
       if (n.side || (n.type !== 'user' && n.type !== 'assistant')) continue;
-      if (n.parentUuid === null) nulls++;
-      else if (byUuid.has(n.parentUuid)) linked++;
+      if (written[i] === -1) nulls++;
+      else if (written[i] >= 0) linked++;
     }
     return linked === 0 && nulls >= 2;
   });
@@ -320,11 +326,11 @@ function linkParents(
     const talk = lastTalk[n.f];
     const before = talk[n.side ? 1 : 0];
     if (n.type === 'user' || n.type === 'assistant') talk[n.side ? 1 : 0] = i;
-    const missing = n.parentUuid !== null && !byUuid.has(n.parentUuid);
+    const w = written[i];
     if (unlinked[n.f] && !n.side) {
       n.parent = prevByFile[n.f];
       prevByFile[n.f] = i;
-      if (missing)
+      if (w === -2)
         problems.push({
           file: path,
           line: n.line,
@@ -332,16 +338,14 @@ function linkParents(
         });
       continue;
     }
-    if (n.parentUuid !== null) {
-      const p = byUuid.get(n.parentUuid);
-      if (p === undefined)
-        problems.push({
-          file: path,
-          line: n.line,
-          reason: `parent ${show(n.parentUuid)} is not in this transcript; a root from here`,
-        });
-      else n.parent = p;
-    } else if (n.logicalParent !== undefined) {
+    if (w >= 0) n.parent = w;
+    else if (w === -2)
+      problems.push({
+        file: path,
+        line: n.line,
+        reason: `parent ${show(n.parentUuid!)} is not in this transcript; a root from here`,
+      });
+    else if (n.logicalParent !== undefined) {
       const p = byUuid.get(n.logicalParent);
       if (p === undefined)
         problems.push({
@@ -572,7 +576,7 @@ function assemble(inp: AssembleInput): ParsedSource {
     let lastMain = -1;
     let lastAny = -1;
     let leading: string[] = [];
-    const lines = uf.rf.lines;
+    const lines = uf.rf.raws;
     for (let li = 0; li < lines.length; li++) {
       const ni = uf.nodeOf[li];
       if (ni === SKIPPED) continue;
@@ -590,11 +594,11 @@ function assemble(inp: AssembleInput): ParsedSource {
       } else {
         t = lastMain >= 0 ? lastMain : lastAny;
         if (t < 0) {
-          leading.push(lines[li].raw);
+          leading.push(lines[li]);
           continue;
         }
       }
-      if (t >= 0) raws[t].push(lines[li].raw);
+      if (t >= 0) raws[t].push(lines[li]);
     }
   }
 
