@@ -3,7 +3,7 @@
  * Buffer.indexOf (native), each line decoded and JSON.parse'd once. Every line that cannot be used is reported
  * with its 1-based number and skipped; nothing here throws for bad content.
  */
-import { isUtf8 } from 'node:buffer';
+import { constants, isUtf8 } from 'node:buffer';
 import { readFileSync, statSync } from 'node:fs';
 import type { ImportProblem } from '../model.js';
 
@@ -88,6 +88,12 @@ export function readJsonLines(path: string, problems: ImportProblem[], visit: Li
     const start = pos;
     pos = nl + 1;
     if (end === start) continue;
+    if (end - start > constants.MAX_STRING_LENGTH) {
+      // longer than any JavaScript string can be: it cannot be parsed, only reported
+      const mb = Math.round((end - start) / 2 ** 20);
+      problems.push({ file: path, line: lineNo, reason: `line of ${mb} MB is too long to read; skipped` });
+      continue;
+    }
     if (!allUtf8 && !isUtf8(buf.subarray(start, end))) {
       problems.push({ file: path, line: lineNo, reason: 'invalid UTF-8; line skipped' });
       continue;
