@@ -1,0 +1,25 @@
+/**
+ * The Claude Code transcript reader (`kind: 'claude'`): ~/.claude/projects/<project>/<session>.jsonl, each read
+ * with its subagent files. Format notes and their public sources: docs/import-claude.md.
+ */
+import type { ParsedSource, SourceReader } from '../model.js';
+import { claudeDefaultPaths, claudeDiscover } from './discover.js';
+import { type ClaudeOptions, readClaude } from './read.js';
+
+export type { ClaudeOptions };
+export { readClaude };
+
+/** A Claude Code reader; `sidechains: false` leaves subagent and sidechain turns out. */
+export function makeClaudeReader(opts: Partial<ClaudeOptions> = {}): SourceReader {
+  const options: ClaudeOptions = { sidechains: opts.sidechains ?? true };
+  return {
+    kind: 'claude',
+    defaultPaths: claudeDefaultPaths,
+    discover: claudeDiscover,
+    *read(file: string): Iterable<ParsedSource> {
+      yield readClaude(file, options);
+    },
+  };
+}
+
+export const claudeReader: SourceReader = makeClaudeReader();
