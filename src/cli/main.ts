@@ -107,6 +107,11 @@ function report(err: unknown, json: boolean): number {
 }
 
 const argv = process.argv.slice(2);
+// `arborist export ... | head`: the reader went away. That is how a pipe ends, not an error: stop quietly.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw err;
+});
 main(argv)
   .then((code) => {
     process.exitCode = code;

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { claudeReader, makeClaudeReader, readClaude } from '../../src/import/claude/index.js';
 import type { ParsedSource, ParsedTurn } from '../../src/import/model.js';
 
-const CORPUS = fileURLToPath(new URL('../../../shared/corpus/', import.meta.url));
+const CORPUS = fileURLToPath(new URL('./fixtures/corpus/', import.meta.url));
 const CC = join(CORPUS, 'claude-code');
 const EXTRA = join(CORPUS, 'claude-code-extra');
 const FIX = fileURLToPath(new URL('./fixtures/claude/', import.meta.url));
