@@ -1,10 +1,10 @@
-import { deflateRawSync } from 'node:zlib';
 import type { AuditLog } from './audit/log.js';
 import { crashPoint } from './crash.js';
 import { cachedStatement } from './db/statements.js';
 import { badInput, notFound } from './errors.js';
 import { nodeHash, sha256, subtreeHash } from './hash.js';
 import { formatBates } from './ids.js';
+import { encodeChunk } from './sources.js';
 import type { Merkle } from './merkle.js';
 import { type CheckedTurn, checkNewTurn, type NewTurn } from './turns.js';
 
@@ -57,7 +57,7 @@ export interface BulkContext {
   readonly deferIndexing: boolean;
 }
 
-/** Records are compressed a chunk at a time: one deflate call per turn cost ~85 us, more than the rest of an add. */
+/** Records are compressed a chunk at a time: one compression call per turn cost ~85 us, more than the rest of an add. */
 export const CHUNK_BYTES = 4 * 1024 * 1024;
 
 interface Placed {
@@ -110,7 +110,7 @@ class ChunkWriter {
     cachedStatement(
       this.ctx.db,
       'INSERT INTO source_chunks (id, bytes, sha256, body) VALUES (?, ?, ?, ?)',
-    ).run(this.nextId, raw.length, digest, deflateRawSync(raw, { level: 1 }));
+    ).run(this.nextId, raw.length, digest, encodeChunk(raw));
     const ins = cachedStatement(
       this.ctx.db,
       'INSERT INTO node_sources (bates, chunk_id, start, length) VALUES (?, ?, ?, ?)',

@@ -1,4 +1,4 @@
-import { inflateRawSync } from 'node:zlib';
+import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
 import type Database from 'better-sqlite3';
 import { cachedStatement } from './db/statements.js';
 import { damaged } from './errors.js';
@@ -87,6 +87,21 @@ export function archivedSourceSessions(db: Database.Database, source: string): S
   return new Set(rows);
 }
 
+/**
+ * Chunks are brotli at quality 0: on transcript JSON it compressed 2.7x faster than deflate at level 1 (223 against
+ * 83 MB/s on this machine) and a little smaller (25 against 26% of the input), and it is in Node's zlib.
+ */
+export function encodeChunk(raw: Buffer): Buffer {
+  return brotliCompressSync(raw, {
+    params: { [constants.BROTLI_PARAM_QUALITY]: 0, [constants.BROTLI_PARAM_SIZE_HINT]: raw.length },
+  });
+}
+
+/** A chunk's records, never more than the `bytes` it claims (a forged body cannot inflate without bound). */
+export function decodeChunk(body: Buffer, bytes: number): Buffer {
+  return brotliDecompressSync(body, { maxOutputLength: Math.max(1, bytes) });
+}
+
 /** One imported turn's source records, exactly as read (each record followed by a newline), or undefined. */
 export function sourceRecords(db: Database.Database, bates: string): Buffer | undefined {
   const ref = cachedStatement(db, 'SELECT chunk_id, start, length FROM node_sources WHERE bates = ?').get(
@@ -107,7 +122,7 @@ export function readChunk(db: Database.Database, id: number): Buffer {
   if (!row) throw damaged(`source chunk ${id} is missing`);
   let raw: Buffer;
   try {
-    raw = inflateRawSync(row.body, { maxOutputLength: Math.max(1, row.bytes) });
+    raw = decodeChunk(row.body, row.bytes);
   } catch {
     throw damaged(`source chunk ${id} does not decompress`);
   }

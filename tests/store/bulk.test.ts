@@ -1,4 +1,4 @@
-import { deflateRawSync } from 'node:zlib';
+import { brotliCompressSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import type { BulkTurn } from '../../src/store/bulk.js';
 import { hashes, type Shard } from '../../src/store/index.js';
@@ -204,7 +204,7 @@ describe('the chain binds the source records', () => {
     tamper(path, (db) => {
       const raw = Buffer.from('{"line":0}\n{"more":0}\n{"forged":true}\n');
       db.prepare('UPDATE source_chunks SET body = ?, bytes = ?, sha256 = ?').run(
-        deflateRawSync(raw),
+        brotliCompressSync(raw),
         raw.length,
         hashes.sha256(raw),
       );
@@ -215,7 +215,7 @@ describe('the chain binds the source records', () => {
   it('records changed under the same digest are caught by hashing them', () => {
     const path = imported();
     tamper(path, (db) =>
-      db.prepare('UPDATE source_chunks SET body = ?').run(deflateRawSync(Buffer.alloc(10))),
+      db.prepare('UPDATE source_chunks SET body = ?').run(brotliCompressSync(Buffer.alloc(10))),
     );
     expect(problemsAfter(path).join('\n')).toMatch(/chunk 1: its records do not hash/);
   });

@@ -1,6 +1,6 @@
-import { inflateRawSync } from 'node:zlib';
 import type Database from 'better-sqlite3';
 import { sha256 } from '../hash.js';
+import { decodeChunk } from '../sources.js';
 import type { ChainClaims, Problem } from './claims.js';
 
 /**
@@ -49,7 +49,7 @@ export function compareSources(db: Database.Database, claims: ChainClaims): Prob
     }
     let raw: Buffer | null = null;
     try {
-      if (Buffer.isBuffer(body)) raw = inflateRawSync(body, { maxOutputLength: Math.max(1, c.bytes) });
+      if (Buffer.isBuffer(body)) raw = decodeChunk(body, c.bytes);
     } catch {
       raw = null;
     }

@@ -126,7 +126,7 @@ export const MIGRATIONS: string[] = [
     id     INTEGER PRIMARY KEY,
     bytes  INTEGER NOT NULL,         -- length before compression
     sha256 BLOB NOT NULL,            -- H(the records, uncompressed)
-    body   BLOB NOT NULL             -- deflate-raw of the records, each followed by a newline
+    body   BLOB NOT NULL             -- brotli (quality 0) of the records, each followed by a newline
   );
   CREATE TABLE node_sources (
     bates    TEXT PRIMARY KEY,       -- by Bates id, not node id: archiving a session keeps its records here
