@@ -7,9 +7,10 @@ import { existsSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, posix, win32 } from 'node:path';
 import type { ImportProblem, ParsedSource, SourceReader } from '../model.js';
+import { buildSession } from './build.js';
 import { legacySources } from './legacy.js';
-import { buildSession, planMessages } from './messages.js';
 import { openLogsDb } from './open.js';
+import { planMessages } from './plan.js';
 import { oneLine } from './rows.js';
 import { detectSchema } from './schema.js';
 

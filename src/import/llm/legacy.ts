@@ -39,8 +39,8 @@ function addResponse(b: AnswerBuilder, r: Row, calls: Row[], results: Row[]): vo
 /**
  * Turns out of one conversation's responses, fed in order. A response with an empty prompt is a tool follow-up
  * (the chain sending tool results back): it is folded into the turn before it. `copy` names the message-store
- * turn a response was copied into (index.ts documents the detection): its rows join that turn's raw and it adds no
- * turn of its own.
+ * turn a response was copied into (copies.ts finds them): its rows join that turn's raw and it adds no turn of
+ * its own.
  */
 export class LegacyConversation {
   private readonly out: { turn: ParsedTurn; builder: AnswerBuilder | null }[] = [];

@@ -1,8 +1,8 @@
 import type Database from 'better-sqlite3';
 
 /**
- * Small shared pieces of the llm reader: a database row as a `raw` line, llm's timestamps as ISO 8601, and text
- * out of a column that may hold anything.
+ * Small shared pieces of the llm reader: a database row as a `raw` line, llm's timestamps as ISO 8601, text
+ * out of a column that may hold anything, a stable string order, and rows grouped by a column.
  */
 
 /** Columns the reader adds to its own queries (rowid, sort keys); never part of a row's `raw` form. */
@@ -88,6 +88,36 @@ export function isoTime(v: unknown): string | null {
 
 /** The epoch, for a turn whose source gives no readable time at all (always reported as a problem). */
 export const NO_TIME = '1970-01-01T00:00:00.000Z';
+
+/** Code-unit order (ISO times, ULIDs, hashes): the same on every machine, unlike localeCompare. */
+export function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** The earlier of two ISO times, either of which may be missing. */
+export function minTime(a: string | null, b: string | null): string | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return b < a ? b : a;
+}
+
+/** An SQL `IN` list bound as one JSON array: one prepared statement serves any number of values. */
+export const IN_LIST = 'SELECT value FROM json_each(?)';
+
+/** Rows by the text of one column, each group in the order read (queries sort by that column first). */
+export function groupBy(
+  rows: Iterable<Record<string, unknown>>,
+  key: string,
+): Map<string, Record<string, unknown>[]> {
+  const m = new Map<string, Record<string, unknown>[]>();
+  for (const r of rows) {
+    const k = str(r[key]);
+    const g = m.get(k);
+    if (g === undefined) m.set(k, [r]);
+    else g.push(r);
+  }
+  return m;
+}
 
 /** JSON.parse that answers undefined instead of throwing. */
 export function parseJson(v: unknown): unknown {
