@@ -4,8 +4,8 @@ import { cachedStatement } from './db/statements.js';
 import { badInput, notFound } from './errors.js';
 import { nodeHash, sha256, subtreeHash } from './hash.js';
 import { formatBates } from './ids.js';
-import { encodeChunk } from './sources.js';
 import type { Merkle } from './merkle.js';
+import { encodeChunk } from './sources.js';
 import { type CheckedTurn, checkNewTurn, type NewTurn } from './turns.js';
 
 /**
