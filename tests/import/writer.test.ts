@@ -195,6 +195,25 @@ describe('the import writer', () => {
     clean(s);
   });
 
+  it('runImport: a file the store refuses inside a group is written again alone; the other files are kept', () => {
+    const s = newShard();
+    const huge = 'x'.repeat(16 * 1024 * 1024 + 1); // past the store's cap on a text: addTurnsBulk refuses it
+    const reader: SourceReader = {
+      kind: 'claude',
+      defaultPaths: () => [],
+      discover: () => ['one', 'two', 'three'],
+      *read(file) {
+        yield unit([turn(`${file}-a`, null, file, 0, file === 'two' ? { answer: huge } : {})], { file });
+      },
+    };
+    const r = runImport(s, reader, ['/']);
+    expect([r.files, r.turns_added, r.errors]).toEqual([3, 2, 1]);
+    expect(r.problems[0]).toMatchObject({ file: 'two', line: 0 });
+    expect(r.problems[0].reason).toMatch(/16 MiB/);
+    expect(s.listSessions().length).toBe(2);
+    clean(s);
+  });
+
   it('runImport: a reader that throws on one file reports file:0 and imports the others', () => {
     const s = newShard();
     const reader: SourceReader = {
