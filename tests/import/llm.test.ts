@@ -79,7 +79,7 @@ type Part =
   | { type: 'tool_call'; name: string; args: unknown; id: string }
   | { type: 'tool_result'; name: string; output: string; id: string };
 
-/** A message row and its parts, shaped as llm's LogStore writes them (docs/import-llm.md). */
+/** A message row and its parts, shaped as llm's LogStore writes them (docs/import.md (llm)). */
 function message(
   db: Database.Database,
   hash: string,

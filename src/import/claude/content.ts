@@ -1,6 +1,6 @@
 /**
  * What one Claude Code line means for a turn: is a user line a prompt, what is the prompt's text, and what does a
- * line add to the answer. Format facts and their sources are in docs/import-claude.md.
+ * line add to the answer. Format facts and their sources are in docs/import.md (Claude Code).
  */
 import type { AnswerBuilder } from '../answer.js';
 
@@ -195,7 +195,7 @@ export function addToAnswer(b: AnswerBuilder, kind: Kind, content: unknown, apiE
         } else if (block.type === 'tool_use' || block.type === 'server_tool_use') {
           b.toolCall(typeof block.name === 'string' ? block.name : 'tool', block.input);
         }
-        // thinking / redacted_thinking: left out (docs/import-claude.md)
+        // thinking / redacted_thinking: left out (docs/import.md (Claude Code))
       }
       return;
     }

@@ -1,6 +1,6 @@
 /**
  * The Claude Code transcript reader (`kind: 'claude'`): ~/.claude/projects/<project>/<session>.jsonl, each read
- * with its subagent files. Format notes and their public sources: docs/import-claude.md.
+ * with its subagent files. Format notes and their public sources: docs/import.md (Claude Code).
  */
 import type { ParsedSource, SourceReader } from '../model.js';
 import { claudeDefaultPaths, claudeDiscover } from './discover.js';

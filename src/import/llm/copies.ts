@@ -1,5 +1,5 @@
 /**
- * Legacy rows the message store already holds (docs/import-llm.md, "Upgraded files"), found so each prompt of an
+ * Legacy rows the message store already holds (docs/import.md (llm), "Upgraded files"), found so each prompt of an
  * upgraded file is counted once: their rows join the raw of the message turn they were copied into.
  */
 import type Database from 'better-sqlite3';

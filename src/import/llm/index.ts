@@ -1,7 +1,7 @@
 /**
  * The reader of Simon Willison's `llm` CLI log database (logs.db): the legacy `conversations` / `responses` tables
  * and 0.32's content-addressed `messages` / `parts` / `turns` / `threads`, both in one file after an upgrade.
- * Never writes to the database or beside it (open.ts). Format notes with citations: docs/import-llm.md.
+ * Never writes to the database or beside it (open.ts). Format notes with citations: docs/import.md (llm).
  */
 import { existsSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';

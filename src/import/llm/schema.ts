@@ -1,5 +1,5 @@
 /**
- * Which of llm's two generations of tables a logs.db holds (docs/import-llm.md cites the migrations).
+ * Which of llm's two generations of tables a logs.db holds (docs/import.md (llm) cites the migrations).
  */
 import type Database from 'better-sqlite3';
 

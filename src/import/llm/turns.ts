@@ -3,7 +3,7 @@
  * to the next user message: its sourceId is the user message's hash, so a prompt shared by many threads is one
  * turn. It belongs to the session of the thread that first wrote it (the earliest model call whose chain holds
  * it); a thread that repeats or forks another's turns owns only its new ones, whose parent is then a turn of the
- * other session. docs/import-llm.md states every rule and assumption.
+ * other session. docs/import.md (llm) states every rule and assumption.
  */
 import { minTime, NO_TIME } from './rows.js';
 import type { MessageTree, ModelCall, MsgNode, Report } from './tree.js';

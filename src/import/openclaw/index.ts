@@ -1,6 +1,6 @@
 /**
  * The OpenClaw reader, both generations: JSONL transcripts with sessions.json (up to 2026.7.x) and the per-agent
- * SQLite database (2026.7.2+). Format facts and their public sources: docs/import-openclaw.md.
+ * SQLite database (2026.7.2+). Format facts and their public sources: docs/import.md (OpenClaw).
  */
 import { closeSync, openSync, readSync } from 'node:fs';
 import type { ParsedSource, SourceReader } from '../model.js';

@@ -1,5 +1,5 @@
 /**
- * Where OpenClaw keeps its histories and which files a path stands for. The layout (docs/import-openclaw.md):
+ * Where OpenClaw keeps its histories and which files a path stands for. The layout (docs/import.md (OpenClaw)):
  * `<state>/agents/<agent>/sessions/{sessions.json, <sessionId>.jsonl, <sessionId>-topic-<thread>.jsonl,
  * <sessionId>.jsonl.reset.<stamp>, <sessionId>.jsonl.deleted.<stamp>}` and `<state>/agents/<agent>/agent/
  * openclaw-agent.sqlite`; `<state>` is OPENCLAW_STATE_DIR, else `<home>/.openclaw` with home = OPENCLAW_HOME or HOME.
