@@ -7,6 +7,8 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ParsedSource, ParsedTurn } from '../../src/import/model.js';
 import { openclawReader as reader } from '../../src/import/openclaw/index.js';
+import { runImport } from '../../src/import/run.js';
+import { openShard } from '../support/shard.js';
 import { tempDir } from '../support/tmp.js';
 
 const FIX = join(import.meta.dirname, 'fixtures', 'openclaw');
@@ -673,5 +675,24 @@ describe('openclaw reader: the SQLite generation', () => {
     // The writer imports a session met twice once: the sourceIds of S1 and S0 come back identical.
     const ids = turns.map((t) => t.sourceId);
     expect(new Set(ids).size).toBe(1 + 2 + 7 + 1 + 1 + 1 + 1);
+  });
+});
+
+describe('openclaw: both generations into one shard', () => {
+  it('a session met in the files and in the database is imported once; a second import adds nothing', () => {
+    const { home } = buildHome();
+    const s = openShard();
+    const first = runImport(s, reader, [home]);
+    const fileTurns = one(MAIN).turns.length;
+    const sid = s.sessionForSource('openclaw', S1)!;
+    expect(s.getSession(sid)!.n_nodes).toBe(fileTurns);
+    expect(first.turns_added).toBeGreaterThan(fileTurns);
+    const v = s.verify();
+    expect(v.problems ?? []).toEqual([]);
+    expect(v.ok).toBe(true);
+    expect(s.audit.check().ok).toBe(true);
+    const again = runImport(s, reader, [home]);
+    expect(again.turns_added).toBe(0);
+    expect(again.turns_skipped).toBe(first.turns_added + first.turns_skipped);
   });
 });
