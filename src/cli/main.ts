@@ -52,7 +52,7 @@ function help(): string {
     ...ALL.map((c) => `  ${c.name.padEnd(12)} ${c.summary}`),
     '',
     'The shard is --db PATH, else $ARBORIST_DB, else $ARBORIST_HOME/sessions.db (default ~/.arborist/sessions.db).',
-    'Exit codes: 0 success, 1 a check found damage, 2 bad usage, bad input, unknown id or unusable shard.',
+    'Exit codes: 0 success, 1 a check found damage (or an import skipped records), 2 bad usage, bad input, unknown id or unusable shard.',
   ];
   return `${lines.join('\n')}\n`;
 }

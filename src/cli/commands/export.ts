@@ -7,7 +7,7 @@ import type { Command } from '../command.js';
 export const exportCmd: Command = {
   name: 'export',
   usage: 'arborist export BATES|SID [--format md|json|html|source] [--subtree] [--out FILE [--force]]',
-  summary: 'a path, a subtree or a session as markdown, one HTML file or JSON',
+  summary: 'a path, a subtree or a session as markdown, one HTML file, JSON, or its source records',
   options: {
     format: { type: 'string' },
     subtree: { type: 'boolean' },
