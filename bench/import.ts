@@ -74,19 +74,27 @@ function timed(args: string[]): { secs: number; rssMiB: number; stdout: string }
     encoding: 'utf8',
     maxBuffer: 256 * 1024 * 1024,
   });
+  if (r.error || r.stderr === null) throw new Error(`cannot run ${args.slice(0, 3).join(' ')}: ${r.error?.message}`);
   const last = r.stderr.trim().split('\n').pop() ?? '';
   const [secs, kb] = last.split(' ').map(Number);
   if (!Number.isFinite(secs)) throw new Error(`child failed: ${r.stderr.slice(0, 500)}`);
   return { secs, rssMiB: kb / 1024, stdout: r.stdout };
 }
 
+// Walks the folder itself: a list of 1,300 paths as one argument passes Linux's 128 KiB limit on an argument.
 const PARSE_FLOOR = `
 const fs = require('node:fs');
+const path = require('node:path');
 let n = 0;
-for (const f of JSON.parse(process.argv[1])) {
-  const text = fs.readFileSync(f, 'utf8');
-  for (const line of text.split('\\n')) if (line !== '') { JSON.parse(line); n++; }
-}
+const walk = (d) => { for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+  const p = path.join(d, e.name);
+  if (e.isDirectory()) walk(p);
+  else if (e.name.endsWith('.jsonl')) {
+    const text = fs.readFileSync(p, 'utf8');
+    for (const line of text.split('\\n')) if (line !== '') { JSON.parse(line); n++; }
+  }
+} };
+walk(process.argv[1]);
 process.stdout.write(String(n));`;
 
 /** The texts an import indexes, read back from an imported shard, into a bare FTS5 table; and sha256 of the lines. */
@@ -140,7 +148,7 @@ function main(): void {
     imports.push(r.secs);
     rss.push(r.rssMiB);
     again.push(timed([BIN, 'import', 'claude', CORPUS, '--db', db, '--json']).secs);
-    parse.push(timed(['-e', PARSE_FLOOR, JSON.stringify(corpus.files)]).secs);
+    parse.push(timed(['-e', PARSE_FLOOR, CORPUS]).secs);
     write.push(writeFloor(db, corpus.files));
     rmSync(dir, { recursive: true, force: true });
     process.stderr.write(
