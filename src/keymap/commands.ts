@@ -27,7 +27,7 @@ export const COMMANDS = [
     name: 'cd',
     arg: 'target',
     argText: '<bates|seq|label>',
-    help: "go to a turn (a Bates id, a turn number of this session, a session's id or label for its newest turn, .. for the parent); the next question goes under it",
+    help: 'go to a turn: a Bates id, a turn number here, a session (its newest turn) or .. (the parent); questions go on from it',
   },
   {
     name: 'find',

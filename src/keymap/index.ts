@@ -23,6 +23,6 @@ export {
   usageOf,
 } from './commands.js';
 export { CONTEXTS, type Context, type KeyAction, type Rule } from './contexts.js';
-export { type HelpGroupRows, helpRows, keysMarkdown } from './help.js';
+export { COMMANDS_GROUP, type HelpGroupRows, helpRows, keysMarkdown } from './help.js';
 export { type Binding, buildKeymap, type Keymap, KeymapError, parseKeysJson } from './keymap.js';
 export { isValidKey, prettyKey } from './names.js';
