@@ -13,6 +13,7 @@ import { newCmd } from './commands/new.js';
 import { branchesCmd, listCmd, pathCmd, showCmd, treeCmd } from './commands/read.js';
 import { makeContext } from './context.js';
 import { oneLine, safeJson, truncate } from './output.js';
+import { sessionCmd } from './repl/index.js';
 import { BROWSER_OPTIONS, demoCmd, openBrowser } from './tui.js';
 
 const VERSION = '0.1.0';
@@ -31,6 +32,7 @@ const ALL: Command[] = [
   verifyCmd,
   checkCmd,
   askCmd,
+  sessionCmd,
   entryCmd,
   resetCmd,
   deleteCmd,

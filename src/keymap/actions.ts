@@ -131,6 +131,13 @@ export const ACTIONS = [
     keys: ['R'],
     description: 'Restore the selected archived session (after a confirmation)',
   },
+  {
+    id: 'command',
+    group: 'Screen',
+    keys: [':'],
+    description:
+      'Command line: the commands of `arborist session` (:cd BATES, :find QUERY, :branches, ...; listed below), Tab completes',
+  },
   { id: 'help', group: 'Screen', keys: ['?'], description: 'This help' },
   {
     id: 'close',

@@ -22,7 +22,16 @@ export interface Rule {
   help?: string;
 }
 
-export type Context = 'tree' | 'transcript' | 'help' | 'branches' | 'find' | 'input' | 'entries' | 'confirm';
+export type Context =
+  | 'tree'
+  | 'transcript'
+  | 'help'
+  | 'branches'
+  | 'find'
+  | 'input'
+  | 'command'
+  | 'entries'
+  | 'confirm';
 
 /** A rebindable action meaning itself. */
 function same<const T extends ActionId>(id: T) {
@@ -77,6 +86,16 @@ export const CONTEXTS = {
     { id: 'close', keys: ['escape'], help: 'Cancel' },
     ...TEXT_EDITING,
   ],
+  command: [
+    { id: 'command.run', keys: ['enter'], help: 'Run the command' },
+    {
+      id: 'command.complete',
+      keys: ['tab'],
+      help: 'Complete a command name, a session id or a Bates id (again: the next part)',
+    },
+    { id: 'close', keys: ['escape'], help: 'Close, nothing run' },
+    ...TEXT_EDITING,
+  ],
   entries: [
     same('quit'),
     { id: 'close', via: ['close', 'entries'] },
@@ -103,6 +122,7 @@ export type KeyAction = ActionId | (typeof CONTEXTS)[Context][number]['id'];
 /** The help groups of the contexts with keys of their own, after the groups of the rebindable actions. */
 export const CONTEXT_HELP: readonly { group: string; contexts: readonly Context[] }[] = [
   { group: 'Question box', contexts: ['input'] },
+  { group: 'Command line', contexts: ['command'] },
   { group: 'Entries', contexts: ['entries', 'confirm'] },
   { group: 'Find box', contexts: ['find'] },
 ];

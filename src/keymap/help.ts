@@ -2,12 +2,13 @@
  * The `?` overlay's rows and docs/keys.md, both generated from the action table and the context rules, with the
  * user's own keys (tests/keymap checks docs/keys.md against the defaults).
  */
+import { COMMANDS, type CommandDef, commandHelp } from './commands.js';
 import { CONTEXT_HELP, CONTEXTS, type HelpGroup, type Rule } from './contexts.js';
 import { buildKeymap, type Keymap } from './keymap.js';
 import { prettyKey, spokenKey } from './names.js';
 
 export interface HelpGroupRows {
-  group: HelpGroup;
+  group: HelpGroup | typeof COMMANDS_GROUP;
   rows: [string, string][];
 }
 
@@ -48,12 +49,24 @@ function contextRows(km: Keymap, group: string): [string, string][] {
   return out;
 }
 
+/** The help group that lists the command line's commands (src/keymap/commands.ts). */
+export const COMMANDS_GROUP = 'Commands (after :)';
+
+/** The browser's commands as help rows: [`:name`, argument and help]. */
+function commandRows(): [string, string][] {
+  return commandHelp('browser').map(([usage, help]) => {
+    const [name, ...arg] = usage.split(' ');
+    return [name, arg.length > 0 ? `${arg.join(' ')}: ${help}` : help];
+  });
+}
+
 /** The help overlay's lines: [keys, description] per action, grouped, from the same tables as docs/keys.md. */
 export function helpRows(km: Keymap): HelpGroupRows[] {
   const groups = actionGroups(km);
   for (const { group } of CONTEXT_HELP) {
     groups.push({ group, rows: contextRows(km, group).map(([k, d]) => [prettyKey(k), d]) });
   }
+  groups.push({ group: COMMANDS_GROUP, rows: commandRows() });
   return groups;
 }
 
@@ -85,6 +98,29 @@ export function keysMarkdown(km: Keymap = buildKeymap()): string {
     '| Keys | What it does |',
     '|---|---|',
     ...contextRows(km, 'Question box').map(([k, d]) => `| ${code(k)} | ${d} |`),
+    '',
+    '## Command line',
+    '',
+    `${km.keysOf('command').map(code).join(', ') || 'The command action (unbound)'} opens a one-line command box that takes the commands of`,
+    '`arborist session` (there they start with `/`, here the box is the `:`). Every printable key is text; these keys',
+    'are fixed:',
+    '',
+    '| Keys | What it does |',
+    '|---|---|',
+    ...contextRows(km, 'Command line').map(([k, d]) => `| ${code(k)} | ${d} |`),
+    '',
+    'The commands (src/keymap/commands.ts; `/help` in `arborist session` lists the same table):',
+    '',
+    '| Command | What it does |',
+    '|---|---|',
+    ...commandHelp('browser').map(
+      ([u, d]) => `| \`${u.replace(/\|/g, '\\|')}\` | ${d.replace(/\|/g, '\\|')} |`,
+    ),
+    ...(COMMANDS as readonly CommandDef[])
+      .filter((c) => c.notInBrowser !== undefined)
+      .map(
+        (c) => `| \`/${c.name}\` | only in \`arborist session\`: ${c.notInBrowser!.replace(/\|/g, '\\|')} |`,
+      ),
     '',
     '## Entries',
     '',

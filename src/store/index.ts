@@ -83,7 +83,7 @@ export {
 } from './retention.js';
 export type { ArchivedNodeRow, Session, TurnNode } from './rows.js';
 export type { SessionListing } from './sessions.js';
-export { parentCycle, type Resolved, Shard } from './shard.js';
+export { parentCycle, type Resolved, Shard, type TurnTarget } from './shard.js';
 export type { SessionSource, SessionSourceInfo } from './sources.js';
 export type { AddedTurn, NewTurn } from './turns.js';
 export { type VerifyReport, verifyShard } from './verify.js';

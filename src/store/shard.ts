@@ -49,6 +49,12 @@ import { type VerifyReport, verifyShard } from './verify.js';
 
 export type Resolved = { kind: 'node'; node: TurnNode } | { kind: 'session'; session: Session };
 
+/** Where a move lands (Shard.resolveTurn): a turn, or the top of a session (no turn: a question there is a new root). */
+export interface TurnTarget {
+  bates: string | null;
+  sid: string;
+}
+
 /** WAL size past which a commit checkpoints inline (a long batch that never idles). */
 const WAL_INLINE_BYTES = 64 * 1024 * 1024;
 /** WAL size past which idle() checkpoints. */
@@ -357,6 +363,24 @@ export class Shard {
       return { kind: 'node', node };
     }
     return { kind: 'session', session: this.resolveSession(s) };
+  }
+
+  /**
+   * Where `/cd x` goes from turn `at.bates` in session `at.sid`: what resolve() names, a session standing for its
+   * newest turn (its top when it has none), and `..` for the parent of `at.bates` (across sessions; the top of the
+   * session from a root turn).
+   */
+  resolveTurn(x: string, at: { sid?: string | null; bates?: string | null } = {}): TurnTarget {
+    if (x.trim() === '..') {
+      if (!at.bates) throw badInput('.. needs a current turn');
+      const n = this.requireNode(at.bates);
+      if (n.parent_bates === null) return { bates: null, sid: n.sid };
+      const p = this.requireNode(n.parent_bates);
+      return { bates: p.bates, sid: p.sid };
+    }
+    const r = this.resolve(x, at.sid ?? undefined);
+    if (r.kind === 'node') return { bates: r.node.bates, sid: r.node.sid };
+    return { bates: this.latestTurn(r.session.sid) ?? null, sid: r.session.sid };
   }
 
   // ---- find, chain, verify ---------------------------------------------------------------------------------

@@ -229,3 +229,35 @@ describe('resolve()', () => {
     expect(s.listSessions()).toHaveLength(2);
   });
 });
+
+describe('resolveTurn() (where /cd goes)', () => {
+  function setup() {
+    const s = newShard();
+    s.createSession({ sid: 'aaaa', label: 'alpha' });
+    s.createSession({ sid: 'bbbb', label: 'beta' });
+    s.createSession({ sid: 'cccc', label: 'empty' });
+    const a1 = s.addTurn({ question: 'first', answer_text: '', session: 'aaaa' });
+    const a2 = s.addTurn({ question: 'second', answer_text: '', parent: a1.bates });
+    // bbbb's first turn hangs under a turn of aaaa
+    const b1 = s.addTurn({ question: 'b first', answer_text: '', session: 'bbbb', parent: a2.bates });
+    return { s, a1, a2, b1 };
+  }
+
+  it('a turn is itself; a session stands for its newest turn, or its top when it has none', () => {
+    const { s, a2, b1 } = setup();
+    expect(s.resolveTurn('aaaa-000002')).toEqual({ bates: a2.bates, sid: 'aaaa' });
+    expect(s.resolveTurn('1', { sid: 'bbbb' })).toEqual({ bates: b1.bates, sid: 'bbbb' });
+    expect(s.resolveTurn('alpha')).toEqual({ bates: a2.bates, sid: 'aaaa' });
+    expect(s.resolveTurn('cccc')).toEqual({ bates: null, sid: 'cccc' });
+  });
+
+  it('.. is the parent, across sessions, and the top of the session from a root', () => {
+    const { s, a1, a2, b1 } = setup();
+    expect(s.resolveTurn('..', { sid: 'bbbb', bates: b1.bates })).toEqual({ bates: a2.bates, sid: 'aaaa' });
+    expect(s.resolveTurn(' .. ', { bates: a2.bates })).toEqual({ bates: a1.bates, sid: 'aaaa' });
+    expect(s.resolveTurn('..', { bates: a1.bates })).toEqual({ bates: null, sid: 'aaaa' });
+    expect(errorOf(() => s.resolveTurn('..', { sid: 'cccc' })).message).toBe('.. needs a current turn');
+    expect(errorOf(() => s.resolveTurn('aaaa-000099')).kind).toBe('not_found');
+    expect(errorOf(() => s.resolveTurn('nope')).kind).toBe('not_found');
+  });
+});

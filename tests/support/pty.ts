@@ -39,6 +39,8 @@ export interface StartOptions {
   /** Extra environment (TERM defaults to xterm-256color; the parent environment is not inherited). */
   env?: Record<string, string>;
   args?: string[];
+  /** A command and its arguments, before --db (`arborist session SID --db X`); absent: the browser. */
+  command?: string[];
   /** Options for node itself (e.g. --import a fixture). */
   nodeArgs?: string[];
   /** Wait for this text before returning (default: the status bar's chain state). */
@@ -92,7 +94,14 @@ export class Tui {
     };
     this.proc = pty.spawn(
       process.execPath,
-      [...(opts.nodeArgs ?? []), entryPoint(), '--db', opts.db, ...(opts.args ?? [])],
+      [
+        ...(opts.nodeArgs ?? []),
+        entryPoint(),
+        ...(opts.command ?? []),
+        '--db',
+        opts.db,
+        ...(opts.args ?? []),
+      ],
       {
         name: env.TERM,
         cols,

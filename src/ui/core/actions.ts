@@ -1,5 +1,6 @@
 /** What can happen to the TUI: key presses and the screen's events, and the runtime's answers to effects. */
 import type { ChainCheck, OutlineNode } from '../../store/index.js';
+import type { Follow } from '../features/command/model.js';
 import type { HitLine } from '../features/find/model.js';
 import type { MaintenanceAction } from '../features/maintenance/model.js';
 import type { Turn } from '../features/transcript/model.js';
@@ -28,6 +29,8 @@ export type Action =
   | { type: 'askDone'; bates: string; sid: string; createdSession: boolean }
   | { type: 'askFailed'; error: string }
   | { type: 'branches'; sid: string; items: BranchItem[] }
+  /** A `goto` landed: the turn is selected. */
+  | { type: 'arrived'; bates: string; follow: Follow }
   | { type: 'demoBuilt' }
   | { type: 'historiesImported'; turns: number; problems: number; failed: string | null }
   | { type: 'message'; text: string; level: 'info' | 'error' }

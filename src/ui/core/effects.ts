@@ -1,4 +1,5 @@
 /** What the reducer asks the runtime to do (runtime/runtime.ts); each is answered with actions. */
+import type { Follow } from '../features/command/model.js';
 import type { MaintenanceEffect } from '../features/maintenance/model.js';
 import type { HistoryOffer } from './state.js';
 
@@ -9,6 +10,11 @@ export type Effect =
   | { type: 'loadTitles'; sids: string[] }
   /** Find the turn's session, load its outline, expand it and select the turn. */
   | { type: 'reveal'; bates: string }
+  /**
+   * `:cd TARGET`: resolve it (a Bates id, a turn number of `sid`, a session for its newest turn, `..` for the parent
+   * of `from`), reveal the turn, then answer `arrived` so the command's view (`follow`) opens there.
+   */
+  | { type: 'goto'; target: string; sid: string | null; from: string | null; follow: Follow }
   | { type: 'ask'; mode: 'ask' | 'fork'; question: string; parent: string | null; session: string | null }
   | { type: 'cancelAsk' }
   | { type: 'checkChain'; full: true }

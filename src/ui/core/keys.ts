@@ -5,6 +5,7 @@
 import type { Context, KeyAction } from '../../keymap/index.js';
 import { askOrFork, keyInput, openInput } from '../features/ask/update.js';
 import { keyBranches, openBranches } from '../features/branches/update.js';
+import { keyCommand, openCommand } from '../features/command/update.js';
 import { findStep, keyFind, openFind } from '../features/find/update.js';
 import { keyHelp, openHelp } from '../features/help/update.js';
 import {
@@ -33,6 +34,8 @@ export function onKey(s: State, key: string, ch: string | undefined): Result {
       return keyFind(s, ov, id, ch);
     case 'input':
       return keyInput(s, ov, id, ch);
+    case 'command':
+      return keyCommand(s, ov, id, ch);
     case 'help':
       return keyHelp(s, ov, id);
     case 'branches':
@@ -54,6 +57,8 @@ function onPaneKey(s: State, id: KeyAction): Result {
       ];
     case 'help':
       return openHelp(s);
+    case 'command':
+      return openCommand(s);
     case 'close':
       if (s.ask) return [{ ...s, message: msg(s, 'cancelling the question…') }, [{ type: 'cancelAsk' }]];
       return [s, []];

@@ -5,6 +5,7 @@
  */
 import type { ActionId, Keymap, KeyNames } from '../../keymap/index.js';
 import { ACTIONS, helpRows, prettyKey } from '../../keymap/index.js';
+import type { CommandOverlay } from '../features/command/model.js';
 import type { FindMemory, FindOverlay } from '../features/find/model.js';
 import type { ConfirmOverlay, EntriesOverlay } from '../features/maintenance/model.js';
 import type { TPos, Turn } from '../features/transcript/model.js';
@@ -62,6 +63,8 @@ export type Overlay =
   | InputOverlay
   | BranchesOverlay
   | FindOverlay
+  /** The `:` command line: features/command. */
+  | CommandOverlay
   /** Entries (`E`) and the reset/delete/restore confirmation: features/maintenance. */
   | EntriesOverlay
   | ConfirmOverlay;

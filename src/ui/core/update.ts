@@ -5,6 +5,7 @@
  */
 import { onAskChunk, onAskDone, onAskFailed } from '../features/ask/update.js';
 import { onBranches } from '../features/branches/update.js';
+import { commandOutline, onArrived } from '../features/command/update.js';
 import { onFindFailed, onFound } from '../features/find/update.js';
 import { onMaintenance } from '../features/maintenance/update.js';
 import { onChainDone, onChainProgress, onChainStart, onStateDone } from '../features/status/update.js';
@@ -38,8 +39,11 @@ function step(s: State, a: Action): Result {
       return [{ ...s, now: a.now }, []];
     case 'sessions':
       return onSessions(s, a.sessions, a.archived);
-    case 'outline':
-      return onOutline(s, a.sid, a.nodes, a.reveal);
+    case 'outline': {
+      const [n, fx] = onOutline(s, a.sid, a.nodes, a.reveal);
+      const [m, more] = commandOutline(n, a.sid);
+      return [m, [...fx, ...more]];
+    }
     case 'titles':
       return onTitles(s, a.titles);
     case 'path':
@@ -62,6 +66,8 @@ function step(s: State, a: Action): Result {
       return onAskFailed(s, a.error);
     case 'branches':
       return onBranches(s, a.sid, a.items);
+    case 'arrived':
+      return onArrived(s, a.bates, a.follow);
     case 'found':
       return onFound(s, a);
     case 'findFailed':

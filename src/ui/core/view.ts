@@ -5,6 +5,7 @@
 import { displayWidth } from '../../text/width.js';
 import { drawInput } from '../features/ask/view.js';
 import { drawBranches } from '../features/branches/view.js';
+import { drawCommand } from '../features/command/view.js';
 import { drawFind } from '../features/find/view.js';
 import { drawHelp } from '../features/help/view.js';
 import { drawConfirm, drawEntries } from '../features/maintenance/view.js';
@@ -46,6 +47,7 @@ function drawOverlay(f: Frame, s: State, g: Glyphs): void {
   const ov = s.overlay!;
   if (ov.kind === 'find') drawFind(f, s, ov, g);
   else if (ov.kind === 'input') drawInput(f, s, ov, g);
+  else if (ov.kind === 'command') drawCommand(f, s, ov, g);
   else drawCentred(f, s, g);
 }
 

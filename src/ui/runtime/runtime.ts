@@ -4,7 +4,7 @@
  * through the find scheduler, entries and archiving through the maintenance ops. Nothing here draws.
  */
 import type { AskRequest, AskResult, ProviderSpec } from '../../ask/types.js';
-import type { Shard } from '../../store/index.js';
+import { parseBates, type Shard } from '../../store/index.js';
 import type { Action } from '../core/actions.js';
 import type { Effect } from '../core/effects.js';
 import type { State } from '../core/state.js';
@@ -19,6 +19,8 @@ import { SessionSource } from './sessions.js';
 import { StateChecker } from './state-check.js';
 
 export { describe };
+
+const isBates = (x: string) => parseBates(x) !== null;
 
 export interface RuntimeOptions extends ChainCheckOptions, FindOptions {
   provider?: ProviderSpec;
@@ -92,6 +94,9 @@ export class Runtime {
       case 'reveal':
         this.reveal(e.bates);
         return;
+      case 'goto':
+        this.goto(e);
+        return;
       case 'loadBranches':
         this.dispatch({ type: 'branches', sid: e.sid, items: src.branches(e.sid) });
         return;
@@ -131,15 +136,36 @@ export class Runtime {
   }
 
   /** Opens the turn's session in the tree (loading the sessions first when it is new) and selects the turn. */
-  private reveal(bates: string): void {
+  private reveal(bates: string): boolean {
     const at = this.source.locate(bates);
     if (!at) {
       this.dispatch({ type: 'message', text: `no turn ${bates}`, level: 'error' });
-      return;
+      return false;
     }
     if (at.live && !this.getState().sessions.some((s) => s.sid === at.sid))
       this.perform({ type: 'loadSessions' });
     this.dispatch({ type: 'outline', sid: at.sid, nodes: at.nodes, reveal: at.bates });
+    return true;
+  }
+
+  /**
+   * `:cd` and the commands that take a target: a Bates id is revealed as it is (live or archived); anything else
+   * is resolved by the store against the selection. The view the command names opens once the turn is selected.
+   */
+  private goto(e: Extract<Effect, { type: 'goto' }>): void {
+    const target = e.target.trim();
+    let bates: string | null = target;
+    if (!isBates(target)) {
+      const t = this.shard.resolveTurn(target, { sid: e.sid, bates: e.from });
+      bates = t.bates;
+      if (bates === null) {
+        const why =
+          target === '..' ? `${e.from} is the first turn of its tree` : `session ${t.sid} has no turns yet`;
+        this.dispatch({ type: 'message', text: why, level: 'info' });
+        return;
+      }
+    }
+    if (this.reveal(bates)) this.dispatch({ type: 'arrived', bates, follow: e.follow });
   }
 
   /** Entries, and the confirmed reset, delete and restore. */

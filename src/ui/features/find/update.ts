@@ -12,11 +12,14 @@ import { FIND_LIMIT, type FindOverlay, findListHeight, type HitLine } from './mo
 /** Typing stops here: a query this long already finds nothing more. */
 const QUERY_MAX = 500;
 
-/** Opens the find box; the first (empty) query only counts the turns in scope, and starts the search worker. */
-export function openFind(s: State): Result {
+/**
+ * Opens the find box; the first (empty) query only counts the turns in scope, and starts the search worker. With
+ * `text` (`:find wal`) the box opens with that query asked.
+ */
+export function openFind(s: State, text = ''): Result {
   const ov: FindOverlay = {
     kind: 'find',
-    text: '',
+    text: oneLine(text).slice(0, QUERY_MAX),
     scope: 'all',
     sid: selectedSid(s),
     seq: 0,
