@@ -74,7 +74,8 @@ function timed(args: string[]): { secs: number; rssMiB: number; stdout: string }
     encoding: 'utf8',
     maxBuffer: 256 * 1024 * 1024,
   });
-  if (r.error || r.stderr === null) throw new Error(`cannot run ${args.slice(0, 3).join(' ')}: ${r.error?.message}`);
+  if (r.error || r.stderr === null)
+    throw new Error(`cannot run ${args.slice(0, 3).join(' ')}: ${r.error?.message}`);
   const last = r.stderr.trim().split('\n').pop() ?? '';
   const [secs, kb] = last.split(' ').map(Number);
   if (!Number.isFinite(secs)) throw new Error(`child failed: ${r.stderr.slice(0, 500)}`);
