@@ -80,7 +80,7 @@ describe('TUI: r resumes a Claude Code turn in the agent', () => {
     console.log(`resume: the agent's first turn imported ${took} ms after the fake waited`);
 
     t.press('enter'); // to the fake: it reads the line, writes its second turn, exits
-    await t.waitFor(`back from claude (exit 0): 2 new turns under ${second}`, 8000);
+    await t.waitFor(`claude exit 0: 2 new turns under ${second}`, 8000);
     expect(t.altScreen).toBe(true);
     await t.waitFor('000003 Second attempt ⑂2');
     await t.waitFor(/[├└] ↳ [a-z0-9]{8}-000001 Carry on from here/);
@@ -138,6 +138,44 @@ describe('TUI: r resumes a Claude Code turn in the agent', () => {
 
     expect((await t.quit()).code).toBe(0);
     expect(cli(['verify', '--db', m.db], { env: m.env }).code).toBe(0);
+  });
+
+  it('told to stop (SIGTERM) while the agent runs: the agent goes too, and the terminal is given back', async () => {
+    const { m, second } = rewound();
+    const pidFile = join(m.root, 'fake.pid');
+    const t = await start({
+      db: m.db,
+      cols: 120,
+      rows: 40,
+      env: { ...m.env, FAKE_CLAUDE_WAIT: '1', FAKE_CLAUDE_PID: pidFile, FAKE_CLAUDE_NOHUP: '1' },
+    });
+    t.press('right');
+    await t.waitFor('000003 Second attempt');
+    t.press('down', 'down', 'down');
+    await t.waitFor(`${second} · imported`);
+    t.press('r');
+    await t.waitFor('y/Enter resumes');
+    t.press('y');
+    await t.waitFor('fake claude: waiting for Enter', 8000);
+    const fake = Number(readFileSync(pidFile, 'utf8'));
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    try {
+      expect(alive(fake)).toBe(true);
+      t.kill('SIGTERM');
+      const exit = await t.close();
+      expect(exit.signal).toBe(15);
+      await until(() => !alive(fake), 3000);
+      expect(t.altScreen).toBe(false);
+    } finally {
+      if (alive(fake)) process.kill(fake, 'SIGKILL'); // a failed test leaves no agent behind
+    }
   });
 
   it('a turn that did not come from Claude Code: the overlay says why, and that a asks from any turn', async () => {

@@ -63,7 +63,7 @@ describe('resume (r)', () => {
       importError: null,
     });
     expect(d.state.busy).toBeNull();
-    expect(d.state.message?.text).toBe('back from claude (exit 0): 2 new turns under aaaa-000003');
+    expect(d.state.message?.text).toBe('claude exit 0: 2 new turns under aaaa-000003');
     // the tree, the path and the chain are read again
     expect(back).toContainEqual({ type: 'loadSessions' });
     expect(back).toContainEqual({ type: 'syncChain' });

@@ -264,8 +264,12 @@ class Program {
     this.done = true;
     if (this.outside) {
       // Told to stop while the agent runs: it goes too, and the terminal is taken back to be restored.
-      this.outside.run?.kill();
-      this.outside.back();
+      try {
+        this.outside.run?.kill();
+      } catch {
+        // already gone
+      }
+      this.outside.back(); // never throws (term/outside.ts)
       this.outside = null;
     }
     this.trace.flush();

@@ -23,26 +23,38 @@ interface Pausable {
   enter(): void;
 }
 
-/** Leaves the screen to another program; the function returned takes it back (once). */
+/**
+ * Each step on its own: the terminal may be gone (an ssh drop while the agent runs), and setRawMode on a hung-up
+ * tty throws EIO. A step that fails must not stop the others, nor the caller's way out (term/app.ts cleanup).
+ */
+function attempt(step: () => void): void {
+  try {
+    step();
+  } catch {
+    // the terminal is gone: nothing to give back
+  }
+}
+
+/** Leaves the screen to another program; the function returned takes it back (once) and never throws. */
 export function leaveScreen(screen: BlessedScreen, opts: { mouse: boolean }): () => void {
   const s = screen as unknown as Pausable;
   const p = s.program;
-  if (opts.mouse) p.disableMouse();
-  s.leave(); // keypad off, cursor shown, normal screen, flushed
-  p.flush();
+  if (opts.mouse) attempt(() => p.disableMouse());
+  attempt(() => s.leave()); // keypad off, cursor shown, normal screen, flushed
+  attempt(() => p.flush());
   const write = p.output.write;
   p.output.write = (() => true) as typeof write;
-  p.input.setRawMode?.(false);
-  p.input.pause();
+  attempt(() => p.input.setRawMode?.(false));
+  attempt(() => p.input.pause());
   let back = false;
   return () => {
     if (back) return;
     back = true;
     p.output.write = write;
-    p.input.setRawMode?.(true);
-    p.input.resume();
-    s.enter(); // alternate screen (cleared), keypad on, cursor hidden, buffers reset
-    if (opts.mouse) p.enableMouse();
-    p.flush();
+    attempt(() => p.input.setRawMode?.(true));
+    attempt(() => p.input.resume());
+    attempt(() => s.enter()); // alternate screen (cleared), keypad on, cursor hidden, buffers reset
+    if (opts.mouse) attempt(() => p.enableMouse());
+    attempt(() => p.flush());
   };
 }

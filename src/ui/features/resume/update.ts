@@ -60,9 +60,10 @@ export function onResume(s: State, a: ResumeAction, refresh: (s: State) => Resul
     case 'resumeDone': {
       const n = a.added.length;
       const what = n === 0 ? 'no new turns' : `${n} new turn${n === 1 ? '' : 's'} under ${a.bates}`;
+      // Short: the status bar of an 80-column terminal has about 45 cells for it.
       const text = a.importError
-        ? `back from ${a.program} (${a.exit}); import failed: ${a.importError}`
-        : `back from ${a.program} (${a.exit}): ${what}`;
+        ? `${a.program} ${a.exit}; import failed: ${a.importError}`
+        : `${a.program} ${a.exit}: ${what}`;
       return refresh({ ...s, busy: null, message: msg(s, text, a.importError ? 'error' : 'info') });
     }
   }
