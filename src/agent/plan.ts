@@ -157,8 +157,9 @@ export function planResume(shard: Shard, bates: string, opts: PlanOptions = {}):
   const path = claudePath(shard, node);
 
   const perTurn: { t: TurnNode; lines: Line[] }[] = [];
+  const records = shard.sourceRecordsOf(path.map((t) => t.bates));
   for (const t of path) {
-    const rec = shard.sourceRecords(t.bates);
+    const rec = records.get(t.bates);
     if (rec === undefined || rec.length === 0)
       throw new ResumeError(
         'no_records',
