@@ -3,12 +3,16 @@
 //
 //   cli ──> ui ──> keymap
 //    │       │
+//    ├───────┼──> agent ──> import ──> store
+//    │       │      └─────> ask ─────> store
 //    ├───────┴──> ask ──> store
 //    └──> export ───────> store
 //
 //   text: anything may import it; it imports nothing of the project.
 //   import: reads other tools' histories; imports store and text; cli uses it.
 //   export: reads the store (the Shard facade), renders with text; only the CLI uses it.
+//   agent: continues a Claude Code session from a turn (writes its transcript, runs it, imports what it adds);
+//          the CLI and the TUI use it; it is the TUI's only way into the import layer.
 //
 // Arrows are transitive (cli may use store directly; a layer below is below). Each rule below is an allow-list,
 // so a new folder under src/ is refused by all of them until it is given a place here.
@@ -39,8 +43,8 @@ export default {
     layer('ask', ['store', 'text'], 'ask writes answers through the store; it does not know the UI or the CLI.'),
     layer(
       'ui',
-      ['keymap', 'ask', 'store', 'text'],
-      'ui runs the TUI on top of keymap, ask and store; the CLI starts it, so ui must not import cli.',
+      ['keymap', 'agent', 'ask', 'store', 'text'],
+      'ui runs the TUI on top of keymap, agent, ask and store; the CLI starts it, so ui must not import cli.',
     ),
     layer(
       'export',
@@ -49,15 +53,21 @@ export default {
     ),
     layer(
       'cli',
-      ['ui', 'keymap', 'ask', 'import', 'export', 'store', 'text'],
+      ['ui', 'keymap', 'agent', 'ask', 'import', 'export', 'store', 'text'],
       'cli is the top: it parses arguments and calls the layers below; none of them may import it.',
     ),
     layer('import', ['store', 'text'], 'import reads other tools\' histories into the store through its bulk API, nothing else.'),
+    layer(
+      'agent',
+      ['import', 'ask', 'store', 'text'],
+      'agent writes a Claude Code transcript from the store, runs the agent and imports what it adds (through import); ' +
+        'it reads config.json through ask; it knows no terminal UI and no CLI.',
+    ),
     {
       name: 'src-has-only-known-layers',
       comment: 'Every folder of src/ is one of the layers above; give a new one a rule here before using it.',
       severity: 'error',
-      from: { path: '^src/', pathNot: '^src/(cli|ui|keymap|ask|store|text|import|export)/' },
+      from: { path: '^src/', pathNot: '^src/(cli|ui|keymap|agent|ask|store|text|import|export)/' },
       to: {},
     },
     {

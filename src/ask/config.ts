@@ -31,15 +31,21 @@ function positiveInt(path: string, key: string, v: unknown, max: number): number
   return v;
 }
 
-/** Reads the answer settings. A missing file is no settings; an unreadable or malformed one is a one-line error. */
-export function loadAnswerConfig(env: NodeJS.ProcessEnv = process.env): AnswerConfig {
+/**
+ * config.json as one JSON object, shared by every module with a section in it (answer here, resume in src/agent).
+ * A missing file is an empty object; an unreadable or malformed one is a one-line error.
+ */
+export function readConfigFile(env: NodeJS.ProcessEnv = process.env): {
+  path: string;
+  doc: Record<string, unknown>;
+} {
   const path = configPath(env);
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
     const code = (err as { code?: string }).code;
-    if (code === 'ENOENT') return { path };
+    if (code === 'ENOENT') return { path, doc: {} };
     throw new AskError('config', `${path} cannot be read (${code ?? 'error'})`);
   }
   let doc: unknown;
@@ -51,7 +57,13 @@ export function loadAnswerConfig(env: NodeJS.ProcessEnv = process.env): AnswerCo
   if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) {
     throw new AskError('config', `${path} must hold a JSON object`);
   }
-  const answer = (doc as Record<string, unknown>).answer;
+  return { path, doc: doc as Record<string, unknown> };
+}
+
+/** Reads the answer settings. A missing file is no settings; an unreadable or malformed one is a one-line error. */
+export function loadAnswerConfig(env: NodeJS.ProcessEnv = process.env): AnswerConfig {
+  const { path, doc } = readConfigFile(env);
+  const answer = doc.answer;
   if (answer === undefined) return { path };
   if (answer === null || typeof answer !== 'object' || Array.isArray(answer)) {
     throw new AskError('config', `${path}: "answer" must be an object`);

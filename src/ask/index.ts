@@ -22,6 +22,7 @@ export {
   loadAnswerConfig,
   type ProviderOptions,
   providerFromOptions,
+  readConfigFile,
 } from './config.js';
 export { AskError, type AskErrorCode } from './errors.js';
 export { type Citation, type ContextItem, type Retrieval, retrieve } from './retrieve.js';

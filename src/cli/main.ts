@@ -11,6 +11,7 @@ import { importCmd } from './commands/import.js';
 import { deleteCmd, maintainCmd, resetCmd } from './commands/maintain.js';
 import { newCmd } from './commands/new.js';
 import { branchesCmd, listCmd, pathCmd, showCmd, treeCmd } from './commands/read.js';
+import { resumeCmd } from './commands/resume.js';
 import { makeContext } from './context.js';
 import { oneLine, safeJson, truncate } from './output.js';
 import { sessionCmd } from './repl/index.js';
@@ -39,6 +40,7 @@ const ALL: Command[] = [
   archiveCmd,
   maintainCmd,
   importCmd,
+  resumeCmd,
   demoCmd,
 ];
 

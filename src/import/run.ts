@@ -226,13 +226,17 @@ export async function followImport(
   const seen = new Map<string, { size: number; mtimeMs: number; changedAt: number; settled: boolean }>();
   let files = discoverAll(reader, paths);
   let lastDiscover = Date.now();
+  // One abort listener per sleep, removed when the sleep ends: a listener left behind each poll grew without
+  // bound (Node warned past 10, on stderr, which is the screen of a TUI following a file).
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
-      const t = setTimeout(resolve, ms);
-      opts.signal.addEventListener('abort', () => {
+      const wake = () => {
         clearTimeout(t);
+        opts.signal.removeEventListener('abort', wake);
         resolve();
-      });
+      };
+      const t = setTimeout(wake, ms);
+      opts.signal.addEventListener('abort', wake, { once: true });
     });
   while (!opts.signal.aborted) {
     const now = Date.now();

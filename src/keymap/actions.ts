@@ -87,6 +87,13 @@ export const ACTIONS = [
   },
   { id: 'branches', group: 'Turns', keys: ['b'], description: "List the session's branch points" },
   {
+    id: 'resume',
+    group: 'Turns',
+    keys: ['r'],
+    description:
+      'Resume in Claude Code: continue from the selected Claude Code turn in the real agent (after a confirmation)',
+  },
+  {
     id: 'find',
     group: 'Find',
     keys: ['/'],

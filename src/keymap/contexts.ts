@@ -31,7 +31,8 @@ export type Context =
   | 'input'
   | 'command'
   | 'entries'
-  | 'confirm';
+  | 'confirm'
+  | 'resume';
 
 /** A rebindable action meaning itself. */
 function same<const T extends ActionId>(id: T) {
@@ -114,6 +115,17 @@ export const CONTEXTS = {
     { id: 'confirm.no', keys: ['n'], via: ['close'], help: 'Confirmation: cancel, nothing is written' },
     ...MOVES,
   ],
+  /** The `resume` confirmation (features/resume): what will be written and run, then the agent. */
+  resume: [
+    same('quit'),
+    {
+      id: 'confirm.yes',
+      keys: ['y', 'enter'],
+      help: 'Write the session and run the agent; arborist comes back when it exits',
+    },
+    { id: 'confirm.no', keys: ['n'], via: ['close'], help: 'Cancel: nothing is written' },
+    ...MOVES,
+  ],
 } as const satisfies Record<Context, readonly Rule[]>;
 
 /** Every id a key can resolve to, in any context. */
@@ -124,6 +136,7 @@ export const CONTEXT_HELP: readonly { group: string; contexts: readonly Context[
   { group: 'Question box', contexts: ['input'] },
   { group: 'Command line', contexts: ['command'] },
   { group: 'Entries', contexts: ['entries', 'confirm'] },
+  { group: 'Resume', contexts: ['resume'] },
   { group: 'Find box', contexts: ['find'] },
 ];
 

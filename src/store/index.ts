@@ -74,6 +74,7 @@ export {
   type SessionSummary,
 } from './references.js';
 export { type RestoredSession, restoreArchives } from './restore.js';
+export { type ResumeRecord, recordResume } from './resume.js';
 export {
   type MaintainOptions,
   type MaintenancePlan,

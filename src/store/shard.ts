@@ -42,6 +42,7 @@ import {
   sessionForSource,
   sourceOfSession,
   sourceRecords,
+  sourceRecordsOf,
   turnsBySourceId,
 } from './sources.js';
 import { type AddedTurn, checkNewTurn, type NewTurn, TurnWriter } from './turns.js';
@@ -313,6 +314,11 @@ export class Shard {
   /** An imported turn's source records, byte for byte (each followed by a newline). */
   sourceRecords(bates: string): Buffer | undefined {
     return sourceRecords(this.db, bates);
+  }
+
+  /** Many turns' source records (each chunk read once), by Bates id; turns without any are absent. */
+  sourceRecordsOf(bates: readonly string[]): Map<string, Buffer> {
+    return sourceRecordsOf(this.db, bates);
   }
 
   // ---- tree queries ----------------------------------------------------------------------------------------

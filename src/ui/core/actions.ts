@@ -3,6 +3,7 @@ import type { ChainCheck, OutlineNode } from '../../store/index.js';
 import type { Follow } from '../features/command/model.js';
 import type { HitLine } from '../features/find/model.js';
 import type { MaintenanceAction } from '../features/maintenance/model.js';
+import type { ResumeAction } from '../features/resume/model.js';
 import type { Turn } from '../features/transcript/model.js';
 import type { SessionLike } from '../features/tree/model.js';
 import type { BranchItem, StateResult } from './state.js';
@@ -38,4 +39,5 @@ export type Action =
   /** `ms`: how long the query took where it ran (for the trace). */
   | { type: 'found'; seq: number; hits: HitLine[]; searched: number; corrections: string[]; ms?: number }
   | { type: 'findFailed'; seq: number; error: string }
-  | MaintenanceAction;
+  | MaintenanceAction
+  | ResumeAction;

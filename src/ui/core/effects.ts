@@ -1,6 +1,7 @@
 /** What the reducer asks the runtime to do (runtime/runtime.ts); each is answered with actions. */
 import type { Follow } from '../features/command/model.js';
 import type { MaintenanceEffect } from '../features/maintenance/model.js';
+import type { ResumeEffect } from '../features/resume/model.js';
 import type { HistoryOffer } from './state.js';
 
 export type Effect =
@@ -26,4 +27,5 @@ export type Effect =
   /** Run a find query (off the main thread); answered by `found` (or `findFailed`) with the same seq. */
   | { type: 'search'; seq: number; query: string; scope: string | null; limit: number }
   | MaintenanceEffect
+  | ResumeEffect
   | { type: 'quit' };

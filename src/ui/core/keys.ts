@@ -15,6 +15,7 @@ import {
   openRestore,
   toggleArchived,
 } from '../features/maintenance/update.js';
+import { keyResume, openResume } from '../features/resume/update.js';
 import { keyTranscript, scrollText } from '../features/transcript/update.js';
 import { keyTree } from '../features/tree/update.js';
 import { msg, type Result } from './selectors.js';
@@ -44,6 +45,8 @@ export function onKey(s: State, key: string, ch: string | undefined): Result {
       return keyEntries(s, ov, id);
     case 'confirm':
       return keyConfirm(s, ov, id);
+    case 'resume':
+      return keyResume(s, ov, id);
   }
 }
 
@@ -90,6 +93,8 @@ function onPaneKey(s: State, id: KeyAction): Result {
       return findStep(s, -1);
     case 'branches':
       return openBranches(s);
+    case 'resume':
+      return openResume(s);
   }
   return (s.focus === 'transcript' && keyTranscript(s, id)) || keyTree(s, id);
 }

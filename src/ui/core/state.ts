@@ -8,6 +8,7 @@ import { ACTIONS, helpRows, prettyKey } from '../../keymap/index.js';
 import type { CommandOverlay } from '../features/command/model.js';
 import type { FindMemory, FindOverlay } from '../features/find/model.js';
 import type { ConfirmOverlay, EntriesOverlay } from '../features/maintenance/model.js';
+import type { ResumeOverlay } from '../features/resume/model.js';
 import type { TPos, Turn } from '../features/transcript/model.js';
 import type { Outline, Row, SessionLike } from '../features/tree/model.js';
 import type { Focus } from './layout.js';
@@ -67,7 +68,9 @@ export type Overlay =
   | CommandOverlay
   /** Entries (`E`) and the reset/delete/restore confirmation: features/maintenance. */
   | EntriesOverlay
-  | ConfirmOverlay;
+  | ConfirmOverlay
+  /** `r`: resume a Claude Code turn in the real agent: features/resume. */
+  | ResumeOverlay;
 
 /** The question box of `ask` and `fork`. */
 export interface InputOverlay {

@@ -8,6 +8,7 @@ import { onBranches } from '../features/branches/update.js';
 import { commandOutline, onArrived } from '../features/command/update.js';
 import { onFindFailed, onFound } from '../features/find/update.js';
 import { onMaintenance } from '../features/maintenance/update.js';
+import { onResume } from '../features/resume/update.js';
 import { onChainDone, onChainProgress, onChainStart, onStateDone } from '../features/status/update.js';
 import { onPath } from '../features/transcript/update.js';
 import { select } from '../features/tree/select.js';
@@ -78,6 +79,11 @@ function step(s: State, a: Action): Result {
     case 'restoreDone':
     case 'maintFailed':
       return onMaintenance(s, a, onDataChanged);
+    case 'resumePlan':
+    case 'resumeRefused':
+    case 'resumeDone':
+    case 'resumeFailed':
+      return onResume(s, a, onDataChanged);
     case 'historiesImported':
       return [
         {

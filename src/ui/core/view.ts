@@ -9,6 +9,7 @@ import { drawCommand } from '../features/command/view.js';
 import { drawFind } from '../features/find/view.js';
 import { drawHelp } from '../features/help/view.js';
 import { drawConfirm, drawEntries } from '../features/maintenance/view.js';
+import { drawResume } from '../features/resume/view.js';
 import { drawEmpty, drawStatus } from '../features/status/view.js';
 import { drawTranscript } from '../features/transcript/view.js';
 import { drawTree } from '../features/tree/view.js';
@@ -62,4 +63,5 @@ function drawCentred(f: Frame, s: State, g: Glyphs): void {
   else if (ov.kind === 'confirm') drawConfirm(f, s, ov, r, inner);
   else if (ov.kind === 'help') drawHelp(f, s, ov, r, inner);
   else if (ov.kind === 'branches') drawBranches(f, s, ov, r, inner, g);
+  else if (ov.kind === 'resume') drawResume(f, s, ov, r, inner);
 }

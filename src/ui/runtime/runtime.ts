@@ -15,6 +15,7 @@ import { describe } from './describe.js';
 import { type FindOptions, FindScheduler } from './find-search.js';
 import { importHistories } from './import-histories.js';
 import { Maintenance } from './maintenance.js';
+import { Resumer, type RunOutside } from './resume.js';
 import { SessionSource } from './sessions.js';
 import { StateChecker } from './state-check.js';
 
@@ -26,6 +27,8 @@ export interface RuntimeOptions extends ChainCheckOptions, FindOptions {
   provider?: ProviderSpec;
   /** argv that runs arborist, for the state check (state-check.ts) and the first start's import; absent: none. */
   verifyCommand?: readonly string[];
+  /** Hands the terminal to the agent (`r`: term/app.ts); absent, resuming is refused. */
+  runOutside?: RunOutside;
 }
 
 /** After a change, the state is checked again once the last check is older than this. */
@@ -39,6 +42,7 @@ export class Runtime {
   private readonly finder: FindScheduler;
   private readonly maint: Maintenance;
   private readonly state: StateChecker;
+  private readonly resumer: Resumer;
   private stateTimer: NodeJS.Timeout | null = null;
   private abort: AbortController | null = null;
   private lastVersion = -1;
@@ -56,6 +60,7 @@ export class Runtime {
     this.finder = new FindScheduler(shard, dispatch, opts);
     this.maint = new Maintenance(shard);
     this.state = new StateChecker(shard.path, dispatch, opts.verifyCommand ?? null);
+    this.resumer = new Resumer(shard, dispatch, opts.runOutside ?? null);
   }
 
   /** Runs the effects in order; each may dispatch actions (which may run more effects). */
@@ -129,6 +134,10 @@ export class Runtime {
       case 'applyChange':
       case 'restoreArchive':
         this.maintenance(e);
+        return;
+      case 'planResume':
+      case 'runResume':
+        this.resumer.perform(e);
         return;
       case 'quit':
         return;
@@ -242,6 +251,7 @@ export class Runtime {
   close(): void {
     this.closed = true;
     this.abort?.abort();
+    this.resumer.close();
     this.chain.close();
     this.finder.close();
     if (this.stateTimer) clearTimeout(this.stateTimer);

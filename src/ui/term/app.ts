@@ -4,6 +4,7 @@
  * and guarantees the terminal is given back on quit, on an exception, and on SIGTERM/SIGHUP.
  */
 import { join } from 'node:path';
+import { type AgentExit, type AgentRun, startAgent } from '../../agent/index.js';
 import type { ProviderSpec } from '../../ask/types.js';
 import { type Keymap, KeymapError } from '../../keymap/index.js';
 import { ArboristError, arboristHome, Shard } from '../../store/index.js';
@@ -13,6 +14,7 @@ import { update } from '../core/update.js';
 import { ASCII_GLYPHS, type Glyphs, UNICODE_GLYPHS, view } from '../core/view.js';
 import { Runtime } from '../runtime/runtime.js';
 import { type BlessedKey, keyName, loadKeymap } from './keys.js';
+import { leaveScreen } from './outside.js';
 import { attrTable, chooseTerminal, createScreen, paint, type TermChoice } from './terminal.js';
 import { Trace } from './trace.js';
 
@@ -85,6 +87,8 @@ class Program {
   private lastProgress = 0;
   private lastInput = Date.now();
   private lastIdle = 0;
+  /** The agent has the terminal (`r`): nothing is drawn, and `back` takes the screen again. */
+  private outside: { run: AgentRun | null; back: () => void } | null = null;
   private readonly onTerm = () => this.dieOf('SIGTERM');
   private readonly onHup = () => this.dieOf('SIGHUP');
   private readonly fail = (e: unknown) => this.failWith(e);
@@ -110,7 +114,11 @@ class Program {
       shard,
       (a) => this.dispatch(a),
       () => this.state,
-      { provider: opts.provider, verifyCommand: opts.verifyCommand },
+      {
+        provider: opts.provider,
+        verifyCommand: opts.verifyCommand,
+        runOutside: (exe, argv, cwd) => this.runOutside(exe, argv, cwd),
+      },
     );
     this.timer = setInterval(() => this.guard(() => this.onTimer()), 500);
   }
@@ -195,7 +203,7 @@ class Program {
 
   private render(): void {
     this.renderQueued = false;
-    if (this.done) return;
+    if (this.done || this.outside) return;
     this.trace.viewing();
     const frame = view(this.state, { glyphs: this.glyphs });
     this.trace.viewed();
@@ -209,6 +217,31 @@ class Program {
     if (this.renderQueued || this.done) return;
     this.renderQueued = true;
     setImmediate(() => this.render());
+  }
+
+  /**
+   * Hands the terminal to the agent (`r`, runtime/resume.ts) and takes it back when it exits: the alternate screen
+   * is left, input paused and raw mode off while it runs (term/outside.ts); the timers and the watcher go on, but
+   * nothing is drawn until the screen is back, then every cell is drawn again.
+   */
+  private async runOutside(executable: string, argv: readonly string[], cwd: string): Promise<AgentExit> {
+    if (this.done) return { code: null, signal: null, error: 'arborist is closing' };
+    const back = leaveScreen(this.screen, { mouse: this.opts.mouse ?? false });
+    const outside: { run: AgentRun | null; back: () => void } = { run: null, back };
+    this.outside = outside;
+    try {
+      outside.run = startAgent(executable, argv, cwd);
+      return await outside.run.done;
+    } finally {
+      if (this.outside === outside) {
+        this.outside = null;
+        back();
+        if (!this.done) {
+          this.lastInput = Date.now();
+          this.render();
+        }
+      }
+    }
   }
 
   /**
@@ -229,6 +262,16 @@ class Program {
   private cleanup(): void {
     if (this.done) return;
     this.done = true;
+    if (this.outside) {
+      // Told to stop while the agent runs: it goes too, and the terminal is taken back to be restored.
+      try {
+        this.outside.run?.kill();
+      } catch {
+        // already gone
+      }
+      this.outside.back(); // never throws (term/outside.ts)
+      this.outside = null;
+    }
     this.trace.flush();
     clearInterval(this.timer);
     this.runtime.close();

@@ -1,0 +1,141 @@
+import { constants } from 'node:os';
+import {
+  commandLine,
+  describeExit,
+  type ImportSummary,
+  importTranscript,
+  planResume,
+  type ResumePlan,
+  startAgent,
+  type Written,
+  writeResume,
+} from '../../agent/index.js';
+import { ArboristError } from '../../store/index.js';
+import { exactPositionals, flag } from '../args.js';
+import type { Command } from '../command.js';
+import type { Context } from '../context.js';
+import { oneLine, printJson } from '../output.js';
+
+/**
+ * `arborist resume BATES`: continue a Claude Code conversation from an imported turn (docs/resume.md). Writes the
+ * path's lines as a new Claude Code session, runs `claude --resume <id>` in the turn's working directory, and
+ * imports what it added when it exits. `--print` shows what would be written and run; `--no-exec` writes it and
+ * prints the command.
+ */
+
+const USAGE = 'arborist resume BATES [--print | --no-exec]';
+
+function planJson(plan: ResumePlan) {
+  return {
+    source_bates: plan.source_bates,
+    session_id: plan.session_id,
+    project: plan.project,
+    projects_dir: plan.projects_dir,
+    file: plan.file,
+    cwd: plan.cwd,
+    cwd_exists: plan.cwd_exists,
+    lines: plan.lines.length,
+    bytes: plan.bytes,
+    turns: plan.turns,
+    left_out: plan.left_out,
+    types: plan.types,
+    command: plan.argv,
+    executable: plan.executable,
+    configured: plan.configured,
+  };
+}
+
+function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+}
+
+function printPlan(ctx: Context, plan: ResumePlan, head: string): void {
+  const row = (k: string, v: string) => ctx.out.out(`  ${k.padEnd(8)} ${oneLine(v)}\n`);
+  ctx.out.out(`${head}\n`);
+  row('session', `${plan.session_id} (new Claude Code session id)`);
+  row('file', plan.file);
+  row('project', `${plan.project} (under ${plan.projects_dir})`);
+  row('cwd', plan.cwd_exists ? plan.cwd : `${plan.cwd} (no longer exists)`);
+  const per = plan.turns.map((t) => `${t.bates}: ${t.lines}`).join(', ');
+  const left = plan.left_out > 0 ? `; ${plural(plan.left_out, 'line')} of other branches left out` : '';
+  row(
+    'lines',
+    `${plural(plan.lines.length, 'line')} from ${plural(plan.turns.length, 'turn')} (${per})${left}`,
+  );
+  const types = Object.entries(plan.types)
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .map(([k, n]) => `${k} ${n}`)
+    .join(', ');
+  row('types', types);
+  const found = plan.executable === null ? ` (${plan.argv[0]} is not on PATH here)` : '';
+  row('command', `${commandLine(plan.argv, plan.cwd)}${found}`);
+}
+
+function importedLine(plan: ResumePlan, s: ImportSummary & { added: string[] }): string {
+  if (s.added.length === 0) return `no new turns in ${plan.file}`;
+  const sid = s.added[0].split('-')[0];
+  const problems =
+    s.problems.length > 0 ? `; ${plural(s.problems.length, 'record')} skipped or repaired` : '';
+  return `${plural(s.added.length, 'new turn')} under ${plan.source_bates} (session ${sid}: ${s.added[0]}${s.added.length > 1 ? ` .. ${s.added[s.added.length - 1]}` : ''})${problems}`;
+}
+
+export const resumeCmd: Command = {
+  name: 'resume',
+  usage: USAGE,
+  summary:
+    'continue a Claude Code conversation from any imported turn: writes the session, runs claude --resume',
+  options: {
+    print: { type: 'boolean' },
+    'no-exec': { type: 'boolean' },
+  },
+  async run(p, ctx) {
+    const [id] = exactPositionals(p, 1, USAGE);
+    const print = flag(p, 'print');
+    const noExec = flag(p, 'no-exec');
+    if (print && noExec)
+      throw new ArboristError('usage', '--print writes nothing; --no-exec writes: choose one');
+    const shard = ctx.readable();
+    const plan = planResume(shard, id, { env: ctx.env, run: !print && !noExec });
+    if (print) {
+      if (ctx.out.json) printJson(ctx.out, { ...planJson(plan), written: false });
+      else printPlan(ctx, plan, `resume ${plan.source_bates} in Claude Code (--print: nothing written)`);
+      return 0;
+    }
+    const w: Written = writeResume(shard, plan);
+    if (noExec) {
+      if (ctx.out.json) printJson(ctx.out, { ...planJson(plan), written: true, event: w.event });
+      else {
+        printPlan(ctx, plan, `wrote ${plural(w.lines, 'line')} to ${plan.file}`);
+        ctx.out.out(
+          `run it with:\n  ${oneLine(commandLine(plan.argv, plan.cwd))}\nthen \`arborist import claude ${oneLine(plan.file)}\` (or --follow) brings its new turns in\n`,
+        );
+      }
+      return 0;
+    }
+    ctx.out.err(
+      `arborist: wrote ${plural(w.lines, 'line')} to ${oneLine(plan.file)}; running ${oneLine(commandLine(plan.argv))} in ${oneLine(plan.cwd)}\n`,
+    );
+    const exit = await startAgent(plan.executable!, plan.argv, plan.cwd, ctx.env).done;
+    if (exit.error !== undefined)
+      throw new ArboristError(
+        'not_found',
+        `${plan.argv[0]} ${describeExit(exit)} (the session is in ${plan.file})`,
+      );
+    const imported = importTranscript(shard, plan.file);
+    if (ctx.out.json)
+      printJson(ctx.out, {
+        ...planJson(plan),
+        written: true,
+        event: w.event,
+        exit: { code: exit.code, signal: exit.signal },
+        imported: { turns_added: imported.turns_added, added: imported.added, problems: imported.problems },
+      });
+    else
+      ctx.out.err(
+        `arborist: ${oneLine(plan.argv[0])} ${describeExit(exit)}; ${oneLine(importedLine(plan, imported))}\n`,
+      );
+    // The agent's own status: a script running `arborist resume` sees how the agent ended.
+    if (exit.signal !== null) return 128 + (constants.signals[exit.signal] ?? 0);
+    return exit.code ?? 1;
+  },
+};
