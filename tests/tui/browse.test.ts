@@ -99,7 +99,8 @@ describe('browsing the demo shard', () => {
     await t.waitFor((x) => x.lines()[1] !== before);
     expect(t.lines()[1]).toContain('session');
     t.press('?');
-    await t.waitFor('┌ keys');
+    // The overlay's footer: the frame may reach the emulator in more than one write, so wait for all of it.
+    await t.waitFor((x) => x.screen().includes('┌ keys') && x.screen().includes('Esc closes'));
     const help = t.screen();
     expect(help).toContain('Move');
     expect(help).toMatch(/↓ j\s+Next row/);
