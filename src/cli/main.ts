@@ -11,6 +11,7 @@ import { importCmd } from './commands/import.js';
 import { deleteCmd, maintainCmd, resetCmd } from './commands/maintain.js';
 import { newCmd } from './commands/new.js';
 import { branchesCmd, listCmd, pathCmd, showCmd, treeCmd } from './commands/read.js';
+import { statusCmd } from './commands/status.js';
 import { makeContext } from './context.js';
 import { oneLine, safeJson, truncate } from './output.js';
 import { BROWSER_OPTIONS, demoCmd, openBrowser } from './tui.js';
@@ -30,6 +31,7 @@ const ALL: Command[] = [
   chainCheckCmd,
   verifyCmd,
   checkCmd,
+  statusCmd,
   askCmd,
   entryCmd,
   resetCmd,
