@@ -31,8 +31,6 @@ export interface StatusOptions {
   statePath?: string;
   /** The head kept elsewhere: the chain must still hold event `seq` with this hash, verified. */
   expectHead?: { seq: number; hash: string };
-  /** The clock (tests move it across midnight and past the hour). */
-  now?: () => Date;
 }
 
 export interface ChainStatus {
@@ -83,11 +81,50 @@ export function localDay(now: Date): { lo: Date; hi: Date } {
 
 /**
  * Turns whose created_at falls in today's local day. Without an index on created_at a count scans every row
- * (~1.2 s on 1M turns), so it is kept in the state file and carried forward by node id (ids grow with each insert
- * and are never reused): only turns added since the last status are read. A new day starts from the last count's
- * id (everything up to it was inserted, so created, before that day began); a shard with no usable count, or
- * events that removed or restored turns today, are counted again (the former once over every row).
+ * (~1.2 s on 1M turns, as long again as the chain check), so it is kept in the state file and carried forward by
+ * node id (ids grow with each insert and are never reused): only turns added since the last status are read. A
+ * new day starts from the last count's id (everything up to it was stored, so created, before that day began);
+ * events that removed or restored turns today make it count today's part again; with no usable count it starts
+ * from storedBefore(). All of it assumes what the chain does of time: a turn is not created after it is stored,
+ * and the clock does not run backwards.
  */
+/**
+ * A node id such that every turn up to it was stored before `lo`, read from the chain instead of from every turn:
+ * the newest event stamped before `lo` by the clock when it was appended (any kind but node.add, whose time is the
+ * turn's created_at when the caller gave one), then the newest turn added before that event. Costs a backward
+ * walk over the events since; 0 when there is no such event or turn (then every turn is read).
+ */
+function storedBefore(db: Database.Database, lo: Date): number {
+  const clocked = cachedStatement(
+    db,
+    "SELECT seq, ts FROM audit_events WHERE kind != 'node.add' ORDER BY seq DESC",
+    'raw',
+  );
+  let before: number | null = null;
+  for (const [seq, ts] of clocked.iterate() as IterableIterator<[number, unknown]>) {
+    if (typeof ts === 'string' && Date.parse(ts) < lo.getTime()) {
+      before = seq;
+      break;
+    }
+  }
+  if (before === null) return 0;
+  const lastAdd = cachedStatement(
+    db,
+    "SELECT body FROM audit_events WHERE seq < ? AND kind = 'node.add' ORDER BY seq DESC LIMIT 1",
+    'pluck',
+  ).get(before);
+  let bates: unknown;
+  try {
+    bates = Buffer.isBuffer(lastAdd) ? JSON.parse(lastAdd.toString('utf8'))?.data?.bates : undefined;
+  } catch {
+    return 0;
+  }
+  if (typeof bates !== 'string') return 0;
+  // Its turn archived since: then every turn is read.
+  const id = cachedStatement(db, 'SELECT id FROM nodes WHERE bates = ?', 'pluck').get(bates);
+  return typeof id === 'number' ? id : 0;
+}
+
 function countToday(db: Database.Database, prior: TodayCount | null, now: Date): TodayCount {
   const { lo, hi } = localDay(now);
   const loIso = lo.toISOString();
@@ -135,7 +172,8 @@ function countToday(db: Database.Database, prior: TodayCount | null, now: Date):
       // The last count was taken before today began: no turn up to its id was created today.
       return { ...base, from_id: prior.through_id, count: count(prior.through_id, maxId).n, at: '' };
     }
-    const all = count(0, maxId);
+    const start = Math.min(storedBefore(db, lo), maxId);
+    const all = count(start, maxId);
     const from = all.n > 0 ? all.minId - 1 : maxId;
     return { ...base, from_id: from, count: all.n, at: '' };
   })();
@@ -153,8 +191,7 @@ export function chainStatus(dbPath: string, opts: StatusOptions = {}): ChainStat
     const prior = read.state;
     const log = new AuditLog(db);
     const head = log.head();
-    const clock = opts.now ?? (() => new Date());
-    const startedAt = clock();
+    const startedAt = new Date();
 
     let from: { seq: number; hash: Buffer } | undefined;
     let fullReason: string | null = null;
@@ -180,8 +217,8 @@ export function chainStatus(dbPath: string, opts: StatusOptions = {}): ChainStat
     }
     const checked = from ? 'incremental' : 'full';
 
-    const today = countToday(db, prior?.today ?? null, clock());
-    today.at = clock().toISOString();
+    const today = countToday(db, prior?.today ?? null, new Date());
+    today.at = new Date().toISOString();
 
     let holds: boolean | undefined;
     if (opts.expectHead) {
