@@ -12,7 +12,7 @@
  *   status        the real CLI (bin/arborist status --short), the state file in place and nothing new.
  * Then, in this process (no start-up): chainStatus() with nothing new on this shard and on a small one made here,
  * and with 100 new events on the small one; so the incremental cost can be seen not to grow with the shard. And
- * the first, full check (`status --full`) once. Printed: medians, status / node floor, status - select floor, load
+ * the full check once: `status --full` beside `chain-check`, and a first call with no state file at all. Printed: medians, status / node floor, status - select floor, load
  * average before and after.
  */
 import { spawnSync } from 'node:child_process';
@@ -52,8 +52,19 @@ const selectFloor = [
 ];
 
 const load0 = loadavg();
+const chainCheck = timed([BIN, 'chain-check', '--db', DB]);
 const first = timed([BIN, 'status', '--full', '--json', '--db', DB]);
 const full = JSON.parse(first.stdout) as { events: number; checked: string; ok: boolean };
+// The first call of all: no state file (one in a folder of its own, so the shard's is left alone).
+const fresh = mkdtempSync(join(tmpdir(), 'arborist-bench-state-'));
+let firstEver: number;
+try {
+  const t = performance.now();
+  chainStatus(DB, { statePath: join(fresh, 'state.json') });
+  firstEver = performance.now() - t;
+} finally {
+  rmSync(fresh, { recursive: true, force: true });
+}
 // One call to settle the state file after the full check, then check that the calls measured are incremental.
 timed([BIN, 'status', '--db', DB]);
 const probe = JSON.parse(timed([BIN, 'status', '--json', '--db', DB]).stdout) as { checked: string };
@@ -118,7 +129,8 @@ const mSelect = median(select);
 const mStatus = median(status);
 const out = [
   `shard         ${DB}: ${full.events.toLocaleString('en')} events, chain ${full.ok ? 'intact' : 'BROKEN'}`,
-  `first check   ${f(first.ms)} ms (status --full, a child process)`,
+  `full check    status --full ${f(first.ms)} ms, chain-check ${f(chainCheck.ms)} ms (child processes); ` +
+    `no state file at all ${f(firstEver)} ms (in process)`,
   `node floor    ${f(mNode)} ms   (node -e '', median of ${RUNS})`,
   `select floor  ${f(mSelect)} ms   (node + better-sqlite3 + SELECT of the last event)`,
   `status        ${f(mStatus)} ms   (bin/arborist status --short, nothing new, median of ${RUNS}): ${line}`,
