@@ -9,6 +9,8 @@ import { build } from 'esbuild';
 await build({
   entryPoints: {
     main: 'src/cli/main.ts',
+    // `arborist status` alone (bin/arborist picks it): a status line runs every few seconds, so it loads only itself.
+    status: 'src/cli/status-main.ts',
     'chain-check-worker': 'src/ui/runtime/chain-check-worker.ts',
     'find-worker': 'src/ui/runtime/find-worker.ts',
     'check-worker': 'src/store/audit/check-worker.ts',

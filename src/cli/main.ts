@@ -12,6 +12,7 @@ import { deleteCmd, maintainCmd, resetCmd } from './commands/maintain.js';
 import { newCmd } from './commands/new.js';
 import { branchesCmd, listCmd, pathCmd, showCmd, treeCmd } from './commands/read.js';
 import { resumeCmd } from './commands/resume.js';
+import { statusCmd } from './commands/status.js';
 import { makeContext } from './context.js';
 import { oneLine, safeJson, truncate } from './output.js';
 import { sessionCmd } from './repl/index.js';
@@ -32,6 +33,7 @@ const ALL: Command[] = [
   chainCheckCmd,
   verifyCmd,
   checkCmd,
+  statusCmd,
   askCmd,
   sessionCmd,
   entryCmd,

@@ -10,6 +10,7 @@ export {
   readArchive,
 } from './archive.js';
 export type { Problem } from './audit/claims.js';
+export { type HeadState, statePathFor } from './audit/head-state.js';
 export { type AuditEvent, AuditLog, type ChainCheck, formatHead } from './audit/log.js';
 export type { BulkAdded, BulkEvent, BulkResult, BulkTurn } from './bulk.js';
 export { CRASH_HOOK_ENV } from './crash.js';
@@ -86,5 +87,12 @@ export type { ArchivedNodeRow, Session, TurnNode } from './rows.js';
 export type { SessionListing } from './sessions.js';
 export { parentCycle, type Resolved, Shard, type TurnTarget } from './shard.js';
 export type { SessionSource, SessionSourceInfo } from './sources.js';
+export {
+  type ChainStatus,
+  chainStatus,
+  FULL_CHECK_EVERY_MS,
+  localDay,
+  type StatusOptions,
+} from './status.js';
 export type { AddedTurn, NewTurn } from './turns.js';
 export { type VerifyReport, verifyShard } from './verify.js';

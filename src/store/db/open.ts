@@ -11,8 +11,9 @@ import {
   rmSync,
   statSync,
 } from 'node:fs';
+import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
-import Database from 'better-sqlite3';
+import type DatabaseType from 'better-sqlite3';
 import { ArboristError, damaged } from '../errors.js';
 import { currentVersion, SCHEMA_VERSION } from './schema.js';
 
@@ -27,6 +28,10 @@ export interface OpenOptions {
   /** How long a writer waits for another writer's lock before giving up (ms). */
   busyTimeoutMs?: number;
 }
+
+// better-sqlite3 is CommonJS. Loaded with require, Node does not lex its sources for named exports as it does for an
+// ES import of it: 3-13 ms less start-up in interleaved medians of `arborist status` (noisy; never more).
+const Database = createRequire(import.meta.url)('better-sqlite3') as typeof DatabaseType;
 
 const SQLITE_MAGIC = 'SQLite format 3\0';
 
@@ -89,11 +94,11 @@ export function asArboristError(path: string, err: unknown): ArboristError | und
   return undefined;
 }
 
-export function openDatabase(path: string, opts: OpenOptions = {}): Database.Database {
+export function openDatabase(path: string, opts: OpenOptions = {}): DatabaseType.Database {
   const readonly = opts.readonly ?? false;
   const state = preflight(path, readonly);
   if (state === 'missing') throw new ArboristError('shard', `no shard at ${path}`);
-  let db: Database.Database;
+  let db: DatabaseType.Database;
   try {
     db = new Database(path, { readonly, fileMustExist: true });
   } catch (err) {
@@ -150,7 +155,7 @@ export function openDatabase(path: string, opts: OpenOptions = {}): Database.Dat
  * damage (openDatabase says so). When another process creates the shard first, its file wins and this one is
  * dropped.
  */
-export function createShardFile(path: string, init: (db: Database.Database) => void): void {
+export function createShardFile(path: string, init: (db: DatabaseType.Database) => void): void {
   const dir = dirname(path);
   const tmp = join(dir, `.${basename(path)}.new-${process.pid}-${randomBytes(4).toString('hex')}`);
   try {
