@@ -6,7 +6,7 @@ import { type BulkEvent, type BulkResult, type BulkTurn, insertBulk } from './bu
 import { createShardFile, describeSqliteError, type OpenOptions, openDatabase } from './db/open.js';
 import { migrate, SCHEMA_VERSION } from './db/schema.js';
 import { cachedStatement, type RowMode } from './db/statements.js';
-import { ArboristError, badInput, damaged, notFound } from './errors.js';
+import { ArboristError, notFound } from './errors.js';
 import { overlayPending } from './find/candidates.js';
 import { type FindHit, type FindOptions, findTurns } from './find/find.js';
 import { type SearchOptions, type SearchResult, search } from './find/search.js';
@@ -20,11 +20,11 @@ import {
   latestTurn,
   nodeByBates,
   nodeById,
-  nodeBySeq,
   nodesByCacheKey,
   sessionNodes,
 } from './nodes.js';
 import { type OutlineNode, sessionOutline, sessionTree, type TreeNode } from './outline.js';
+import { pathTo, type Resolved, resolve, resolveTurn, type TurnTarget } from './resolve.js';
 import type { Session, TurnNode } from './rows.js';
 import {
   getSession,
@@ -47,14 +47,6 @@ import {
 } from './sources.js';
 import { type AddedTurn, checkNewTurn, type NewTurn, TurnWriter } from './turns.js';
 import { type VerifyReport, verifyShard } from './verify.js';
-
-export type Resolved = { kind: 'node'; node: TurnNode } | { kind: 'session'; session: Session };
-
-/** Where a move lands (Shard.resolveTurn): a turn, or the top of a session (no turn: a question there is a new root). */
-export interface TurnTarget {
-  bates: string | null;
-  sid: string;
-}
 
 /** WAL size past which a commit checkpoints inline (a long batch that never idles). */
 const WAL_INLINE_BYTES = 64 * 1024 * 1024;
@@ -332,19 +324,9 @@ export class Shard {
     return childrenOf(this.db, id);
   }
 
-  /** The nodes from the root of the tree down to `bates`, crossing sessions. */
+  /** The nodes from the root of the tree down to `bates`, crossing sessions (resolve.ts). */
   pathTo(bates: string): TurnNode[] {
-    const out: TurnNode[] = [];
-    const seen = new Set<string>();
-    let cur: TurnNode | undefined = this.requireNode(bates);
-    while (cur) {
-      // Bounded: a parent cycle (made behind the store's back; the store cannot make one) is damage, not a loop.
-      if (seen.has(cur.bates)) throw parentCycle(cur.bates);
-      seen.add(cur.bates);
-      out.push(cur);
-      cur = cur.parent_bates ? this.getNode(cur.parent_bates) : undefined;
-    }
-    return out.reverse();
+    return pathTo(this, bates);
   }
 
   branchPoints(sid?: string): BranchPoint[] {
@@ -357,36 +339,14 @@ export class Shard {
     return sessionTree(sessionNodes(this.db, s.sid));
   }
 
-  /** A Bates id, a bare seq (in `currentSid`), a sid, or a label. */
+  /** A Bates id, a bare seq (in `currentSid`), a sid, or a label (resolve.ts). */
   resolve(x: string, currentSid?: string): Resolved {
-    const s = x.trim();
-    if (s === '') throw badInput('empty id');
-    if (parseBates(s)) return { kind: 'node', node: this.requireNode(s) };
-    if (/^\d+$/.test(s)) {
-      if (!currentSid) throw badInput(`a bare turn number (${s}) needs a current session`);
-      const node = nodeBySeq(this.db, currentSid, Number(s));
-      if (!node) throw notFound(`no turn ${formatBates(currentSid, Number(s))}`);
-      return { kind: 'node', node };
-    }
-    return { kind: 'session', session: this.resolveSession(s) };
+    return resolve(this, x, currentSid);
   }
 
-  /**
-   * Where `/cd x` goes from turn `at.bates` in session `at.sid`: what resolve() names, a session standing for its
-   * newest turn (its top when it has none), and `..` for the parent of `at.bates` (across sessions; the top of the
-   * session from a root turn).
-   */
+  /** Where `/cd x` goes from a turn (resolve.ts). */
   resolveTurn(x: string, at: { sid?: string | null; bates?: string | null } = {}): TurnTarget {
-    if (x.trim() === '..') {
-      if (!at.bates) throw badInput('.. needs a current turn');
-      const n = this.requireNode(at.bates);
-      if (n.parent_bates === null) return { bates: null, sid: n.sid };
-      const p = this.requireNode(n.parent_bates);
-      return { bates: p.bates, sid: p.sid };
-    }
-    const r = this.resolve(x, at.sid ?? undefined);
-    if (r.kind === 'node') return { bates: r.node.bates, sid: r.node.sid };
-    return { bates: this.latestTurn(r.session.sid) ?? null, sid: r.session.sid };
+    return resolveTurn(this, x, at);
   }
 
   // ---- find, chain, verify ---------------------------------------------------------------------------------
@@ -471,8 +431,5 @@ export type { AddedTurn, NewTurn, OutlineNode, Session, TreeNode, TurnNode };
 export { formatBates, hex, parseBates };
 
 /** The error every walk to the root raises on a parent cycle. */
-export function parentCycle(bates: string): ArboristError {
-  return damaged(
-    `turn ${bates} is its own ancestor: a parent cycle made behind the store's back (see arborist verify)`,
-  );
-}
+
+export { parentCycle, type Resolved, type TurnTarget } from './resolve.js';
