@@ -1,0 +1,108 @@
+/**
+ * Turn drafts into ParsedTurns: the answer from the turn's lines, the raw lines it was read from (for export
+ * byte for byte), and whether it is complete. Each is one pass over the unit's lines in file order, which is
+ * the order the answer and the raw lines must keep.
+ */
+import { AnswerBuilder } from '../answer.js';
+import type { ParsedTurn } from '../model.js';
+import { addToAnswer, Kind, promptText } from './content.js';
+import { isoOf } from './times.js';
+import { type Node, SKIPPED, type TurnDrafts, type Unit, type UnitFile } from './unit.js';
+
+/** Stop reasons that end a reply; any other last reply may still be streaming or using tools. */
+const FINAL_STOPS = new Set(['end_turn', 'stop_sequence', 'max_tokens']);
+
+export function buildTurns(u: Unit, { drafts, turnOf }: TurnDrafts, time: Float64Array): ParsedTurn[] {
+  const { nodes, files, fileSession } = u;
+  // Answers, in file order of the turn's lines.
+  const builders = drafts.map(() => new AnswerBuilder());
+  for (let i = 0; i < nodes.length; i++) {
+    const t = turnOf(i);
+    if (t < 0) continue;
+    const nd = nodes[i];
+    addToAnswer(builders[t], nd.kind, nd.content, nd.apiError);
+  }
+  const raws = rawLinesOf(nodes, files, drafts.length, turnOf);
+  const incomplete = incompleteTurns(nodes, files, { drafts, turnOf });
+
+  return drafts.map((d, t) => {
+    const a = nodes[d.anchor];
+    const turn: ParsedTurn = {
+      sourceId: a.uuid,
+      parentSourceId: d.parent >= 0 ? nodes[drafts[d.parent].anchor].uuid : null,
+      sourceSession: a.sid || fileSession,
+      question: a.kind === Kind.Prompt ? promptText(a.content) : '[no text]',
+      answer: builders[t].toString(),
+      createdAt: isoOf(nodes, time, d.anchor),
+      raw: raws[t],
+      line: a.line,
+      complete: incomplete[t] === 0,
+    };
+    const cwd = a.cwd ?? d.cwd;
+    if (cwd !== undefined) turn.cwd = cwd;
+    if (d.note !== undefined) turn.note = d.note;
+    return turn;
+  });
+}
+
+/** Raw lines: every used line of a file, lines without a uuid going with the line before them. */
+function rawLinesOf(
+  nodes: Node[],
+  files: UnitFile[],
+  turnCount: number,
+  turnOf: (i: number) => number,
+): string[][] {
+  const raws: string[][] = Array.from({ length: turnCount }, () => []);
+  for (const uf of files) {
+    let lastMain = -1;
+    let lastAny = -1;
+    let leading: string[] = [];
+    const lines = uf.rf.raws;
+    for (let li = 0; li < lines.length; li++) {
+      const ni = uf.nodeOf[li];
+      if (ni === SKIPPED) continue;
+      let t: number;
+      if (ni >= 0) {
+        t = turnOf(ni);
+        if (t >= 0) {
+          if (leading.length > 0) {
+            for (const r of leading) raws[t].push(r);
+            leading = [];
+          }
+          lastAny = t;
+          if (!nodes[ni].side) lastMain = t;
+        }
+      } else {
+        t = lastMain >= 0 ? lastMain : lastAny;
+        if (t < 0) {
+          leading.push(lines[li]);
+          continue;
+        }
+      }
+      if (t >= 0) raws[t].push(lines[li]);
+    }
+  }
+  return raws;
+}
+
+/** The newest turn of each file is incomplete when its last reply has no end-of-turn stop (1 in the result). */
+function incompleteTurns(nodes: Node[], files: UnitFile[], { drafts, turnOf }: TurnDrafts): Uint8Array {
+  const incomplete = new Uint8Array(drafts.length);
+  for (const uf of files) {
+    // in a session file, the main chain's newest turn (in-file sidechain lines may come after it)
+    let mainOnly = uf.agent === undefined;
+    if (mainOnly) {
+      mainOnly = false;
+      for (let i = uf.start; i < uf.end && !mainOnly; i++) mainOnly = !nodes[i].side && turnOf(i) >= 0;
+    }
+    for (let i = uf.end - 1; i >= uf.start; i--) {
+      const t = turnOf(i);
+      if (t < 0 || (mainOnly && nodes[i].side)) continue;
+      const la = drafts[t].lastAssistant;
+      const stop = la >= 0 ? nodes[la].stop : undefined;
+      if (uf.rf.truncatedEnd || typeof stop !== 'string' || !FINAL_STOPS.has(stop)) incomplete[t] = 1;
+      break;
+    }
+  }
+  return incomplete;
+}
