@@ -1,7 +1,7 @@
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { ArboristError, type Shard } from '../store/index.js';
 import type { ImportProblem, SourceReader } from './model.js';
-import { type UnitSummary, writeUnit } from './writer.js';
+import { emptyUnitSummary, stopsImport, type UnitSummary, writeUnit } from './writer.js';
 
 /** Runs a reader over paths and writes what it reads: one import, or the rounds of `--follow`. */
 
@@ -92,24 +92,13 @@ export function importFile(
     }
   } catch (err) {
     // The shard failing (locked, full, read-only) stops the import; anything about this file's content does not.
-    if (err instanceof ArboristError && (err.kind === 'shard' || err.kind === 'busy')) throw err;
+    if (stopsImport(err)) throw err;
     // Inside a group a store refusal may have doomed the transaction: the caller writes the group again, file by file.
     if (opts.strict && err instanceof ArboristError) throw err;
-    const reason = (err as Error).message?.split('\n')[0] || String(err);
-    const p = { file, line: 0, reason };
-    total.errors++;
-    total.problems.push(p);
-    opts.onUnit?.({
-      file,
-      sessions: 0,
-      turns_added: 0,
-      turns_skipped: 0,
-      turns_waiting: 0,
-      archived: 0,
-      entries: 0,
-      problems: [p],
-      added: [],
-    });
+    const u = emptyUnitSummary(file);
+    u.problems.push({ file, line: 0, reason: (err as Error).message?.split('\n')[0] || String(err) });
+    add(total, u);
+    opts.onUnit?.(u);
   }
   total.files++;
 }
@@ -164,7 +153,7 @@ export function runImport(
         }
       });
     } catch (err) {
-      if (err instanceof ArboristError && (err.kind === 'shard' || err.kind === 'busy')) throw err;
+      if (stopsImport(err)) throw err;
       Object.assign(total, before);
       for (const file of group) {
         progress(file);

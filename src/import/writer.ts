@@ -39,7 +39,12 @@ export interface UnitSummary {
 
 const AUDIT_TAG = 'imported';
 
-function emptySummary(file: string): UnitSummary {
+/** The shard itself failing (locked, full, read-only, damaged) stops an import; anything about a file's content does not. */
+export function stopsImport(err: unknown): boolean {
+  return err instanceof ArboristError && (err.kind === 'shard' || err.kind === 'busy');
+}
+
+export function emptyUnitSummary(file: string): UnitSummary {
   return {
     file,
     sessions: 0,
@@ -105,7 +110,7 @@ function answerOf(t: ParsedTurn): string {
 
 /** Writes one unit. Throws only when the shard itself fails (locked, full, damaged): bad content is a problem. */
 export function writeUnit(shard: Shard, unit: ParsedSource, opts: WriteOptions = {}): UnitSummary {
-  const out = emptySummary(unit.file);
+  const out = emptyUnitSummary(unit.file);
   out.problems.push(...unit.problems);
   const problem = (t: ParsedTurn, reason: string) =>
     out.problems.push({ file: unit.file, line: t.line, reason });
@@ -304,7 +309,7 @@ export function writeUnit(shard: Shard, unit: ParsedSource, opts: WriteOptions =
     try {
       if (writeEntry(shard, source, e)) out.entries++;
     } catch (err) {
-      if (!(err instanceof ArboristError) || err.kind === 'shard' || err.kind === 'busy') throw err;
+      if (!(err instanceof ArboristError) || stopsImport(err)) throw err;
       out.problems.push({ file: unit.file, line: 0, reason: `entry ${e.key}: ${err.message}` });
     }
   }

@@ -1,9 +1,22 @@
 import { ask, providerFromOptions } from '../../ask/index.js';
+import type { ProviderSpec } from '../../ask/types.js';
 import { ArboristError } from '../../store/index.js';
 import { StreamSanitizer } from '../../text/stream.js';
-import { flag, list, positiveInt, str } from '../args.js';
+import { flag, list, type Parsed, positiveInt, str } from '../args.js';
 import type { Command } from '../command.js';
+import type { Context } from '../context.js';
 import { printJson, stripControls } from '../output.js';
+
+/** The answer provider `--answer`, `--answer-cmd` and `--timeout S` name (ask and the REPL take the same options). */
+export function providerFromArgs(p: Parsed, ctx: Context): ProviderSpec {
+  const timeout = str(p, 'timeout') === undefined ? undefined : positiveInt(p, 'timeout', 120, 86400) * 1000;
+  return providerFromOptions({
+    answer: str(p, 'answer'),
+    answerCmd: str(p, 'answer-cmd'),
+    env: ctx.env,
+    timeoutMs: timeout,
+  });
+}
 
 export const askCmd: Command = {
   name: 'ask',
@@ -25,14 +38,7 @@ export const askCmd: Command = {
   async run(p, ctx) {
     if (p.positionals.length === 0) throw new ArboristError('usage', `usage: ${this.usage}`);
     const question = p.positionals.join(' ');
-    const timeout =
-      str(p, 'timeout') === undefined ? undefined : positiveInt(p, 'timeout', 120, 86400) * 1000;
-    const provider = providerFromOptions({
-      answer: str(p, 'answer'),
-      answerCmd: str(p, 'answer-cmd'),
-      env: ctx.env,
-      timeoutMs: timeout,
-    });
+    const provider = providerFromArgs(p, ctx);
     const shard = ctx.writable();
     let parent = str(p, 'parent');
     const session = str(p, 'session');

@@ -1,7 +1,7 @@
-import { providerFromOptions } from '../../ask/index.js';
 import { ArboristError } from '../../store/index.js';
-import { flag, positiveInt, str } from '../args.js';
+import { flag, str } from '../args.js';
 import type { Command } from '../command.js';
+import { providerFromArgs } from '../commands/ask.js';
 import { makeOutput } from '../output.js';
 import { Repl } from './repl.js';
 
@@ -33,14 +33,7 @@ export const sessionCmd: Command = {
       throw new ArboristError('usage', '--new starts a new session: give it no SID');
     if (str(p, 'label') !== undefined && !fresh)
       throw new ArboristError('usage', '--label names the session --new starts');
-    const timeout =
-      str(p, 'timeout') === undefined ? undefined : positiveInt(p, 'timeout', 120, 86400) * 1000;
-    const provider = providerFromOptions({
-      answer: str(p, 'answer'),
-      answerCmd: str(p, 'answer-cmd'),
-      env: ctx.env,
-      timeoutMs: timeout,
-    });
+    const provider = providerFromArgs(p, ctx);
     // Resuming names an existing shard (a mistyped --db is said, not created); a new session may create it.
     const shard = given !== undefined ? ctx.readable() : ctx.writable();
     let sid: string | null = null;
