@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { providerFromOptions } from '../ask/index.js';
 import { findHistories } from '../import/offer.js';
-import { arboristHome, listArchives, Shard } from '../store/index.js';
+import { arboristHome, Shard } from '../store/index.js';
 import { buildDemo } from '../ui/runtime/demo.js';
 import { runTui } from '../ui/term/app.js';
 import { flag, type OptionSpec, type Parsed, str } from './args.js';
@@ -39,7 +39,7 @@ function isEmptyShard(dbPath: string): boolean {
   try {
     const s = Shard.open(dbPath, { readonly: true });
     try {
-      return s.listSessions().length === 0 && listArchives(s).length === 0;
+      return s.isEmpty();
     } finally {
       s.close();
     }

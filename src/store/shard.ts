@@ -247,6 +247,17 @@ export class Shard {
     return listSessions(this.db);
   }
 
+  /** No session, live or archived: a first start. One look, whatever the shard's size. */
+  isEmpty(): boolean {
+    return (
+      cachedStatement(
+        this.db,
+        'SELECT NOT EXISTS (SELECT 1 FROM sessions) AND NOT EXISTS (SELECT 1 FROM session_archives)',
+        'pluck',
+      ).get() === 1
+    );
+  }
+
   /** A session by sid, else by label (an ambiguous label is an error, not a guess). */
   resolveSession(x: string): Session {
     return resolveSession(this.db, x);

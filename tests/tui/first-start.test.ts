@@ -1,0 +1,42 @@
+import { cpSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { cli } from '../support/cli.js';
+import { tempDir } from '../support/tmp.js';
+import { start } from './helpers.js';
+
+const OC_HOME = fileURLToPath(new URL('../import/fixtures/openclaw/home', import.meta.url));
+
+describe('the first start on an empty shard', () => {
+  it('offers the histories found on this machine beside the demo, and i imports them', async () => {
+    const dir = tempDir('arb-first-');
+    const state = join(dir, 'openclaw');
+    cpSync(OC_HOME, state, { recursive: true });
+    const db = join(dir, 'sessions.db');
+    // Only OpenClaw here: the other readers' default places do not exist under this HOME.
+    const t = await start({ db, cols: 100, rows: 30, env: { HOME: dir, OPENCLAW_STATE_DIR: state } });
+    await t.waitFor('This shard is empty.');
+    await t.waitFor(/OpenClaw: 5 files in/);
+    expect(t.screen()).toMatch(/Press i to import it, d for a demo, q to quit/);
+    t.press('i');
+    await t.waitFor(/imported 11 turns/, 20_000);
+    await t.waitFor('sessions 2');
+    await t.quit();
+    const v = cli(['verify', '--db', db, '--json']);
+    expect(v.json().ok).toBe(true);
+    expect(cli(['archive', 'list', '--db', db, '--json']).json().length).toBe(2);
+  });
+
+  it('a shard with sessions offers nothing', async () => {
+    const dir = tempDir('arb-first-');
+    const state = join(dir, 'openclaw');
+    cpSync(OC_HOME, state, { recursive: true });
+    const db = join(dir, 'sessions.db');
+    expect(cli(['ask', 'hello', '--answer', 'hi', '--db', db]).code).toBe(0);
+    const t = await start({ db, cols: 100, rows: 30, env: { HOME: dir, OPENCLAW_STATE_DIR: state } });
+    await t.waitFor('sessions 1');
+    expect(t.screen()).not.toMatch(/OpenClaw: /);
+    await t.quit();
+  });
+});
