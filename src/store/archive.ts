@@ -4,6 +4,7 @@ import { crashPoint } from './crash.js';
 import { cachedStatement } from './db/statements.js';
 import { readEntries } from './entries.js';
 import { ArboristError, badInput, notFound } from './errors.js';
+import { unindexSession } from './find/vocabulary.js';
 import { canon, sha256 } from './hash.js';
 import {
   type ArchiveReason,
@@ -170,11 +171,7 @@ function snapshot(
 
 /** Deletes a session's FTS rows, subtree rows, nodes and session row (its turns must all be indexed). */
 function removeSessionRows(shard: Shard, sid: string): void {
-  cachedStatement(
-    shard.db,
-    `INSERT INTO nodes_fts (nodes_fts, rowid, question, answer_text, cited_titles_json)
-     SELECT 'delete', id, question, answer_text, cited_titles_json FROM nodes WHERE sid = ?`,
-  ).run(sid);
+  unindexSession(shard.db, sid);
   crashPoint('delete-fts');
   cachedStatement(shard.db, 'DELETE FROM node_subtree WHERE id IN (SELECT id FROM nodes WHERE sid = ?)').run(
     sid,

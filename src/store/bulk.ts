@@ -2,6 +2,7 @@ import type { AuditLog } from './audit/log.js';
 import { crashPoint } from './crash.js';
 import { cachedStatement } from './db/statements.js';
 import { badInput, notFound } from './errors.js';
+import { TextIndexer } from './find/vocabulary.js';
 import { nodeHash, sha256, subtreeHash } from './hash.js';
 import { formatBates } from './ids.js';
 import type { Merkle } from './merkle.js';
@@ -229,12 +230,8 @@ export function insertBulk(ctx: BulkContext, turns: readonly BulkTurn[], event: 
       @cited_titles_json, @n_cited_sources, @audit, @cache_key, @source, @source_id, @created_at, @node_hash)`,
   );
   const insertSubtree = cachedStatement(db, 'INSERT INTO node_subtree (id, subtree_hash) VALUES (?, ?)');
-  const insertFts = ctx.deferIndexing
-    ? cachedStatement(db, 'INSERT INTO fts_pending (id) VALUES (?)')
-    : cachedStatement(
-        db,
-        'INSERT INTO nodes_fts (rowid, question, answer_text, cited_titles_json) VALUES (?, ?, ?, ?)',
-      );
+  const insertPending = cachedStatement(db, 'INSERT INTO fts_pending (id) VALUES (?)');
+  const indexer = new TextIndexer(db);
   const chunks = new ChunkWriter(ctx);
   const ts = new Date().toISOString();
   const added: BulkAdded[] = [];
@@ -264,8 +261,14 @@ export function insertBulk(ctx: BulkContext, turns: readonly BulkTurn[], event: 
     });
     p.id = Number(info.lastInsertRowid);
     insertSubtree.run(p.id, subtree[i]);
-    if (ctx.deferIndexing) insertFts.run(p.id);
-    else insertFts.run(p.id, p.turn.question, p.turn.answer_text, cited_titles_json);
+    if (ctx.deferIndexing) insertPending.run(p.id);
+    else
+      indexer.add({
+        id: p.id,
+        question: p.turn.question,
+        answer_text: p.turn.answer_text,
+        cited_titles_json,
+      });
     const records = turns[i].records;
     const data: Record<string, unknown> = {
       bates: p.bates,
@@ -278,6 +281,7 @@ export function insertBulk(ctx: BulkContext, turns: readonly BulkTurn[], event: 
     sids.add(p.sid);
   }
   chunks.flush();
+  indexer.flush();
   crashPoint('bulk-rows');
 
   // 4. Sessions' counters, the turns the batch hangs under (folded once, with their ancestors), every root touched.

@@ -41,8 +41,6 @@ export {
 export { ArboristError, badInput, damaged, type ErrorKind, notFound } from './errors.js';
 export { type ArchivedHit, findArchived } from './find/archived.js';
 export {
-  anyMatch,
-  countMatchesCapped,
   maxTurnId,
   newestMatches,
   newestMatchesBefore,

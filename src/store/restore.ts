@@ -2,6 +2,7 @@ import { type ArchiveDocument, type ArchiveInfo, decodeBody, loadArchive } from 
 import { crashPoint } from './crash.js';
 import { cachedStatement } from './db/statements.js';
 import { ArboristError, badInput } from './errors.js';
+import { TextIndexer } from './find/vocabulary.js';
 import { sessionRoot } from './hash.js';
 import { parseBates } from './ids.js';
 import type { Shard } from './shard.js';
@@ -95,10 +96,7 @@ function insertRows(shard: Shard, docs: Loaded[]): number[] {
         @cited_titles_json, @n_cited_sources, @audit, @cache_key, @source, @source_id, @created_at, @node_hash)`,
   );
   const insSubtree = cachedStatement(shard.db, 'INSERT INTO node_subtree (id, subtree_hash) VALUES (?, ?)');
-  const insFts = cachedStatement(
-    shard.db,
-    'INSERT INTO nodes_fts (rowid, question, answer_text, cited_titles_json) VALUES (?, ?, ?, ?)',
-  );
+  const indexer = new TextIndexer(shard.db);
   for (const { doc } of docs) {
     const s = doc.session;
     insSession.run(s.sid, s.label, s.created_at, s.next_seq, s.n_nodes, Buffer.from(s.session_root, 'hex'));
@@ -110,8 +108,9 @@ function insertRows(shard: Shard, docs: Loaded[]): number[] {
     const { parent_bates: _pb, subtree_hash, ...row } = n;
     insNode.run({ ...row, sid, node_hash: Buffer.from(n.node_hash, 'hex') });
     insSubtree.run(n.id, Buffer.from(subtree_hash, 'hex'));
-    insFts.run(n.id, n.question, n.answer_text, n.cited_titles_json);
+    indexer.add(n);
   }
+  indexer.flush();
   return all.map((x) => x.n.id);
 }
 

@@ -10,6 +10,7 @@ import { ArboristError, notFound } from './errors.js';
 import { overlayPending } from './find/candidates.js';
 import { type FindHit, type FindOptions, findTurns } from './find/find.js';
 import { type SearchOptions, type SearchResult, search } from './find/search.js';
+import { type IndexedText, indexRows } from './find/vocabulary.js';
 import { hex } from './hash.js';
 import { formatBates, parseBates } from './ids.js';
 import { Merkle } from './merkle.js';
@@ -86,8 +87,9 @@ export class Shard {
       totalChanges: q('SELECT total_changes()', 'pluck'),
       insertSession: q('INSERT INTO sessions (sid, label, created_at, session_root) VALUES (?, ?, ?, ?)'),
       pendingCount: q('SELECT count(*) FROM fts_pending', 'pluck'),
-      flushPending: q(`INSERT INTO nodes_fts (rowid, question, answer_text, cited_titles_json)
-        SELECT n.id, n.question, n.answer_text, n.cited_titles_json FROM fts_pending p JOIN nodes n ON n.id = p.id
+      pendingRows:
+        q(`SELECT n.id, CAST(n.question AS TEXT) AS question, CAST(n.answer_text AS TEXT) AS answer_text,
+        CAST(n.cited_titles_json AS TEXT) AS cited_titles_json FROM fts_pending p JOIN nodes n ON n.id = p.id
         ORDER BY p.id`),
       clearPending: q('DELETE FROM fts_pending'),
     };
@@ -188,7 +190,7 @@ export class Shard {
   flushIndex(): number {
     if (this.readonly || (this.st.pendingCount.get() as number) === 0) return 0;
     return this.write(() => {
-      const n = this.st.flushPending.run().changes;
+      const n = indexRows(this.db, this.st.pendingRows.all() as IndexedText[]);
       this.st.clearPending.run();
       return n;
     });

@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import type { AuditLog } from './audit/log.js';
 import { cachedStatement } from './db/statements.js';
 import { badInput } from './errors.js';
+import { TextIndexer } from './find/vocabulary.js';
 import { nodeHash, subtreeHash } from './hash.js';
 import { formatBates } from './ids.js';
 import type { Merkle } from './merkle.js';
@@ -129,7 +130,7 @@ export class TurnWriter {
   private readonly insertNode: Database.Statement;
   private readonly insertSubtree: Database.Statement;
   private readonly insertPending: Database.Statement;
-  private readonly insertFts: Database.Statement;
+  private readonly indexer: TextIndexer;
   private readonly bumpChildren: Database.Statement;
 
   constructor(db: Database.Database) {
@@ -151,10 +152,7 @@ export class TurnWriter {
     );
     this.insertSubtree = cachedStatement(db, 'INSERT INTO node_subtree (id, subtree_hash) VALUES (?, ?)');
     this.insertPending = cachedStatement(db, 'INSERT INTO fts_pending (id) VALUES (?)');
-    this.insertFts = cachedStatement(
-      db,
-      'INSERT INTO nodes_fts (rowid, question, answer_text, cited_titles_json) VALUES (?, ?, ?, ?)',
-    );
+    this.indexer = new TextIndexer(db);
     this.bumpChildren = cachedStatement(db, 'UPDATE nodes SET n_children = n_children + 1 WHERE id = ?');
   }
 
@@ -215,7 +213,10 @@ export class TurnWriter {
     const id = Number(info.lastInsertRowid);
     this.insertSubtree.run(id, sh);
     if (ctx.deferIndexing) this.insertPending.run(id);
-    else this.insertFts.run(id, question, answer_text, cited_titles_json);
+    else {
+      this.indexer.add({ id, question, answer_text, cited_titles_json });
+      this.indexer.flush();
+    }
     const touched = new Set<string>([sid]);
     if (parent) {
       this.bumpChildren.run(parent.id);

@@ -97,7 +97,7 @@ describe('entries', () => {
     // A shard as version 1 wrote it: only the first migration, one empty session.
     const path = tempDb();
     const raw = new Database(path);
-    raw.exec(MIGRATIONS[0]);
+    raw.exec(MIGRATIONS[0] as string);
     raw.pragma('user_version = 1');
     // With the events version 1 wrote beside it: verify holds the state to what the chain recorded.
     const log = new AuditLog(raw);
@@ -138,7 +138,8 @@ describe('entries', () => {
       DROP INDEX nodes_source;
       DROP TABLE session_sources;
       DROP TABLE node_sources;
-      DROP TABLE source_chunks;`);
+      DROP TABLE source_chunks;
+      DROP TABLE fts_terms;`);
     s1.db.pragma('user_version = 2');
     s1.close();
     const s = open(path);

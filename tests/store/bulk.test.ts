@@ -1,7 +1,7 @@
 import { brotliCompressSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import type { BulkTurn } from '../../src/store/bulk.js';
-import { hashes, type Shard } from '../../src/store/index.js';
+import { hashes, SCHEMA_VERSION, type Shard } from '../../src/store/index.js';
 import { tamper } from '../support/attacker.js';
 import { tempDb } from '../support/tmp.js';
 import { errorOf, newShard, rootBytes, subtreeBytes } from './util.js';
@@ -231,12 +231,13 @@ describe('migration 6', () => {
     const old = newShard(path);
     const a = old.addTurn({ question: 'before imports', answer_text: 'x', source: 'demo' });
     old.db.exec(
-      `DROP INDEX nodes_source; DROP TABLE session_sources; DROP TABLE node_sources; DROP TABLE source_chunks;`,
+      `DROP INDEX nodes_source; DROP TABLE session_sources; DROP TABLE node_sources; DROP TABLE source_chunks;
+       DROP TABLE fts_terms;`,
     );
     old.db.pragma('user_version = 5');
     old.close();
     const s = newShard(path);
-    expect(s.db.pragma('user_version', { simple: true })).toBe(6);
+    expect(s.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
     expect(s.verify().ok).toBe(true);
     s.addTurnsBulk(
       [

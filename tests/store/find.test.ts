@@ -177,9 +177,16 @@ describe('find', () => {
       'question',
       'déjà',
     ]);
-    expect(matchExpression(['near', 'and', 'or'], true)).toBe('"near" "and" "or"*');
-    expect(matchExpression(['x'], true)).toBe('"x"');
-    expect(matchExpression(['ab', 'cd'], false)).toBe('"ab" "cd"');
+    const under = (p: string) => ['order', 'or', 'orbit'].filter((t) => t.startsWith(p));
+    expect(matchExpression(['near', 'and', 'or'], true, under)).toBe(
+      '"near" AND "and" AND ("order" OR "or" OR "orbit")',
+    );
+    expect(matchExpression(['near', 'orb'], true, under)).toBe('"near" AND "orbit"');
+    expect(matchExpression(['near', 'zz'], true, under)).toBe('"near" AND "zz"');
+    expect(matchExpression(['x'], true, under)).toBe('"x"');
+    expect(matchExpression(['ab', 'or'], false, under)).toBe('"ab" AND "or"');
+    const long = 'a'.repeat(65);
+    expect(matchExpression([long], true, under)).toBe(`"${long}"*`);
     expect(queryTerms('')).toEqual([]);
     expect(queryTerms('" * ^ ( ) : -')).toEqual([]);
   });

@@ -1,10 +1,14 @@
 import type Database from 'better-sqlite3';
+import { rebuildVocabulary } from '../find/vocabulary.js';
 
 /**
  * Forward-only migrations. PRAGMA user_version holds how many have run. A shard whose version is higher than
  * MIGRATIONS.length was written by a newer arborist and is refused rather than guessed at.
  */
-export const MIGRATIONS: string[] = [
+/** A step is SQL, or a function for a step SQL alone cannot take (it runs inside the migration's transaction). */
+export type Migration = string | ((db: Database.Database) => void);
+
+export const MIGRATIONS: Migration[] = [
   `
   CREATE TABLE sessions (
     sid          TEXT PRIMARY KEY,
@@ -135,6 +139,27 @@ export const MIGRATIONS: string[] = [
     length   INTEGER NOT NULL
   ) WITHOUT ROWID;
   `,
+  // 7: the FTS index without FTS5's prefix indexes, and the shard's vocabulary beside it (find/vocabulary.ts,
+  // docs/find.md "Prefixes"): the prefix indexes tripled the cost of indexing a turn, and prefixes longer than
+  // three letters merged whole doclists anyway. Rebuilt from the nodes: every turn, so none waits any more.
+  (db) => {
+    db.exec(`
+    DROP TABLE IF EXISTS nodes_vocab;
+    DROP TABLE nodes_fts;
+    CREATE VIRTUAL TABLE nodes_fts USING fts5(
+      question, answer_text, cited_titles_json,
+      content = 'nodes', content_rowid = 'id',
+      tokenize = 'unicode61 remove_diacritics 2'
+    );
+    CREATE TABLE fts_terms (
+      term TEXT PRIMARY KEY,     -- as the index folds it (lower case, no accents); at most 64 characters
+      n    INTEGER NOT NULL      -- how often it occurs in the indexed text
+    ) WITHOUT ROWID;
+    INSERT INTO nodes_fts (nodes_fts) VALUES ('rebuild');
+    DELETE FROM fts_pending;
+    `);
+    rebuildVocabulary(db);
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -146,7 +171,9 @@ export function currentVersion(db: Database.Database): number {
 export function migrate(db: Database.Database): { from: number; to: number } {
   const from = currentVersion(db);
   for (let v = from; v < MIGRATIONS.length; v++) {
-    db.exec(MIGRATIONS[v]);
+    const step = MIGRATIONS[v];
+    if (typeof step === 'string') db.exec(step);
+    else step(db);
     db.pragma(`user_version = ${v + 1}`);
   }
   return { from, to: MIGRATIONS.length };

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { cachedStatement } from '../db/statements.js';
 import { markedSnippet } from './terms.js';
+import { type IndexedText, overlayVocabulary } from './vocabulary.js';
 
 /**
  * The FTS5 queries that find, search and the answerer's retrieval (src/ask/retrieve.ts) share, and the light row
@@ -14,8 +15,6 @@ const NEWEST_IN_SESSION = `SELECT f.rowid FROM nodes_fts f JOIN nodes n ON n.id 
      WHERE nodes_fts MATCH ? AND n.sid = ? ORDER BY f.rowid DESC LIMIT ?`;
 const NEWEST_BEFORE =
   'SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ? AND rowid < ? ORDER BY rowid DESC LIMIT ?';
-const ANY = 'SELECT 1 FROM nodes_fts WHERE nodes_fts MATCH ? LIMIT 1';
-const COUNT_CAPPED = 'SELECT count(*) FROM (SELECT 1 FROM nodes_fts WHERE nodes_fts MATCH ? LIMIT 200)';
 
 /** Ids of the newest `limit` turns matching `expr`, newest first; only turns of session `scope` when given. */
 export function newestMatches(db: Database.Database, expr: string, limit: number, scope?: string): number[] {
@@ -49,10 +48,17 @@ export function overlayPending(db: Database.Database): void {
   if (waiting === 0 && !overlaid.has(db)) return;
   if (overlaid.get(db) === waiting) return;
   db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.pending_fts USING fts5(question, answer_text, cited_titles_json,
-    tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3')`);
+    tokenize = 'unicode61 remove_diacritics 2')`);
   db.exec('DELETE FROM temp.pending_fts');
   db.exec(`INSERT INTO temp.pending_fts (rowid, question, answer_text, cited_titles_json)
     SELECT n.id, n.question, n.answer_text, n.cited_titles_json FROM fts_pending p JOIN nodes n ON n.id = p.id`);
+  overlayVocabulary(
+    db,
+    db
+      .prepare(`SELECT n.id, CAST(n.question AS TEXT) AS question, CAST(n.answer_text AS TEXT) AS answer_text,
+        CAST(n.cited_titles_json AS TEXT) AS cited_titles_json FROM fts_pending p JOIN nodes n ON n.id = p.id`)
+      .all() as IndexedText[],
+  );
   overlaid.set(db, waiting);
 }
 
@@ -64,16 +70,6 @@ export function newestMatchesBefore(
   limit: number,
 ): number[] {
   return cachedStatement(db, NEWEST_BEFORE, 'pluck').all(expr, before, limit) as number[];
-}
-
-/** Whether anything matches: one index seek per term. */
-export function anyMatch(db: Database.Database, expr: string): boolean {
-  return cachedStatement(db, ANY, 'pluck').get(expr) !== undefined;
-}
-
-/** How many turns match, counted up to 200 (so a common word costs no more than a rare one). */
-export function countMatchesCapped(db: Database.Database, expr: string): number {
-  return cachedStatement(db, COUNT_CAPPED, 'pluck').get(expr) as number;
 }
 
 /** The largest turn id (0 on an empty shard): the span candidate ids are measured against. */
@@ -105,9 +101,8 @@ export function turnAnswers(db: Database.Database, ids: readonly number[]): Map<
   return new Map(rows);
 }
 
-/** The longest prefix that FTS5 answers from a prefix index (db/schema.ts: prefix = '2 3'). */
-const PREFIX_INDEXED = 3;
-const PREFIX_TERM = /"((?:[^"]|"")*)"\*/g;
+/** A prefix query FTS5 answers itself (only prefixes longer than the vocabulary's terms: terms.ts). */
+const PREFIX_TERM = /"(?:[^"]|"")*"\*/;
 const SNIPPET = "snippet(nodes_fts, -1, '«', '»', '…', 16)";
 /** Rows longer than this (characters of question, answer and titles) do not go through snippet(). */
 const LONG_TEXT = 8 * 1024;
@@ -125,7 +120,7 @@ const SNIPPETS_OF = `SELECT rowid, ${SNIPPET} FROM nodes_fts WHERE nodes_fts MAT
 
 /**
  * snippet() of the given rows for a MATCH expression. Asked row by row (`rowid IN (...)`), FTS5 evaluates the
- * expression once per row: a seek for whole terms and indexed prefixes, but for a longer prefix it rebuilds the
+ * expression once per row: a seek for whole terms (prefixes are whole terms by now: terms.ts), but for a prefix it rebuilds the
  * merged doclist of every term under it each time (20 snippets for "that"* took 0.8 s on 1,000,000 turns, against
  * 45 ms for the candidates). Such an expression is evaluated once, over the rows' rowid range, instead.
  */
@@ -147,9 +142,7 @@ export function snippetsFor(db: Database.Database, expr: string, all: number[]):
     for (const [id, text] of texts as [number, string][]) out.set(id, markedSnippet(String(text), term));
   }
   if (ids.length === 0) return out;
-  const longPrefix = [...expr.matchAll(PREFIX_TERM)].some(
-    (m) => [...m[1].replaceAll('""', '"')].length > PREFIX_INDEXED,
-  );
+  const longPrefix = PREFIX_TERM.test(expr);
   const rows = longPrefix
     ? cachedStatement(db, SNIPPETS_IN_RANGE, 'raw').all(
         expr,

@@ -1,9 +1,10 @@
 import type Database from 'better-sqlite3';
 import Fuse from 'fuse.js';
 import { cachedStatement, type RowMode } from '../db/statements.js';
-import { anyMatch, countMatchesCapped, newestMatches, snippetsFor } from './candidates.js';
+import { newestMatches, snippetsFor } from './candidates.js';
 import type { Candidate } from './find.js';
-import { matchExpression, queryTerms, quoteTerm } from './terms.js';
+import { matchExpression, prefixGroup, queryTerms, quoteTerm, type TermsUnder } from './terms.js';
+import { indexTerms, knownTerms, termsUnder } from './vocabulary.js';
 
 /**
  * Find: every turn of every session, as you type, with typos forgiven.
@@ -164,43 +165,31 @@ function correct(db: Database.Database, terms: string[], prefixLast: boolean): R
     // word people misspell is longer than MAX_TYPO_LEN, so longer terms are searched as typed.
     if (len < MIN_TYPO_LEN || len > MAX_TYPO_LEN) return;
     const asPrefix = prefixLast && i === terms.length - 1;
-    if (anyMatch(db, asPrefix ? `${quoteTerm(t)}*` : quoteTerm(t))) return;
-    // Variants are whole words even for the term being typed: a prefix probe merges the doclists of every term
-    // under it (~1 ms each on a 1M-turn shard), a whole-word probe is one index seek.
-    const probe = quoteTerm;
-    // Probing ~400 variants one by one costs a statement each; an OR of 64 answers "any of these?" in one, and
-    // only a chunk that hits is probed variant by variant.
-    // ~400 one-edit variants. An OR of many answers "does any of these occur?" in one statement (one index seek
-    // each); a group that hits is halved until the variants that occur are found. Counting occurrences in
-    // fts5vocab instead would read the whole doclist of every common neighbour ("thhe" -> "the": 40 ms).
-    const found: string[] = [];
-    const hunt = (group: string[]) => {
-      if (found.length >= 4 || !anyMatch(db, group.map(probe).join(' OR '))) return;
-      if (group.length === 1) {
-        found.push(group[0]);
-        return;
-      }
-      const mid = group.length >> 1;
-      hunt(group.slice(0, mid));
-      hunt(group.slice(mid));
-    };
-    const variants = oneEditVariants(t);
-    for (let k = 0; k < variants.length && found.length < 4; k += 100) hunt(variants.slice(k, k + 100));
-    // Prefer the variants that occur most (counted up to a cap, so a common word costs no more than a rare one).
-    const weight = new Map(found.map((v) => [v, countMatchesCapped(db, probe(v))]));
-    found.sort((x, y) => weight.get(y)! - weight.get(x)!);
-    found.splice(3);
-    if (found.length > 0) corrections[t] = found;
+    const parts = indexTerms(t);
+    if (parts.length !== 1) return;
+    const folded = parts[0];
+    if (asPrefix ? termsUnder(db, folded, 1).length > 0 : knownTerms(db, [folded]).size > 0) return;
+    // The ~400 one-edit variants are looked up in the vocabulary at once (one index seek each, in one statement),
+    // whole words even for the term being typed; the most frequent three that occur are kept.
+    const found = [...knownTerms(db, oneEditVariants(folded))].sort(
+      (x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1),
+    );
+    if (found.length > 0) corrections[t] = found.slice(0, 3).map(([v]) => v);
   });
   return corrections;
 }
 
-function expression(terms: string[], prefixLast: boolean, corrections: Record<string, string[]>): string {
+function expression(
+  terms: string[],
+  prefixLast: boolean,
+  corrections: Record<string, string[]>,
+  under: TermsUnder,
+): string {
   return terms
     .map((t, i) => {
       const asPrefix = prefixLast && i === terms.length - 1 && [...t].length >= 2;
       const alts = corrections[t];
-      const self = asPrefix ? `${quoteTerm(t)}*` : quoteTerm(t);
+      const self = asPrefix ? prefixGroup(t, under) : quoteTerm(t);
       return alts ? `(${[self, ...alts.map(quoteTerm)].join(' OR ')})` : self;
     })
     .join(' AND ');
@@ -240,12 +229,13 @@ export function search(db: Database.Database, text: string, opts: SearchOptions 
       add(any, 'answer');
       return q.length + any.length;
     };
-    expr = matchExpression(terms, prefixLast);
+    const under = (p: string) => termsUnder(db, p);
+    expr = matchExpression(terms, prefixLast, under);
     const found = run(expr);
     if (found < limit) {
       result.corrections = correct(db, terms, prefixLast);
       if (Object.keys(result.corrections).length > 0) {
-        expr = expression(terms, prefixLast, result.corrections);
+        expr = expression(terms, prefixLast, result.corrections, under);
         run(expr);
       }
     }

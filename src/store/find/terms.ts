@@ -1,3 +1,5 @@
+import { indexTerms, MAX_VOCABULARY_TERM } from './vocabulary.js';
+
 /**
  * Query text into FTS5 terms and MATCH expressions in which user text can only ever be a quoted string. Shared by
  * find, search, the archive scan and the answerer's retrieval.
@@ -20,18 +22,43 @@ export function quoteTerm(t: string): string {
   return `"${t.replaceAll('"', '""')}"`;
 }
 
+/** The indexed terms that start with a prefix, most frequent first (vocabulary.ts `termsUnder`). */
+export type TermsUnder = (prefix: string) => string[];
+
 /**
  * Builds an FTS5 MATCH expression in which user text can only ever be a quoted string: every term is wrapped in
- * double quotes (terms hold no quotes: they are runs of letters and digits). The last term becomes a prefix
- * query while typing, from two characters on: a one-letter prefix would merge the doclists of thousands of terms.
+ * double quotes (terms hold no quotes: they are runs of letters and digits). The last term is a prefix while
+ * typing, from two characters on (one letter would be most of the vocabulary): see `prefixGroup`.
  */
-export function matchExpression(terms: string[], prefixLast: boolean): string {
+export function matchExpression(terms: string[], prefixLast: boolean, under: TermsUnder): string {
   return terms
-    .map((t, i) => {
-      const q = quoteTerm(t);
-      return i === terms.length - 1 && prefixLast && [...t].length >= 2 ? `${q}*` : q;
-    })
-    .join(' ');
+    .map((t, i) =>
+      i === terms.length - 1 && prefixLast && [...t].length >= 2 ? prefixGroup(t, under) : quoteTerm(t),
+    )
+    .join(' AND '); // explicit: FTS5 takes `"a" "b"` as an AND, but not `"a" ("b" OR "c")`
+}
+
+/**
+ * A prefix as FTS5 is asked it: an OR of the most frequent indexed terms under it, whole words, which FTS5 walks
+ * from the newest end and stops at the limit (docs/find.md, "Prefixes"). A prefix no indexed term starts with is
+ * asked as the whole word (it matches nothing, cheaply); one longer than any term the vocabulary keeps is left to
+ * FTS5's own prefix query, which only has the few terms under so long a prefix to merge.
+ */
+export function prefixGroup(prefix: string, under: TermsUnder): string {
+  // The vocabulary holds terms as the index folds them ("café" is "cafe"); a mark of some scripts splits a term.
+  const folded = indexTerms(prefix);
+  const last = folded.pop();
+  if (last === undefined) return quoteTerm(prefix);
+  const before = folded.map(quoteTerm);
+  let group: string;
+  if (last.length > MAX_VOCABULARY_TERM) group = `${quoteTerm(last)}*`;
+  else {
+    const terms = under(last);
+    if (terms.length === 0) group = quoteTerm(last);
+    else if (terms.length === 1) group = quoteTerm(terms[0]);
+    else group = `(${terms.map(quoteTerm).join(' OR ')})`;
+  }
+  return before.length === 0 ? group : `${before.join(' AND ')} AND ${group}`;
 }
 
 /**

@@ -1,0 +1,212 @@
+import type Database from 'better-sqlite3';
+import { cachedStatement } from '../db/statements.js';
+
+/**
+ * The FTS index and its vocabulary, written together (docs/find.md, "Prefixes").
+ *
+ * FTS5's own prefix indexes (`prefix = '2 3'`) tripled the cost of indexing a turn (49 against 142 us a row on 1 KB
+ * answers), and a longer prefix ("that", "shou") still merged the whole doclist of every term under it, which made
+ * the common short prefixes the slowest keystrokes of find. Instead the shard keeps its vocabulary: every term the
+ * FTS index holds, with how often it occurs (`fts_terms`). A prefix is answered by looking its terms up there (an
+ * index range) and searching the most frequent of them as whole words, an OR that FTS5 walks from the newest end
+ * and stops: a prefix costs what a few whole words cost, however common. Derived data, like the FTS index: the
+ * audit chain does not bind it, and `Shard.rebuildIndex` (tests, a damaged index) makes both again from the nodes.
+ */
+
+/**
+ * Token characters as SQLite's unicode61 tokenizer sees them: letters, numbers, private use (its default categories
+ * "L* N* Co"). Other marks split a token (a Hebrew point, a Devanagari vowel sign), as they do in FTS5.
+ */
+const TERM_RE = /[\p{L}\p{N}\p{Co}]+/gu;
+const ASCII_TERM_RE = /[a-z0-9]+/g;
+/** The combining diacritics remove_diacritics drops, wherever they stand. */
+const DIACRITICS = /[\u0300-\u036f]/g;
+/** Latin letters with diacritics, which remove_diacritics folds to their base letter (Greek and Cyrillic keep theirs). */
+const LATIN_ACCENTED = /[\u00c0-\u024f\u1e00-\u1eff]/g;
+
+function foldLatin(ch: string): string {
+  return ch.normalize('NFD').replace(DIACRITICS, '');
+}
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the test is for any byte outside ASCII
+const NON_ASCII = /[^\u0000-\u007f]/;
+/** Longer terms are indexed by FTS5 but not kept in the vocabulary: nobody types a 65-letter prefix. */
+export const MAX_VOCABULARY_TERM = 64;
+
+/**
+ * Adds the terms of `text` to `counts` (term -> occurrences), folded as the index folds them: lower case, accents
+ * removed. ASCII text, most of it, is split by a plain regex. In other text, Latin letters lose their accents and
+ * combining diacritics (U+0300-U+036F) are dropped, as unicode61's remove_diacritics does; every other character is
+ * kept as FTS5 keeps it (tests/store/vocabulary.test.ts compares the two over a dozen scripts).
+ */
+export function countTerms(text: string, counts: Map<string, number>): void {
+  if (text === '') return;
+  for (const t of indexTerms(text)) {
+    if (t.length > MAX_VOCABULARY_TERM) continue;
+    counts.set(t, (counts.get(t) ?? 0) + 1);
+  }
+}
+
+/** The terms of `text` as the FTS index holds them (folded), in order, repeats kept. */
+export function indexTerms(text: string): string[] {
+  const terms = NON_ASCII.test(text)
+    ? text.replace(LATIN_ACCENTED, foldLatin).replace(DIACRITICS, '').toLowerCase().match(TERM_RE)
+    : text.toLowerCase().match(ASCII_TERM_RE);
+  return terms ?? [];
+}
+
+/** The indexed text of one turn, as its FTS row holds it. */
+export interface IndexedText {
+  id: number;
+  question: string;
+  answer_text: string;
+  cited_titles_json: string;
+}
+
+function countRow(row: IndexedText, counts: Map<string, number>): void {
+  countTerms(row.question, counts);
+  countTerms(row.answer_text, counts);
+  countTerms(row.cited_titles_json, counts);
+}
+
+/** JSON of {term: count}: one statement applies a whole batch (json_each), not one call per term. */
+function asJson(counts: Map<string, number>): string {
+  return JSON.stringify(Object.fromEntries(counts));
+}
+
+const ADD_TERMS = `INSERT INTO fts_terms (term, n) SELECT key, value FROM json_each(?) WHERE true
+  ON CONFLICT (term) DO UPDATE SET n = n + excluded.n`;
+const SUBTRACT_TERMS = `UPDATE fts_terms SET n = n - j.value FROM json_each(?) j WHERE fts_terms.term = j.key`;
+const DROP_UNUSED = `DELETE FROM fts_terms WHERE n <= 0 AND term IN (SELECT key FROM json_each(?))`;
+
+export function addVocabulary(db: Database.Database, counts: Map<string, number>): void {
+  if (counts.size > 0) cachedStatement(db, ADD_TERMS).run(asJson(counts));
+}
+
+export function subtractVocabulary(db: Database.Database, counts: Map<string, number>): void {
+  if (counts.size === 0) return;
+  const json = asJson(counts);
+  cachedStatement(db, SUBTRACT_TERMS).run(json);
+  cachedStatement(db, DROP_UNUSED).run(json);
+}
+
+/**
+ * Writes FTS rows and keeps the vocabulary in step, inside the caller's write. Rows are counted as they are added
+ * and the counts applied in one statement at `flush()` (a batch of 10,000 turns: one upsert of its distinct terms).
+ */
+export class TextIndexer {
+  private readonly counts = new Map<string, number>();
+  private readonly insert: Database.Statement;
+
+  constructor(private readonly db: Database.Database) {
+    this.insert = cachedStatement(
+      db,
+      'INSERT INTO nodes_fts (rowid, question, answer_text, cited_titles_json) VALUES (?, ?, ?, ?)',
+    );
+  }
+
+  add(row: IndexedText): void {
+    this.insert.run(row.id, row.question, row.answer_text, row.cited_titles_json);
+    countRow(row, this.counts);
+  }
+
+  flush(): void {
+    addVocabulary(this.db, this.counts);
+    this.counts.clear();
+  }
+}
+
+/** Indexes rows read from the shard (waiting turns, restored turns), FTS and vocabulary, in the caller's write. */
+export function indexRows(db: Database.Database, rows: Iterable<IndexedText>): number {
+  const ix = new TextIndexer(db);
+  let n = 0;
+  for (const r of rows) {
+    ix.add(r);
+    n++;
+  }
+  ix.flush();
+  return n;
+}
+
+const SESSION_TEXT = `SELECT id, CAST(question AS TEXT) AS question, CAST(answer_text AS TEXT) AS answer_text,
+  CAST(cited_titles_json AS TEXT) AS cited_titles_json FROM nodes WHERE sid = ?`;
+
+/** Removes a session's rows from the FTS index and their terms from the vocabulary (its turns must all be indexed). */
+export function unindexSession(db: Database.Database, sid: string): void {
+  const counts = new Map<string, number>();
+  for (const r of cachedStatement(db, SESSION_TEXT).iterate(sid) as Iterable<IndexedText>)
+    countRow(r, counts);
+  cachedStatement(
+    db,
+    `INSERT INTO nodes_fts (nodes_fts, rowid, question, answer_text, cited_titles_json)
+     SELECT 'delete', id, question, answer_text, cited_titles_json FROM nodes WHERE sid = ?`,
+  ).run(sid);
+  subtractVocabulary(db, counts);
+}
+
+/** The vocabulary made again from every indexed turn (the FTS index is rebuilt by the caller). */
+export function rebuildVocabulary(db: Database.Database): void {
+  db.exec('DELETE FROM fts_terms');
+  const counts = new Map<string, number>();
+  const rows =
+    db.prepare(`SELECT id, CAST(question AS TEXT) AS question, CAST(answer_text AS TEXT) AS answer_text,
+    CAST(cited_titles_json AS TEXT) AS cited_titles_json FROM nodes
+    WHERE id NOT IN (SELECT id FROM fts_pending)`);
+  let n = 0;
+  for (const r of rows.iterate() as Iterable<IndexedText>) {
+    countRow(r, counts);
+    // Bounded memory on a large shard: a real vocabulary has millions of distinct terms.
+    if (++n % 50_000 === 0 && counts.size > 500_000) {
+      addVocabulary(db, counts);
+      counts.clear();
+    }
+  }
+  addVocabulary(db, counts);
+}
+
+/** How many terms under one prefix are searched: the most frequent ones (docs/find.md). */
+export const PREFIX_TERMS = 32;
+
+const UNDER_PREFIX = `SELECT term FROM fts_terms WHERE term >= @p AND term < @p || char(1114111)
+  ORDER BY n DESC, term LIMIT @k`;
+const UNDER_PREFIX_OVERLAID = `SELECT term FROM (
+    SELECT term, n FROM fts_terms WHERE term >= @p AND term < @p || char(1114111)
+    UNION ALL SELECT term, n FROM temp.pending_terms WHERE term >= @p AND term < @p || char(1114111))
+  GROUP BY term ORDER BY sum(n) DESC, term LIMIT @k`;
+const KNOWN = 'SELECT term, n FROM fts_terms WHERE term IN (SELECT value FROM json_each(@terms))';
+const KNOWN_OVERLAID = `SELECT term, sum(n) FROM (
+    SELECT term, n FROM fts_terms WHERE term IN (SELECT value FROM json_each(@terms))
+    UNION ALL SELECT term, n FROM temp.pending_terms WHERE term IN (SELECT value FROM json_each(@terms)))
+  GROUP BY term`;
+
+/** Connections that read turns still waiting in fts_pending through a temporary overlay (candidates.ts). */
+export const overlaidTerms = new WeakSet<Database.Database>();
+
+/** The indexed terms that start with `prefix`, most frequent first, at most `limit`. */
+export function termsUnder(db: Database.Database, prefix: string, limit = PREFIX_TERMS): string[] {
+  const sql = overlaidTerms.has(db) ? UNDER_PREFIX_OVERLAID : UNDER_PREFIX;
+  return cachedStatement(db, sql, 'pluck').all({ p: prefix, k: limit }) as string[];
+}
+
+/** Which of `terms` are indexed, with how often each occurs. */
+export function knownTerms(db: Database.Database, terms: readonly string[]): Map<string, number> {
+  if (terms.length === 0) return new Map();
+  const sql = overlaidTerms.has(db) ? KNOWN_OVERLAID : KNOWN;
+  return new Map(cachedStatement(db, sql, 'raw').all({ terms: JSON.stringify(terms) }) as [string, number][]);
+}
+
+/** The overlay's vocabulary: the terms of the waiting rows, in a temporary table beside temp.pending_fts. */
+export function overlayVocabulary(db: Database.Database, rows: Iterable<IndexedText>): void {
+  db.exec(
+    'CREATE TABLE IF NOT EXISTS temp.pending_terms (term TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID',
+  );
+  db.exec('DELETE FROM temp.pending_terms');
+  const counts = new Map<string, number>();
+  for (const r of rows) countRow(r, counts);
+  if (counts.size > 0)
+    cachedStatement(
+      db,
+      `INSERT INTO temp.pending_terms (term, n) SELECT key, value FROM json_each(?) WHERE true
+       ON CONFLICT (term) DO UPDATE SET n = n + excluded.n`,
+    ).run(asJson(counts));
+  overlaidTerms.add(db);
+}

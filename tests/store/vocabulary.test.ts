@@ -1,0 +1,193 @@
+import { describe, expect, it } from 'vitest';
+import { countTerms, rebuildVocabulary } from '../../src/store/find/vocabulary.js';
+import {
+  archiveSessions,
+  restoreArchives,
+  SCHEMA_VERSION,
+  Shard,
+  type Shard as ShardT,
+} from '../../src/store/index.js';
+import { tempDb } from '../support/tmp.js';
+import { newShard } from './util.js';
+
+/** The vocabulary as stored, sorted. */
+function vocabulary(s: ShardT): [string, number][] {
+  return s.db.prepare('SELECT term, n FROM fts_terms ORDER BY term').raw(true).all() as [string, number][];
+}
+
+/** What a rebuild from the nodes gives, without keeping it. */
+function rebuilt(s: ShardT): [string, number][] {
+  let out: [string, number][] = [];
+  s.db.exec('SAVEPOINT probe');
+  try {
+    rebuildVocabulary(s.db);
+    out = vocabulary(s);
+  } finally {
+    s.db.exec('ROLLBACK TO probe; RELEASE probe');
+  }
+  return out;
+}
+
+/** Every term FTS5's own index holds (fts5vocab reads the index itself), up to the vocabulary's length limit. */
+function ftsTerms(s: ShardT): string[] {
+  s.db.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.v USING fts5vocab(main, 'nodes_fts', 'row')");
+  return s.db
+    .prepare('SELECT term FROM temp.v WHERE length(term) <= 64 ORDER BY term')
+    .pluck()
+    .all() as string[];
+}
+
+const TEXTS = [
+  'How do I fix THE borrow-checker error E0502 in rust_2021?',
+  'Café, naïve, façade, Ångström and résumé: accents are folded as the index folds them',
+  'Straße ΚΑΛΗΜΕΡΑ καλημέρα Ελλάδα москва йод ёж İstanbul ǅemal',
+  'Tiếng Việt có dấu: người, được, phải; Dvořák, Łódź, Ærø, œuvre, ﬂ',
+  'हिन्दी देवनागरी, العربية مُشَكَّلة, עִבְרִית, ภาษาไทย',
+  '東京の天気は？ 漢字かな混じり文 and 한국어 텍스트',
+  'emoji 🚀 rocket, ZWJ 👩‍💻 coder, flags 🇫🇷 and tabs\tand\nnewlines',
+  "don't won't it's o'clock — em–dash … ellipsis",
+  'ﬁle ligature, ① circled, ２ fullwidth, ½ fraction, x² superscript',
+  'e\u0301tude decomposed, \u0130 dotted capital I',
+  `a ${'long'.repeat(20)} token and 0x7f3a9b hex 3.14159 numbers`,
+];
+
+describe('the vocabulary beside the FTS index', () => {
+  it('counts the terms of a text folded as the index folds them', () => {
+    const m = new Map<string, number>();
+    countTerms('The the THE café Café cafe', m);
+    expect(Object.fromEntries(m)).toEqual({ the: 3, cafe: 3 });
+    const long = new Map<string, number>();
+    countTerms(`${'x'.repeat(65)} short`, long);
+    expect([...long.keys()]).toEqual(['short']);
+  });
+
+  it('holds exactly the terms FTS5 indexed, for ASCII and for other scripts', () => {
+    const s = newShard();
+    for (const t of TEXTS)
+      s.addTurn({ question: t, answer_text: `${t} (answer)`, cited_titles: [t.slice(0, 12)] });
+    const ours = vocabulary(s).map(([t]) => t);
+    expect(ours).toEqual(ftsTerms(s));
+  });
+
+  it('stays equal to a rebuild through every way text enters or leaves the index', () => {
+    const s = newShard();
+    const a = s.addTurn({ question: 'rust lifetimes', answer_text: 'the borrow checker checks lifetimes' });
+    s.addTurn({ question: 'more lifetimes', answer_text: 'thanks', parent: a.bates });
+    s.addTurnsBulk(
+      [
+        { sid: a.sid, parent: a.bates, content: { question: 'bulk one', answer_text: 'therefore thermal' } },
+        { sid: a.sid, parent: a.bates, content: { question: 'bulk two', answer_text: 'the theory' } },
+      ],
+      { kind: 'nodes.bulk', data: {} },
+    );
+    s.deferIndexing = true;
+    const other = s.addTurn({ question: 'waiting turn', answer_text: 'thermos thimble' });
+    expect(vocabulary(s).some(([t]) => t === 'thimble')).toBe(false);
+    s.flushIndex();
+    expect(vocabulary(s).some(([t]) => t === 'thimble')).toBe(true);
+    expect(vocabulary(s)).toEqual(rebuilt(s));
+    archiveSessions(s, [other.sid]);
+    expect(vocabulary(s).some(([t]) => t === 'thimble')).toBe(false);
+    expect(vocabulary(s)).toEqual(rebuilt(s));
+    restoreArchives(s, [other.sid]);
+    expect(vocabulary(s).find(([t]) => t === 'thimble')).toEqual(['thimble', 1]);
+    expect(vocabulary(s)).toEqual(rebuilt(s));
+  });
+});
+
+describe('prefixes through the vocabulary', () => {
+  it('finds the newest turns under a common prefix, however many terms share it', () => {
+    const s = newShard();
+    const sid = s.createSession({}).sid;
+    // 40 distinct words under "th", the most frequent first; the newest turns hold the rarest of them.
+    const words = Array.from({ length: 40 }, (_, i) => `th${String.fromCharCode(97 + (i % 26))}${i}x`);
+    const turns = [];
+    for (let i = 0; i < 40; i++)
+      for (let k = 0; k <= 40 - i; k++)
+        turns.push({
+          sid,
+          parent: null,
+          content: { question: `q ${words[i]}`, answer_text: `a ${words[i]}` },
+        });
+    s.addTurnsBulk(turns, { kind: 'nodes.bulk', data: {} });
+    const newest = s.addTurn({
+      session: sid,
+      question: `that should work ${words[0]}`,
+      answer_text: 'shouting',
+    });
+    // Ranking puts short questions first; the newest turn must be among the candidates it ranks.
+    expect(s.search('th', { limit: 1000 }).hits.map((h) => h.bates)).toContain(newest.bates);
+    expect(s.search('that', { limit: 5 }).hits[0].bates).toBe(newest.bates);
+    expect(s.search('shou', { limit: 5 }).hits.map((h) => h.bates)).toEqual([newest.bates]);
+    // A prefix after whole words, and in the question only (the find box's first query).
+    expect(s.search('that sho', { limit: 5 }).hits.map((h) => h.bates)).toEqual([newest.bates]);
+    expect(s.search('work th', { limit: 5 }).hits[0].bates).toBe(newest.bates);
+    // A rare word among more than 32 under its prefix is found once the prefix narrows to it.
+    expect(s.search('th', { limit: 1000 }).hits.some((h) => h.question === `q ${words[39]}`)).toBe(false);
+    expect(
+      s.search(words[39].slice(0, 4), { limit: 1000 }).hits.some((h) => h.question === `q ${words[39]}`),
+    ).toBe(true);
+    // Typed with accents, as the index folds them.
+    const accented = s.addTurn({ session: sid, question: 'un café crème', answer_text: 'x' });
+    expect(s.search('CAFÉ CRÈ').hits.map((h) => h.bates)).toEqual([accented.bates]);
+    expect(s.search('crè').hits.map((h) => h.bates)).toEqual([accented.bates]);
+    // Shard.find (the CLI) takes prefixes through the vocabulary too.
+    expect(s.find('shou', { prefix: true }).map((h) => h.bates)).toEqual([newest.bates]);
+  });
+
+  it('corrects a typo from the vocabulary, the most frequent variant first', () => {
+    const s = newShard();
+    s.addTurn({ question: 'lifetime rules', answer_text: 'lifetime' });
+    s.addTurn({ question: 'lifeline', answer_text: 'x' });
+    const r = s.search('lifetme ');
+    expect(r.corrections.lifetme).toEqual(['lifetime']);
+    expect(r.hits[0].question).toBe('lifetime rules');
+  });
+
+  it('a read-only connection finds turns still waiting to be indexed, by prefix too', () => {
+    const path = tempDb();
+    const w = newShard(path);
+    w.addTurn({ question: 'indexed first', answer_text: 'x' });
+    w.deferIndexing = true;
+    const waiting = w.addTurn({ question: 'thermodynamics waits', answer_text: 'entropy' });
+    // Closed without indexing: as a writer killed before its flush leaves it.
+    w.db.close();
+    const ro = Shard.open(path, { readonly: true });
+    expect(ro.db.prepare('SELECT count(*) FROM fts_pending').pluck().get()).toBe(1);
+    expect(ro.search('thermo').hits.map((h) => h.bates)).toEqual([waiting.bates]);
+    expect(ro.search('entro').hits.map((h) => h.bates)).toEqual([waiting.bates]);
+    ro.close();
+  });
+});
+
+describe('migration 7', () => {
+  it('a version 6 shard with FTS5 prefix indexes and a waiting turn gets the vocabulary and loses nothing', () => {
+    const path = tempDb();
+    const old = newShard(path);
+    old.addTurn({ question: 'should I migrate', answer_text: 'the answer is yes' });
+    old.deferIndexing = true;
+    const waiting = old.addTurn({ question: 'thermal shouting', answer_text: 'waiting for the index' });
+    // Back to the version 6 form: FTS5 with its prefix indexes, the fts5vocab table, no vocabulary.
+    old.db.exec(`DROP TABLE fts_terms; DROP TABLE nodes_fts;
+      CREATE VIRTUAL TABLE nodes_fts USING fts5(question, answer_text, cited_titles_json, content = 'nodes',
+        content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3');
+      CREATE VIRTUAL TABLE nodes_vocab USING fts5vocab(nodes_fts, 'row');
+      INSERT INTO nodes_fts (rowid, question, answer_text, cited_titles_json)
+        SELECT id, question, answer_text, cited_titles_json FROM nodes WHERE id NOT IN (SELECT id FROM fts_pending);`);
+    old.db.pragma('user_version = 6');
+    old.db.close();
+    const s = newShard(path);
+    expect(s.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    expect(s.db.prepare('SELECT count(*) FROM fts_pending').pluck().get()).toBe(0);
+    expect(s.db.prepare("SELECT sql FROM sqlite_master WHERE name = 'nodes_fts'").pluck().get()).not.toMatch(
+      /prefix/,
+    );
+    expect(vocabulary(s)).toEqual(rebuilt(s));
+    expect(s.search('shou').hits.map((h) => h.question)).toEqual(['thermal shouting', 'should I migrate']);
+    expect(s.search('waiting for').hits[0].bates).toBe(waiting.bates);
+    expect(s.verify().ok).toBe(true);
+    expect(s.audit.check().ok).toBe(true);
+    const last = s.audit.event(s.audit.head().seq);
+    expect(last?.kind).toBe('shard.migrate');
+  });
+});
