@@ -224,8 +224,24 @@ function patchBlessed(blessed: BlessedModule): void {
   };
 }
 
+/**
+ * The three parts of neo-blessed we use, each from its own file: its index loads all 34 widgets (lists, tables, a
+ * terminal emulator, images, video...), ~30-40 ms of start-up for classes we never make. The Screen brings the
+ * few it builds on (Node, Element, Box, Log, Program, Tput); these are the very objects the index would hand out.
+ */
+function loadBlessed(): BlessedModule {
+  const Screen = require('neo-blessed/lib/widgets/screen') as new (
+    opts: Record<string, unknown>,
+  ) => BlessedScreen;
+  return {
+    unicode: require('neo-blessed/lib/unicode') as BlessedModule['unicode'],
+    Tput: require('neo-blessed/lib/tput') as BlessedModule['Tput'],
+    screen: (opts) => new Screen(opts),
+  };
+}
+
 export function createScreen(choice: TermChoice, opts: { mouse: boolean }): BlessedScreen {
-  const blessed = require('neo-blessed') as BlessedModule;
+  const blessed = loadBlessed();
   patchBlessed(blessed);
   // blessed prints terminfo compile errors with console.error, straight onto the screen: swallow them.
   const origError = console.error;
