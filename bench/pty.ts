@@ -22,9 +22,12 @@ export function openTerminal(cols: number, rows: number): import('@xterm/headles
   return term;
 }
 
-/** `arborist --db DB` in a pty with a clean environment; `env` adds to it (ARBORIST_HOME, trace files). */
-export function spawnTui(db: string, cols: number, rows: number, env: Record<string, string>) {
-  return pty.spawn(process.execPath, [BIN, '--db', db], {
+/**
+ * `arborist --db DB` in a pty with a clean environment; `env` adds to it (ARBORIST_HOME, trace files). `bin`: another
+ * build's bin/arborist (a before/after comparison).
+ */
+export function spawnTui(db: string, cols: number, rows: number, env: Record<string, string>, bin = BIN) {
+  return pty.spawn(process.execPath, [bin, '--db', db], {
     name: 'xterm-256color',
     cols,
     rows,
@@ -93,9 +96,9 @@ export class Session {
     this.exited = new Promise<void>((r) => p.onExit(() => r()));
   }
 
-  static tui(db: string, cols: number, rows: number, env: Record<string, string>): Session {
+  static tui(db: string, cols: number, rows: number, env: Record<string, string>, bin = BIN): Session {
     const t0 = performance.now();
-    return new Session(spawnTui(db, cols, rows, env), cols, rows, t0);
+    return new Session(spawnTui(db, cols, rows, env, bin), cols, rows, t0);
   }
 
   static trivial(cellsPath: string, cols: number, rows: number): Session {

@@ -4,7 +4,7 @@
  * the floor is bench/trivial-screen.ts, a program that draws the very cells of the TUI's first screen (read back
  * from the emulator in a warm-up run) through the same pty and emulator and answers each key with a small repaint.
  *
- *   node dist/bench/tui.js --db SHARD [--runs 5] [--keys 120] [--cols 120] [--rows 40] [--json]
+ *   node dist/bench/tui.js --db SHARD [--runs 5] [--keys 120] [--cols 120] [--rows 40] [--json] [--bin bin/arborist]
  *
  * Per pair: the trivial program (first screen, key repaints, memory), then the TUI once with its keys timed after
  * its first chain check, then the TUI once more with its keys timed while that check runs and a find runs too.
@@ -26,7 +26,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { findBox } from '../src/ui/features/find/model.js';
-import { memKb, Session } from './pty.js';
+import { BIN, memKb, Session } from './pty.js';
 import { type Pair, Report } from './ratio.js';
 import { percentile } from './stats.js';
 
@@ -36,6 +36,8 @@ export interface TuiBenchOptions {
   keys?: number;
   cols?: number;
   rows?: number;
+  /** The binary to time (default: this build's bin/arborist). */
+  bin?: string;
 }
 
 const SEQ: Record<string, string> = {
@@ -117,14 +119,15 @@ export function fullScreen(s: Session): boolean {
 
 const checked = (s: Session) => /chain (✓|BROKEN)/.test(s.line(s.rows - 1));
 
-interface Floor {
+export interface Floor {
   first: number;
   p95: number;
+  p99: number;
   hwm: number;
 }
 
 /** The trivial program: first screen, `keys` key repaints, memory. */
-async function floorRun(cellsPath: string, cols: number, rows: number, keys: number): Promise<Floor> {
+export async function floorRun(cellsPath: string, cols: number, rows: number, keys: number): Promise<Floor> {
   const s = Session.trivial(cellsPath, cols, rows);
   const first = (await s.until(() => fullScreen(s), 20_000, 'the trivial first screen')) - s.t0;
   await s.quiet(50);
@@ -135,7 +138,7 @@ async function floorRun(cellsPath: string, cols: number, rows: number, keys: num
   }
   const hwm = memKb(s.pid, 'VmHWM') / 1024;
   await s.quit();
-  return { first, p95: percentile(times, 95), hwm };
+  return { first, p95: percentile(times, 95), p99: percentile(times, 99), hwm };
 }
 
 interface Figure {
@@ -157,7 +160,7 @@ interface Figure {
 async function tuiRun(o: Required<TuiBenchOptions>, during: boolean, cellsOut?: string): Promise<Figure> {
   const dir = mkdtempSync(join(tmpdir(), 'arborist-tui-bench-'));
   const tracePath = join(dir, 'trace');
-  const s = Session.tui(o.db, o.cols, o.rows, { ARBORIST_HOME: dir, ARBORIST_TUI_TRACE: tracePath });
+  const s = Session.tui(o.db, o.cols, o.rows, { ARBORIST_HOME: dir, ARBORIST_TUI_TRACE: tracePath }, o.bin);
   const first = (await s.until(() => fullScreen(s), 30_000, 'the first full screen')) - s.t0;
   if (cellsOut) writeFileSync(cellsOut, JSON.stringify(s.cells()));
   if (!during) {
@@ -207,14 +210,25 @@ async function tuiRun(o: Required<TuiBenchOptions>, during: boolean, cellsOut?: 
   return { first, times, slow, rss, hwm, during: duringCount, app };
 }
 
+/** The TUI's first screen's cells, written to `path` for the trivial program (one TUI run, which also warms the cache). */
+export async function captureCells(
+  db: string,
+  cols: number,
+  rows: number,
+  path: string,
+  bin = BIN,
+): Promise<void> {
+  await tuiRun({ db, cols, rows, runs: 1, keys: 10, bin }, false, path);
+}
+
 /** Runs the pairs and adds the TUI's figures to `report`. */
 export async function benchTui(opts: TuiBenchOptions, report: Report): Promise<void> {
-  const o: Required<TuiBenchOptions> = { runs: 5, keys: 120, cols: 120, rows: 40, ...opts };
+  const o: Required<TuiBenchOptions> = { runs: 5, keys: 120, cols: 120, rows: 40, bin: BIN, ...opts };
   const dir = mkdtempSync(join(tmpdir(), 'arborist-tui-cells-'));
   const cells = join(dir, 'cells.json');
   try {
     // Warm-up: the shard's pages in the cache, and the first screen's cells for the trivial program.
-    await tuiRun({ ...o, keys: 10 }, false, cells);
+    await captureCells(o.db, o.cols, o.rows, cells, o.bin);
     const first: Pair[] = [];
     const keys: Pair[] = [];
     const during: Pair[] = [];
@@ -250,6 +264,7 @@ export async function benchTui(opts: TuiBenchOptions, report: Report): Promise<v
       'the trivial program (bench/trivial-screen.ts) drawing the same cells, same pty and emulator';
     report.fact('tui shard', o.db);
     report.fact('tui screen', `${o.cols}x${o.rows}`);
+    if (o.bin !== BIN) report.fact('tui binary', o.bin);
     report.add({
       name: 'TUI first full screen',
       kind: 'time',
@@ -291,7 +306,8 @@ export async function benchTui(opts: TuiBenchOptions, report: Report): Promise<v
   }
 }
 
-const USAGE = 'usage: node dist/bench/tui.js --db SHARD [--runs N] [--keys N] [--cols C] [--rows R] [--json]';
+const USAGE =
+  'usage: node dist/bench/tui.js --db SHARD [--runs N] [--keys N] [--cols C] [--rows R] [--json] [--bin PATH]';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -302,6 +318,7 @@ async function main(): Promise<void> {
       cols: { type: 'string', default: '120' },
       rows: { type: 'string', default: '40' },
       json: { type: 'boolean', default: false },
+      bin: { type: 'string' },
     },
     strict: true,
   });
@@ -320,6 +337,7 @@ async function main(): Promise<void> {
       keys: Number(values.keys),
       cols: Number(values.cols),
       rows: Number(values.rows),
+      ...(values.bin ? { bin: values.bin } : {}),
     },
     report,
   );

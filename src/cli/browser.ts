@@ -2,10 +2,8 @@
  * `arborist` with no command: the browser's options and its opening. Kept apart from the commands (and from
  * output.ts, which loads chalk) so that the browser's own bundle (tui-main.ts) loads only what the browser uses.
  */
-import { existsSync } from 'node:fs';
 import { providerFromOptions } from '../ask/index.js';
 import { findHistories } from '../import/offer.js';
-import { Shard } from '../store/index.js';
 import { runTui } from '../ui/term/app.js';
 import { flag, type OptionSpec, type Parsed, str } from './args.js';
 import type { Context } from './context.js';
@@ -25,8 +23,9 @@ export function openBrowser(
   const provider = providerFromOptions({ answerCmd: str(p, 'answer-cmd'), env: ctx.env });
   // The background state check runs this same program (`arborist verify`) in a process of its own.
   const verifyCommand = process.argv[1] ? [process.execPath, process.argv[1]] : undefined;
-  // First start: an empty (or missing) shard offers the histories this machine has, beside the demo.
-  const histories = isEmptyShard(dbPath) ? findHistories(ctx.env) : [];
+  // First start: an empty (or missing) shard offers the histories this machine has, beside the demo. The browser
+  // asks once it has the shard open (one open, not a read-only look first), and only when it is empty.
+  const histories = () => findHistories(ctx.env);
   return runTui({
     dbPath,
     mouse: flag(p, 'mouse'),
@@ -35,19 +34,4 @@ export function openBrowser(
     verifyCommand,
     histories,
   });
-}
-
-/** No shard yet, or one without a session (live or archived): a first start. */
-function isEmptyShard(dbPath: string): boolean {
-  if (!existsSync(dbPath)) return true;
-  try {
-    const s = Shard.open(dbPath, { readonly: true });
-    try {
-      return s.isEmpty();
-    } finally {
-      s.close();
-    }
-  } catch {
-    return false;
-  }
 }
