@@ -11,6 +11,8 @@ await build({
     main: 'src/cli/main.ts',
     // `arborist status` alone (bin/arborist picks it): a status line runs every few seconds, so it loads only itself.
     status: 'src/cli/status-main.ts',
+    // `arborist` with no command (bin/arborist picks it): the browser without the other commands and their packages.
+    tui: 'src/cli/tui-main.ts',
     'chain-check-worker': 'src/ui/runtime/chain-check-worker.ts',
     'find-worker': 'src/ui/runtime/find-worker.ts',
     'check-worker': 'src/store/audit/check-worker.ts',
@@ -23,4 +25,7 @@ await build({
   packages: 'external',
   sourcemap: false,
   logLevel: 'warning',
+  metafile: process.env.BUNDLE_META !== undefined,
+}).then((r) => {
+  if (r.metafile) process.stdout.write(`${JSON.stringify(r.metafile)}\n`);
 });

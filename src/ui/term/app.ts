@@ -28,8 +28,11 @@ export interface TuiOptions {
   keysPath?: string;
   /** On an empty shard, offer to load the demo (default true). */
   offerDemo?: boolean;
-  /** Histories found on this machine, offered for import on an empty shard. */
-  histories?: HistoryOffer[];
+  /**
+   * Histories found on this machine, offered for import on an empty shard. A function is called only when the
+   * shard, once open, is empty (so a shard with sessions is opened once, and the disk is not searched).
+   */
+  histories?: HistoryOffer[] | (() => HistoryOffer[]);
   /** argv that runs arborist, for the background state check (`verify`); absent: no state check. */
   verifyCommand?: readonly string[];
 }
@@ -62,7 +65,17 @@ export async function runTui(opts: TuiOptions): Promise<number> {
   const shard = Shard.open(opts.dbPath);
   // An interactive process has quiet moments: new turns are indexed by FTS5 then, not inside each question's commit.
   shard.deferIndexing = true;
-  return new Promise<number>((resolve) => new Program(shard, keymap, choice, opts, resolve).start());
+  let histories: HistoryOffer[] | undefined;
+  try {
+    histories =
+      typeof opts.histories === 'function' ? (shard.isEmpty() ? opts.histories() : []) : opts.histories;
+  } catch (e) {
+    shard.close();
+    throw e;
+  }
+  return new Promise<number>((resolve) =>
+    new Program(shard, keymap, choice, { ...opts, histories }, resolve).start(),
+  );
 }
 
 /** Store housekeeping waits for this long without input, so it never delays a key press. */
@@ -97,7 +110,7 @@ class Program {
     private readonly shard: Shard,
     keymap: Keymap,
     private readonly choice: TermChoice,
-    private readonly opts: TuiOptions,
+    private readonly opts: TuiOptions & { histories?: HistoryOffer[] },
     private readonly resolve: (code: number) => void,
   ) {
     this.screen = createScreen(choice, { mouse: opts.mouse ?? false });

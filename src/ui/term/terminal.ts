@@ -196,13 +196,15 @@ export interface BlessedScreen {
 
 let patched = false;
 
+type Compile = (this: unknown, info: unknown, key: string, str: unknown) => unknown;
+
 interface BlessedModule {
   unicode: { charWidth: (str: string | number, i?: number) => number };
-  Tput: { prototype: { _prefix: (this: unknown, term?: string) => string } };
+  Tput: { prototype: { _prefix: (this: unknown, term?: string) => string; _compile: Compile } };
   screen(opts: Record<string, unknown>): BlessedScreen;
 }
 
-function patchBlessed(blessed: BlessedModule): void {
+export function patchBlessed(blessed: BlessedModule): void {
   if (patched) return;
   patched = true;
   // One width function for layout and for blessed's drawing (wide characters eat the next cell).
@@ -222,10 +224,50 @@ function patchBlessed(blessed: BlessedModule): void {
     if (term && bundled[term]) return bundled[term];
     return orig.call(this, term);
   };
+  // Tput turns every string capability of the entry (~400) into a JavaScript function with `new Function` before
+  // the first byte is written: the largest single cost of the first screen. We use a few dozen of them, so each is
+  // compiled on its first call instead, by the same compiler with the same arguments (the function it returns is
+  // the one blessed would have made); booleans, numbers and files read at set-up still go through it at once.
+  const compile = blessed.Tput.prototype._compile;
+  blessed.Tput.prototype._compile = function (this: unknown, info: unknown, key: string, str: unknown) {
+    if (typeof str !== 'string' || str === '' || key === 'init_file' || key === 'reset_file')
+      return compile.call(this, info, key, str);
+    const tput = this;
+    let fn: ((...args: unknown[]) => unknown) | null = null;
+    return function (this: unknown, ...args: unknown[]) {
+      if (fn === null) {
+        // Compile errors are printed with console.error, which would land on the screen (see createScreen).
+        const origError = console.error;
+        console.error = () => {};
+        try {
+          fn = compile.call(tput, info, key, str) as (...args: unknown[]) => unknown;
+        } finally {
+          console.error = origError;
+        }
+      }
+      return fn.apply(this, args);
+    };
+  };
+}
+
+/**
+ * The three parts of neo-blessed we use, each from its own file: its index loads all 34 widgets (lists, tables, a
+ * terminal emulator, images, video...), ~30-40 ms of start-up for classes we never make. The Screen brings the
+ * few it builds on (Node, Element, Box, Log, Program, Tput); these are the very objects the index would hand out.
+ */
+export function loadBlessed(): BlessedModule {
+  const Screen = require('neo-blessed/lib/widgets/screen') as new (
+    opts: Record<string, unknown>,
+  ) => BlessedScreen;
+  return {
+    unicode: require('neo-blessed/lib/unicode') as BlessedModule['unicode'],
+    Tput: require('neo-blessed/lib/tput') as BlessedModule['Tput'],
+    screen: (opts) => new Screen(opts),
+  };
 }
 
 export function createScreen(choice: TermChoice, opts: { mouse: boolean }): BlessedScreen {
-  const blessed = require('neo-blessed') as BlessedModule;
+  const blessed = loadBlessed();
   patchBlessed(blessed);
   // blessed prints terminfo compile errors with console.error, straight onto the screen: swallow them.
   const origError = console.error;

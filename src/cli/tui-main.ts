@@ -1,0 +1,68 @@
+import { ArboristError, asArboristError, resolveDbPath } from '../store/index.js';
+import { oneLine } from '../text/sanitize.js';
+import { truncate } from '../text/width.js';
+import { parse } from './args.js';
+import { BROWSER_OPTIONS, openBrowser } from './browser.js';
+import { safeJson } from './terminal-text.js';
+
+/**
+ * `arborist` with no command (the browser) on its own: bin/arborist starts this bundle instead of the whole CLI
+ * when the first argument is an option or there is none. The whole CLI loads every command and their packages
+ * (chalk, the export and import code: ~45% more to compile) before the first line of ours, and the browser's first
+ * screen waits for all of it. Same parsing, context checks and errors as main.ts; `--help` and `--version` are
+ * main.ts's own (it lists every command), so they are handed to it whole.
+ */
+async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const p = parse(argv, BROWSER_OPTIONS);
+  // As makeContext does: an empty --db is a mistake, not the default shard.
+  if (p.values.db === '') throw new ArboristError('usage', '--db needs a path (it was given an empty one)');
+  const dbPath = resolveDbPath(typeof p.values.db === 'string' ? p.values.db : undefined, env);
+  if (p.positionals.length > 0) throw new ArboristError('usage', `unexpected argument '${p.positionals[0]}'`);
+  try {
+    return await openBrowser(p, { dbPath, env });
+  } catch (err) {
+    // SQLite's own errors met mid-query (a corrupt page, a full disk, a lock) are said as one line of ours.
+    throw asArboristError(dbPath, err) ?? err;
+  }
+}
+
+/** As main.ts's report(). */
+function report(err: unknown, json: boolean): number {
+  if (err instanceof ArboristError) {
+    const line = truncate(oneLine(err.message), 300);
+    process.stderr.write(`arborist: ${line}\n`);
+    if (json) process.stdout.write(`${safeJson({ error: line, kind: err.kind })}\n`);
+    return 2;
+  }
+  const e = err as Error;
+  process.stderr.write(
+    `arborist: internal error: ${truncate(oneLine((e?.message ?? String(err)).split('\n')[0]), 300)}\n`,
+  );
+  if (process.env.ARBORIST_DEBUG) process.stderr.write(`${e?.stack}\n`);
+  return 2;
+}
+
+const argv = process.argv.slice(2);
+const first = argv[0];
+let help = false;
+try {
+  help = parse(argv, BROWSER_OPTIONS).values.help === true;
+} catch {
+  // a usage error: run() says it
+}
+if (first === '--version' || first === '-V' || help) {
+  // main.js runs its own entry on load, with the same process.argv (a URL, so the bundler leaves it a file apart).
+  await import(new URL('./main.js', import.meta.url).href);
+} else {
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw err;
+  });
+  run(argv, process.env)
+    .then((code) => {
+      process.exitCode = code;
+    })
+    .catch((err) => {
+      process.exitCode = report(err, argv.includes('--json'));
+    });
+}
