@@ -27,6 +27,25 @@ describe('search (find engine)', () => {
     expect(hits.map((h) => h.field)).toEqual(['question', 'question', 'answer']);
   });
 
+  it('answer-only matches come after question matches, and are not read once question matches fill the ranking', () => {
+    const sid = shard.createSession({}).sid;
+    const few = Array.from({ length: 10 }, (_, i) => turn(`zeta question ${i}`, 'x', { session: sid }));
+    const answerOnly = turn('other', 'zeta in the answer', { session: sid });
+    let hits = shard.search('zeta', { limit: 50 }).hits;
+    expect(hits.map((h) => h.bates).sort()).toEqual([...few.map((t) => t.bates), answerOnly.bates].sort());
+    expect(hits.at(-1)?.bates).toBe(answerOnly.bates);
+    // 100 question matches (twice the limit): an answer-only match could never be among the 50 shown.
+    for (let i = 10; i < 100; i++) turn(`zeta question ${i}`, 'x', { session: sid });
+    const newest = turn('other again', 'zeta zeta', { session: sid });
+    hits = shard.search('zeta', { limit: 50 }).hits;
+    expect(hits).toHaveLength(50);
+    expect(hits.every((h) => h.field === 'question')).toBe(true);
+    expect(hits.map((h) => h.bates)).not.toContain(newest.bates);
+    // With a larger limit the ranking has room for it, so it is read and shown last.
+    hits = shard.search('zeta', { limit: 200 }).hits;
+    expect(hits.at(-1)?.field).toBe('answer');
+  });
+
   it('forgives a one-letter typo, in a whole word and while typing', () => {
     const life = turn('what is a lifetime in rust');
     const wal = turn('sqlite WAL mode and checkpoints');

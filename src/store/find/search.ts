@@ -225,6 +225,10 @@ export function search(db: Database.Database, text: string, opts: SearchOptions 
     const run = (e: string) => {
       const q = newestMatches(db, `{question} : (${e})`, CANDIDATES, opts.scope || undefined);
       add(q, 'question');
+      // A match in the question outranks any match only in the answer (rank's tiers), so once the question
+      // matches fill the leaders the answer-only ones could never be shown: not reading them halves the rows
+      // a common query ranks.
+      if (q.length >= leaderCount(limit)) return q.length;
       const any = newestMatches(db, e, CANDIDATES, opts.scope || undefined);
       add(any, 'answer');
       return q.length + any.length;
@@ -272,6 +276,10 @@ export function search(db: Database.Database, text: string, opts: SearchOptions 
 }
 
 const FIELD_WEIGHT: Record<MatchField, number> = { bates: 400, label: 210, question: 200, answer: 0 };
+/** How many of the cheaply scored candidates fuse.js re-ranks. */
+function leaderCount(limit: number): number {
+  return Math.max(limit * 2, 40);
+}
 
 /**
  * Ranking: exact Bates and labels first; then a match in the question above one in the answer; within a tier the
@@ -308,7 +316,7 @@ function rank(
   });
   scored.sort((a, b) => b.score - a.score || b.row.id - a.row.id);
   // ... then fuse.js refines only the leaders: fuzzy closeness of the question to what was typed.
-  const leaders = scored.slice(0, Math.max(limit * 2, 40));
+  const leaders = scored.slice(0, leaderCount(limit));
   if (text.length <= 32) {
     const fuse = new Fuse(
       leaders.map((l) => l.row),
