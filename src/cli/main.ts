@@ -14,8 +14,8 @@ import { branchesCmd, listCmd, pathCmd, showCmd, treeCmd } from './commands/read
 import { resumeCmd } from './commands/resume.js';
 import { statusCmd } from './commands/status.js';
 import { makeContext } from './context.js';
-import { oneLine, safeJson, truncate } from './output.js';
 import { sessionCmd } from './repl/index.js';
+import { endQuietlyOnClosedPipe, reportError } from './report.js';
 import { BROWSER_OPTIONS, demoCmd, openBrowser } from './tui.js';
 
 const VERSION = '0.1.0';
@@ -96,32 +96,12 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   }
 }
 
-function report(err: unknown, json: boolean): number {
-  if (err instanceof ArboristError) {
-    // Messages quote what the user typed and what the shard holds: one clean line, cut to a readable length.
-    const line = truncate(oneLine(err.message), 300);
-    process.stderr.write(`arborist: ${line}\n`);
-    if (json) process.stdout.write(`${safeJson({ error: line, kind: err.kind })}\n`);
-    return 2;
-  }
-  const e = err as Error;
-  process.stderr.write(
-    `arborist: internal error: ${truncate(oneLine((e?.message ?? String(err)).split('\n')[0]), 300)}\n`,
-  );
-  if (process.env.ARBORIST_DEBUG) process.stderr.write(`${e?.stack}\n`);
-  return 2;
-}
-
 const argv = process.argv.slice(2);
-// `arborist export ... | head`: the reader went away. That is how a pipe ends, not an error: stop quietly.
-process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-  if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-  throw err;
-});
+endQuietlyOnClosedPipe();
 main(argv)
   .then((code) => {
     process.exitCode = code;
   })
   .catch((err) => {
-    process.exitCode = report(err, argv.includes('--json'));
+    process.exitCode = reportError(err, argv.includes('--json'));
   });

@@ -1,9 +1,7 @@
 import { ArboristError, asArboristError, resolveDbPath } from '../store/index.js';
-import { oneLine } from '../text/sanitize.js';
-import { truncate } from '../text/width.js';
 import { parse } from './args.js';
 import { BROWSER_OPTIONS, openBrowser } from './browser.js';
-import { safeJson } from './terminal-text.js';
+import { endQuietlyOnClosedPipe, reportError } from './report.js';
 
 /**
  * `arborist` with no command (the browser) on its own: bin/arborist starts this bundle instead of the whole CLI
@@ -26,22 +24,6 @@ async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   }
 }
 
-/** As main.ts's report(). */
-function report(err: unknown, json: boolean): number {
-  if (err instanceof ArboristError) {
-    const line = truncate(oneLine(err.message), 300);
-    process.stderr.write(`arborist: ${line}\n`);
-    if (json) process.stdout.write(`${safeJson({ error: line, kind: err.kind })}\n`);
-    return 2;
-  }
-  const e = err as Error;
-  process.stderr.write(
-    `arborist: internal error: ${truncate(oneLine((e?.message ?? String(err)).split('\n')[0]), 300)}\n`,
-  );
-  if (process.env.ARBORIST_DEBUG) process.stderr.write(`${e?.stack}\n`);
-  return 2;
-}
-
 const argv = process.argv.slice(2);
 const first = argv[0];
 let help = false;
@@ -54,15 +36,12 @@ if (first === '--version' || first === '-V' || help) {
   // main.js runs its own entry on load, with the same process.argv (a URL, so the bundler leaves it a file apart).
   await import(new URL('./main.js', import.meta.url).href);
 } else {
-  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    throw err;
-  });
+  endQuietlyOnClosedPipe();
   run(argv, process.env)
     .then((code) => {
       process.exitCode = code;
     })
     .catch((err) => {
-      process.exitCode = report(err, argv.includes('--json'));
+      process.exitCode = reportError(err, argv.includes('--json'));
     });
 }

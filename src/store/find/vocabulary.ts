@@ -27,7 +27,6 @@ const LATIN_ACCENTED = /[\u00c0-\u024f\u1e00-\u1eff]/g;
 function foldLatin(ch: string): string {
   return ch.normalize('NFD').replace(DIACRITICS, '');
 }
-// biome-ignore lint/suspicious/noControlCharactersInRegex: the test is for any byte outside ASCII
 const NON_ASCII = /[^\u0000-\u007f]/;
 /** Longer terms are indexed by FTS5 but not kept in the vocabulary: nobody types a 65-letter prefix. */
 export const MAX_VOCABULARY_TERM = 64;
