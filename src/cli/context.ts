@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { ArboristError, resolveDbPath, Shard } from '../store/index.js';
 import type { Parsed } from './args.js';
-import { makeOutput, type Output } from './output.js';
+import { makeOutput, type Output, oneLine } from './output.js';
 
 export interface Context {
   out: Output;
@@ -17,6 +17,11 @@ export interface Context {
   close(): void;
 }
 
+/** A long schema upgrade, said before it starts (on stderr: stdout may be a pipe of JSON). */
+function announce(note: string): void {
+  process.stderr.write(`arborist: ${oneLine(note)}\n`);
+}
+
 export function makeContext(p: Parsed, env: NodeJS.ProcessEnv): Context {
   // `--db "$UNSET"` must not quietly mean the default shard: an empty path is a mistake, said as one.
   if (p.values.db === '') throw new ArboristError('usage', '--db needs a path (it was given an empty one)');
@@ -30,7 +35,7 @@ export function makeContext(p: Parsed, env: NodeJS.ProcessEnv): Context {
     dbPath,
     env,
     writable() {
-      shard ??= Shard.open(dbPath, { durable });
+      shard ??= Shard.open(dbPath, { durable, onUpgrade: announce });
       return shard;
     },
     readable() {
@@ -43,7 +48,7 @@ export function makeContext(p: Parsed, env: NodeJS.ProcessEnv): Context {
       }
       const st = statSync(dbPath);
       const readOnlyFile = st.isFile() && (st.mode & 0o200) === 0;
-      shard = Shard.open(dbPath, { readonly: readOnlyFile, durable });
+      shard = Shard.open(dbPath, { readonly: readOnlyFile, durable, onUpgrade: announce });
       return shard;
     },
     close() {

@@ -65,6 +65,9 @@ function walBytes(path: string): number {
 }
 
 /** The shard: every session, turn and audit event, in one SQLite file. Synchronous, like better-sqlite3. */
+/** From this many turns on, an upgrade is announced (OpenOptions.onUpgrade): it takes seconds or more. */
+const LARGE_UPGRADE = 50_000;
+
 export class Shard {
   readonly audit: AuditLog;
   private readonly st: Record<string, Database.Statement>;
@@ -112,6 +115,12 @@ export class Shard {
       if (!opts.readonly) {
         const version = db.pragma('user_version', { simple: true }) as number;
         if (version < SCHEMA_VERSION) {
+          const turns = db.prepare('SELECT count(*) FROM nodes').pluck().get() as number;
+          if (turns >= LARGE_UPGRADE)
+            opts.onUpgrade?.(
+              `upgrading ${path} from schema ${version} to ${SCHEMA_VERSION}: rebuilding its search index over ` +
+                `${turns.toLocaleString('en-US')} turns, once (a few minutes a million turns)`,
+            );
           db.transaction(() => {
             const { from, to } = migrate(db);
             if (from !== to) {

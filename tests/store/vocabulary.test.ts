@@ -89,6 +89,12 @@ describe('the vocabulary beside the FTS index', () => {
     archiveSessions(s, [other.sid]);
     expect(vocabulary(s).some(([t]) => t === 'thimble')).toBe(false);
     expect(vocabulary(s)).toEqual(rebuilt(s));
+    // A rebuild that applies its counts page by page (as on a large shard) comes out the same.
+    const whole = rebuilt(s);
+    s.db.exec('SAVEPOINT paged');
+    rebuildVocabulary(s.db, 3);
+    expect(vocabulary(s)).toEqual(whole);
+    s.db.exec('ROLLBACK TO paged; RELEASE paged');
     restoreArchives(s, [other.sid]);
     expect(vocabulary(s).find(([t]) => t === 'thimble')).toEqual(['thimble', 1]);
     expect(vocabulary(s)).toEqual(rebuilt(s));
@@ -189,5 +195,30 @@ describe('migration 7', () => {
     expect(s.audit.check().ok).toBe(true);
     const last = s.audit.event(s.audit.head().seq);
     expect(last?.kind).toBe('shard.migrate');
+  });
+
+  it('a large shard says, before it starts, that its search index is being rebuilt; a small one says nothing', () => {
+    const make = (turns: number) => {
+      const path = tempDb();
+      const old = newShard(path);
+      const sid = old.createSession({}).sid;
+      old.db.exec(`DROP TABLE fts_terms;
+        WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < ${turns})
+        INSERT INTO nodes (bates, sid, seq, is_top, depth, question, answer_text, audit, created_at, node_hash)
+          SELECT '${sid}-' || printf('%06d', i), '${sid}', i, 1, 0, 'q ' || i, 'a', 'grounded', '2026-01-01', x'00'
+          FROM k;`);
+      old.db.pragma('user_version = 6');
+      old.db.close();
+      const notes: string[] = [];
+      const s = Shard.open(path, { onUpgrade: (n) => notes.push(n) });
+      expect(s.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+      expect(vocabulary(s).find(([t]) => t === 'q')?.[1]).toBe(turns);
+      s.close();
+      return notes;
+    };
+    expect(make(10)).toEqual([]);
+    const notes = make(50_000);
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toMatch(/from schema 6 to \d+: rebuilding its search index over 50,000 turns, once/);
   });
 });

@@ -27,6 +27,12 @@ export interface OpenOptions {
   durable?: boolean;
   /** How long a writer waits for another writer's lock before giving up (ms). */
   busyTimeoutMs?: number;
+  /**
+   * Told, in one line, before an upgrade of a large shard's schema starts: some migrations rebuild derived data
+   * over every turn (schema 7 rebuilds the search index), which takes minutes on a million turns, and a command
+   * that says nothing for that long looks hung.
+   */
+  onUpgrade?: (note: string) => void;
 }
 
 // better-sqlite3 is CommonJS. Loaded with require, Node does not lex its sources for named exports as it does for an

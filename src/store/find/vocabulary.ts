@@ -143,18 +143,22 @@ export function unindexSession(db: Database.Database, sid: string): void {
 }
 
 /** The vocabulary made again from every indexed turn (the FTS index is rebuilt by the caller). */
-export function rebuildVocabulary(db: Database.Database): void {
+export function rebuildVocabulary(db: Database.Database, flushAt = 500_000): void {
   db.exec('DELETE FROM fts_terms');
-  const counts = new Map<string, number>();
-  const rows =
+  // Pages of rows by id, each read whole before anything is written (a connection cannot write while a statement
+  // of it is still stepping), and the counts applied whenever they grow large: a real vocabulary has millions of
+  // distinct terms, and a 1M-turn shard's text does not fit in memory.
+  const page =
     db.prepare(`SELECT id, CAST(question AS TEXT) AS question, CAST(answer_text AS TEXT) AS answer_text,
     CAST(cited_titles_json AS TEXT) AS cited_titles_json FROM nodes
-    WHERE id NOT IN (SELECT id FROM fts_pending)`);
-  let n = 0;
-  for (const r of rows.iterate() as Iterable<IndexedText>) {
-    countRow(r, counts);
-    // Bounded memory on a large shard: a real vocabulary has millions of distinct terms.
-    if (++n % 50_000 === 0 && counts.size > 500_000) {
+    WHERE id > ? AND id NOT IN (SELECT id FROM fts_pending) ORDER BY id LIMIT 5000`);
+  const counts = new Map<string, number>();
+  for (let after = 0; ; ) {
+    const rows = page.all(after) as IndexedText[];
+    if (rows.length === 0) break;
+    for (const r of rows) countRow(r, counts);
+    after = rows[rows.length - 1].id;
+    if (counts.size > flushAt) {
       addVocabulary(db, counts);
       counts.clear();
     }

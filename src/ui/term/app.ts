@@ -8,6 +8,7 @@ import { type AgentExit, type AgentRun, startAgent } from '../../agent/index.js'
 import type { ProviderSpec } from '../../ask/types.js';
 import { type Keymap, KeymapError } from '../../keymap/index.js';
 import { ArboristError, arboristHome, Shard } from '../../store/index.js';
+import { oneLine } from '../../text/sanitize.js';
 import type { Action } from '../core/actions.js';
 import { type HistoryOffer, initialState, type State } from '../core/state.js';
 import { update } from '../core/update.js';
@@ -62,7 +63,8 @@ export async function runTui(opts: TuiOptions): Promise<number> {
     err(choice.refuse);
     return 2;
   }
-  const shard = Shard.open(opts.dbPath);
+  // Before the screen: a long schema upgrade is said on the terminal as it starts, not behind a blank screen.
+  const shard = Shard.open(opts.dbPath, { onUpgrade: (note) => err(oneLine(note)) });
   // An interactive process has quiet moments: new turns are indexed by FTS5 then, not inside each question's commit.
   shard.deferIndexing = true;
   let histories: HistoryOffer[] | undefined;
