@@ -139,7 +139,8 @@ describe('entries', () => {
       DROP TABLE session_sources;
       DROP TABLE node_sources;
       DROP TABLE source_chunks;
-      DROP TABLE fts_terms;`);
+      DROP TABLE fts_terms;
+      DROP TABLE questions_fts;`);
     s1.db.pragma('user_version = 2');
     s1.close();
     const s = open(path);

@@ -232,7 +232,7 @@ describe('migration 6', () => {
     const a = old.addTurn({ question: 'before imports', answer_text: 'x', source: 'demo' });
     old.db.exec(
       `DROP INDEX nodes_source; DROP TABLE session_sources; DROP TABLE node_sources; DROP TABLE source_chunks;
-       DROP TABLE fts_terms;`,
+       DROP TABLE fts_terms; DROP TABLE questions_fts;`,
     );
     old.db.pragma('user_version = 5');
     old.close();

@@ -28,6 +28,13 @@ function rebuilt(s: ShardT): [string, number][] {
   return out;
 }
 
+/** FTS5's own check of both indexes against the nodes they index (external content): throws on any difference. */
+function indexesIntact(s: ShardT): boolean {
+  s.db.exec("INSERT INTO nodes_fts (nodes_fts, rank) VALUES ('integrity-check', 1)");
+  s.db.exec("INSERT INTO questions_fts (questions_fts, rank) VALUES ('integrity-check', 1)");
+  return true;
+}
+
 /** Every term FTS5's own index holds (fts5vocab reads the index itself), up to the vocabulary's length limit. */
 function ftsTerms(s: ShardT): string[] {
   s.db.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.v USING fts5vocab(main, 'nodes_fts', 'row')");
@@ -86,9 +93,11 @@ describe('the vocabulary beside the FTS index', () => {
     s.flushIndex();
     expect(vocabulary(s).some(([t]) => t === 'thimble')).toBe(true);
     expect(vocabulary(s)).toEqual(rebuilt(s));
+    expect(indexesIntact(s)).toBe(true);
     archiveSessions(s, [other.sid]);
     expect(vocabulary(s).some(([t]) => t === 'thimble')).toBe(false);
     expect(vocabulary(s)).toEqual(rebuilt(s));
+    expect(indexesIntact(s)).toBe(true);
     // A rebuild that applies its counts page by page (as on a large shard) comes out the same.
     const whole = rebuilt(s);
     s.db.exec('SAVEPOINT paged');
@@ -98,6 +107,9 @@ describe('the vocabulary beside the FTS index', () => {
     restoreArchives(s, [other.sid]);
     expect(vocabulary(s).find(([t]) => t === 'thimble')).toEqual(['thimble', 1]);
     expect(vocabulary(s)).toEqual(rebuilt(s));
+    expect(indexesIntact(s)).toBe(true);
+    expect(s.search('thimb').hits.map((h) => h.question)).toEqual(['waiting turn']);
+    expect(s.search('waiting').hits[0].field).toBe('question');
   });
 });
 
@@ -174,7 +186,7 @@ describe('migration 7', () => {
     old.deferIndexing = true;
     const waiting = old.addTurn({ question: 'thermal shouting', answer_text: 'waiting for the index' });
     // Back to the version 6 form: FTS5 with its prefix indexes, the fts5vocab table, no vocabulary.
-    old.db.exec(`DROP TABLE fts_terms; DROP TABLE nodes_fts;
+    old.db.exec(`DROP TABLE fts_terms; DROP TABLE questions_fts; DROP TABLE nodes_fts;
       CREATE VIRTUAL TABLE nodes_fts USING fts5(question, answer_text, cited_titles_json, content = 'nodes',
         content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3');
       CREATE VIRTUAL TABLE nodes_vocab USING fts5vocab(nodes_fts, 'row');
@@ -202,7 +214,7 @@ describe('migration 7', () => {
       const path = tempDb();
       const old = newShard(path);
       const sid = old.createSession({}).sid;
-      old.db.exec(`DROP TABLE fts_terms;
+      old.db.exec(`DROP TABLE fts_terms; DROP TABLE questions_fts;
         WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < ${turns})
         INSERT INTO nodes (bates, sid, seq, is_top, depth, question, answer_text, audit, created_at, node_hash)
           SELECT '${sid}-' || printf('%06d', i), '${sid}', i, 1, 0, 'q ' || i, 'a', 'grounded', '2026-01-01', x'00'

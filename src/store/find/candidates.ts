@@ -16,6 +16,36 @@ const NEWEST_IN_SESSION = `SELECT f.rowid FROM nodes_fts f JOIN nodes n ON n.id 
 const NEWEST_BEFORE =
   'SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ? AND rowid < ? ORDER BY rowid DESC LIMIT ?';
 
+const QUESTION_NEWEST =
+  'SELECT rowid FROM questions_fts WHERE questions_fts MATCH ? ORDER BY rowid DESC LIMIT ?';
+const QUESTION_NEWEST_IN_SESSION = `SELECT f.rowid FROM questions_fts f JOIN nodes n ON n.id = f.rowid
+     WHERE questions_fts MATCH ? AND n.sid = ? ORDER BY f.rowid DESC LIMIT ?`;
+const QUESTION_NEWEST_OVERLAID = `SELECT f.id FROM (
+    SELECT rowid AS id FROM questions_fts WHERE questions_fts MATCH @expr
+    UNION ALL SELECT rowid AS id FROM temp.pending_fts WHERE pending_fts MATCH '{question} : (' || @expr || ')') f
+  JOIN nodes n ON n.id = f.id WHERE @scope IS NULL OR n.sid = @scope ORDER BY f.id DESC LIMIT @limit`;
+
+/**
+ * Ids of the newest `limit` turns whose question matches `expr`, newest first (session `scope` only, when given),
+ * from the index of questions alone: it stops at the limit, where a column filter on nodes_fts walked every turn
+ * holding the words anywhere.
+ */
+export function newestQuestionMatches(
+  db: Database.Database,
+  expr: string,
+  limit: number,
+  scope?: string,
+): number[] {
+  if (overlaid.has(db))
+    return cachedStatement(db, QUESTION_NEWEST_OVERLAID, 'pluck').all({
+      expr,
+      scope: scope ?? null,
+      limit,
+    }) as number[];
+  if (scope === undefined) return cachedStatement(db, QUESTION_NEWEST, 'pluck').all(expr, limit) as number[];
+  return cachedStatement(db, QUESTION_NEWEST_IN_SESSION, 'pluck').all(expr, scope, limit) as number[];
+}
+
 /** Ids of the newest `limit` turns matching `expr`, newest first; only turns of session `scope` when given. */
 export function newestMatches(db: Database.Database, expr: string, limit: number, scope?: string): number[] {
   if (overlaid.has(db)) {

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { cachedStatement as stmt } from '../db/statements.js';
-import { newestMatches, snippetsFor } from './candidates.js';
+import { newestMatches, newestQuestionMatches, snippetsFor } from './candidates.js';
 import { matchExpression, queryTerms } from './terms.js';
 import { termsUnder } from './vocabulary.js';
 
@@ -56,7 +56,7 @@ export function findTurns(db: Database.Database, text: string, opts: FindOptions
   if (terms.length === 0) return [];
   const prefixLast = (opts.prefix ?? true) && !/\s$/.test(text);
   const expr = matchExpression(terms, prefixLast, (p) => termsUnder(db, p));
-  const inQuestion = new Set(newestMatches(db, `{question} : (${expr})`, CANDIDATES, opts.scope));
+  const inQuestion = new Set(newestQuestionMatches(db, expr, CANDIDATES, opts.scope));
   const ids = new Set(inQuestion);
   for (const id of newestMatches(db, expr, CANDIDATES, opts.scope)) ids.add(id);
   if (ids.size === 0) return [];

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import Fuse from 'fuse.js';
 import { cachedStatement, type RowMode } from '../db/statements.js';
-import { newestMatches, snippetsFor } from './candidates.js';
+import { newestMatches, newestQuestionMatches, snippetsFor } from './candidates.js';
 import type { Candidate } from './find.js';
 import { matchExpression, prefixGroup, queryTerms, quoteTerm, type TermsUnder } from './terms.js';
 import { indexTerms, knownTerms, termsUnder } from './vocabulary.js';
@@ -223,7 +223,7 @@ export function search(db: Database.Database, text: string, opts: SearchOptions 
   if (terms.length > 0) {
     const prefixLast = (opts.prefix ?? true) && !/\s$/.test(text);
     const run = (e: string) => {
-      const q = newestMatches(db, `{question} : (${e})`, CANDIDATES, opts.scope || undefined);
+      const q = newestQuestionMatches(db, e, CANDIDATES, opts.scope || undefined);
       add(q, 'question');
       // A match in the question outranks any match only in the answer (rank's tiers), so once the question
       // matches fill the leaders the answer-only ones could never be shown: not reading them halves the rows

@@ -89,22 +89,26 @@ export function subtractVocabulary(db: Database.Database, counts: Map<string, nu
 }
 
 /**
- * Writes FTS rows and keeps the vocabulary in step, inside the caller's write. Rows are counted as they are added
+ * Writes FTS rows (nodes_fts, and questions_fts for the question alone) and keeps the vocabulary in step, inside
+ * the caller's write. Rows are counted as they are added
  * and the counts applied in one statement at `flush()` (a batch of 10,000 turns: one upsert of its distinct terms).
  */
 export class TextIndexer {
   private readonly counts = new Map<string, number>();
   private readonly insert: Database.Statement;
+  private readonly insertQuestion: Database.Statement;
 
   constructor(private readonly db: Database.Database) {
     this.insert = cachedStatement(
       db,
       'INSERT INTO nodes_fts (rowid, question, answer_text, cited_titles_json) VALUES (?, ?, ?, ?)',
     );
+    this.insertQuestion = cachedStatement(db, 'INSERT INTO questions_fts (rowid, question) VALUES (?, ?)');
   }
 
   add(row: IndexedText): void {
     this.insert.run(row.id, row.question, row.answer_text, row.cited_titles_json);
+    this.insertQuestion.run(row.id, row.question);
     countRow(row, this.counts);
   }
 
@@ -129,7 +133,7 @@ export function indexRows(db: Database.Database, rows: Iterable<IndexedText>): n
 const SESSION_TEXT = `SELECT id, CAST(question AS TEXT) AS question, CAST(answer_text AS TEXT) AS answer_text,
   CAST(cited_titles_json AS TEXT) AS cited_titles_json FROM nodes WHERE sid = ?`;
 
-/** Removes a session's rows from the FTS index and their terms from the vocabulary (its turns must all be indexed). */
+/** Removes a session's rows from the FTS indexes and their terms from the vocabulary (its turns must all be indexed). */
 export function unindexSession(db: Database.Database, sid: string): void {
   const counts = new Map<string, number>();
   for (const r of cachedStatement(db, SESSION_TEXT).iterate(sid) as Iterable<IndexedText>)
@@ -138,6 +142,10 @@ export function unindexSession(db: Database.Database, sid: string): void {
     db,
     `INSERT INTO nodes_fts (nodes_fts, rowid, question, answer_text, cited_titles_json)
      SELECT 'delete', id, question, answer_text, cited_titles_json FROM nodes WHERE sid = ?`,
+  ).run(sid);
+  cachedStatement(
+    db,
+    `INSERT INTO questions_fts (questions_fts, rowid, question) SELECT 'delete', id, question FROM nodes WHERE sid = ?`,
   ).run(sid);
   subtractVocabulary(db, counts);
 }
