@@ -10,7 +10,7 @@
  * Deterministic for a given seed: sids come from the PRNG too, so the same seed rebuilds the same shard.
  *
  * Its speed is reported beside a floor measured in the same run (bench/ratio.ts, bench/floor.ts): the run is cut
- * into --runs slices; right after each, up to 2,000 of the turns just written are written again into bare nodes +
+ * into --runs slices; right after each, up to 2,000 of the slice's turns are written again into bare nodes +
  * nodes_fts tables with the shard's own definitions (one transaction, no hashing, no audit event), and the slice's
  * turns/s is paired with that floor's turns/s. The floor samples' time is left out of gen's total. Printed: the
  * total time and turns/s, the part of it spent making the texts (the generator, not the store), the ratio for the
@@ -361,12 +361,11 @@ export function gen(argv: string[]): void {
   const sliceEnds = Array.from({ length: slices }, (_, k) => Math.round(((k + 1) * N) / slices));
   const whole: Pair[] = [];
   const store: Pair[] = [];
-  let slice = { start: made, t: performance.now(), text: 0 };
+  let slice = { start: made, t: performance.now(), text: 0, sample: [] as BulkTurn[] };
   try {
     while (made < N) {
       const sliceEnd = sliceEnds.find((e) => e > made) ?? N;
       const end = Math.min(N, made + BATCH, sliceEnd);
-      let written: BulkTurn[] = [];
       shard.write(() => {
         const tt = performance.now();
         while (made < end) {
@@ -383,14 +382,14 @@ export function gen(argv: string[]): void {
         for (const [bates, i] of batchIndex)
           if (r.added[i].bates !== bates)
             throw new Error(`turn ${i} became ${r.added[i].bates}, not ${bates}`);
-        written = batch;
+        for (const t of batch) if (slice.sample.length < FLOOR_SAMPLE) slice.sample.push(t);
         batch = [];
         batchIndex.clear();
       });
       if (made === sliceEnd && made > slice.start) {
         const secs = (performance.now() - slice.t) / 1000;
         const turns = made - slice.start;
-        const sample = written.slice(0, FLOOR_SAMPLE).map((t) => ({
+        const sample = slice.sample.map((t) => ({
           question: t.content.question,
           answer_text: t.content.answer_text,
           cited_titles_json: JSON.stringify(t.content.cited_titles ?? []),
@@ -400,7 +399,7 @@ export function gen(argv: string[]): void {
         const ceiling = sample.length / fs;
         whole.push({ figure: turns / secs, floor: ceiling });
         store.push({ figure: turns / (secs - slice.text), floor: ceiling });
-        slice = { start: made, t: performance.now(), text: 0 };
+        slice = { start: made, t: performance.now(), text: 0, sample: [] };
       }
       const now = performance.now();
       if (now - lastReport > 2000 || made === N) {
@@ -437,7 +436,7 @@ export function gen(argv: string[]): void {
     `${secs.toFixed(1)} s (${fmt(Math.round(N / secs))} turns/s), of which ${textSecs.toFixed(1)} s making the texts; ` +
       `${floorSecs.toFixed(1)} s of floor samples not counted (target for 1,000,000: <= 180 s)`,
   );
-  const floorIs = `the texts just written (${FLOOR_SAMPLE.toLocaleString('en-US')} a slice at most) into bare nodes + nodes_fts tables with the shard's own definitions, one transaction`;
+  const floorIs = `the slice's texts (its first ${FLOOR_SAMPLE.toLocaleString('en-US')} at most), written again into bare nodes + nodes_fts tables with the shard's own definitions, one transaction`;
   report.add({
     name: 'gen, whole',
     kind: 'rate',
