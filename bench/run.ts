@@ -97,7 +97,8 @@ export async function main(argv: string[]): Promise<void> {
   const depth = positive('depth', values.depth as string);
   const seed = Number(values.seed);
   if (!Number.isInteger(seed)) fail(`--seed must be an integer, not '${values.seed}'`);
-  const rng = new Rng(seed);
+  // Each metric draws from its own generator: the same --seed gives the same queries whatever --only is.
+  const rng = () => new Rng(seed);
   const json = values.json === true;
   const progress = (msg: string) => process.stderr.write(`bench: ${msg}\n`);
 
@@ -119,9 +120,9 @@ export async function main(argv: string[]): Promise<void> {
     );
     report.fact('runs', runs);
     const has = (m: Metric) => only.has(m);
-    if (has('tree')) benchTree(report, ro, runs, rng);
+    if (has('tree')) benchTree(report, ro, runs, rng());
     if (has('path')) benchPath(report, ro, runs);
-    if (has('find')) await benchFind(report, ro, { runs, rng, nodes, progress });
+    if (has('find')) await benchFind(report, ro, { runs, rng: rng(), nodes, progress });
     if (has('chain') || has('verify')) {
       const chain = await chainModule();
       if (typeof chain === 'string') report.fact('chain, verify', `skipped: ${chain}`);
@@ -130,7 +131,7 @@ export async function main(argv: string[]): Promise<void> {
         if (has('verify')) await chain.benchVerify(report, path, runs);
       }
     }
-    if (has('add')) benchAdd(report, path, { n, depth, runs, rng, progress });
+    if (has('add')) benchAdd(report, path, { n, depth, runs, rng: rng(), progress });
   } finally {
     ro.close();
   }
