@@ -8,33 +8,51 @@
  * fresh shard through the real CLI (a child process, under /usr/bin/time for its peak RSS). Measured in the same
  * run, interleaved with the imports:
  *   parse floor  a child that reads every file and JSON.parses every line, nothing else;
- *   write floor  the same turns' texts inserted into a bare FTS5 table (our tokenizer and prefix settings), in one
- *                transaction, plus sha256 of every line: the indexing and hashing any import must do.
- * Printed: medians of the runs and their spread, turns/s, the floors, import time / (parse + write floor), peak
- * RSS, corpus size, load average before and after. A second import of the same corpus (nothing new) is timed too.
+ *   write floor  the same turns' texts inserted into a bare FTS5 table with the imported shard's own definition
+ *                (bench/floor.ts: our tokenizer and prefix settings, whatever they are now), in one transaction, plus
+ *                sha256 of every line: the indexing and hashing any import must do.
+ * Printed through bench/ratio.ts: each run's import beside its parse + write floors, and the second import of the
+ * same corpus (nothing new) beside the parse floor; medians, spreads, ratios, turns/s, peak RSS, corpus size, load
+ * average before and after (--json: the same as JSON).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { hash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
+import { BareIndex, type BareText } from './floor.js';
+import { type Pair, Report } from './ratio.js';
 import { median } from './stats.js';
 
-const { values } = parseArgs({
-  options: {
-    turns: { type: 'string', default: '100000' },
-    corpus: { type: 'string' },
-    runs: { type: 'string', default: '5' },
-    'result-bytes': { type: 'string', default: '800' },
-    json: { type: 'boolean', default: false },
-  },
-  strict: true,
-});
-const TURNS = Number(values.turns);
-const RUNS = Number(values.runs);
-const CORPUS = values.corpus ?? join(tmpdir(), `arborist-claude-corpus-${TURNS}-${values['result-bytes']}`);
+interface Options {
+  turns: number;
+  runs: number;
+  corpus: string;
+  resultBytes: string;
+  json: boolean;
+}
+
+function options(argv: string[]): Options {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      turns: { type: 'string', default: '100000' },
+      corpus: { type: 'string' },
+      runs: { type: 'string', default: '5' },
+      'result-bytes': { type: 'string', default: '800' },
+      json: { type: 'boolean', default: false },
+    },
+    strict: true,
+  });
+  const turns = Number(values.turns);
+  const runs = Math.max(5, Number(values.runs));
+  const resultBytes = String(values['result-bytes']);
+  const corpus = values.corpus ?? join(tmpdir(), `arborist-claude-corpus-${turns}-${resultBytes}`);
+  return { turns, runs, corpus, resultBytes, json: values.json };
+}
 const ROOT = new URL('../..', import.meta.url).pathname;
 const BIN = join(ROOT, 'dist/bundle/main.js');
 
@@ -48,7 +66,8 @@ function files(dir: string): string[] {
   return out;
 }
 
-function ensureCorpus(): { files: string[]; bytes: number } {
+function ensureCorpus(o: Options): { files: string[]; bytes: number } {
+  const CORPUS = o.corpus;
   if (!existsSync(CORPUS)) {
     execFileSync(
       process.execPath,
@@ -57,9 +76,9 @@ function ensureCorpus(): { files: string[]; bytes: number } {
         '--out',
         CORPUS,
         '--turns',
-        String(TURNS),
+        String(o.turns),
         '--result-bytes',
-        String(values['result-bytes']),
+        o.resultBytes,
       ],
       { stdio: ['ignore', 'inherit', 'inherit'] },
     );
@@ -98,47 +117,40 @@ const walk = (d) => { for (const e of fs.readdirSync(d, { withFileTypes: true })
 walk(process.argv[1]);
 process.stdout.write(String(n));`;
 
-/** The texts an import indexes, read back from an imported shard, into a bare FTS5 table; and sha256 of the lines. */
+/**
+ * The texts an import indexes, read back from an imported shard, into a bare FTS5 table with that shard's own
+ * definition (bench/floor.ts), in one transaction; and sha256 of the lines.
+ */
 function writeFloor(shardPath: string, corpusFiles: string[]): number {
   const src = new Database(shardPath, { readonly: true });
   const rows = src
-    .prepare('SELECT id, question, answer_text, cited_titles_json FROM nodes')
-    .raw(true)
-    .all() as [number, string, string, string][];
+    .prepare('SELECT question, answer_text, cited_titles_json FROM nodes ORDER BY id')
+    .all() as BareText[];
+  const bare = new BareIndex(src, tmpdir());
   src.close();
   const texts = corpusFiles.map((f) => readFileSync(f));
-  const dir = mkdtempSync(join(tmpdir(), 'arb-floor-'));
-  const db = new Database(join(dir, 'floor.db'));
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  db.exec(`CREATE VIRTUAL TABLE f USING fts5(question, answer_text, cited_titles_json,
-    tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3')`);
-  const ins = db.prepare(
-    'INSERT INTO f (rowid, question, answer_text, cited_titles_json) VALUES (?, ?, ?, ?)',
-  );
-  const t0 = performance.now();
-  db.transaction(() => {
-    for (const r of rows) ins.run(r[0], r[1], r[2], r[3]);
-  })();
-  for (const t of texts) hash('sha256', t);
-  const secs = (performance.now() - t0) / 1000;
-  db.close();
-  rmSync(dir, { recursive: true, force: true });
-  return secs;
+  try {
+    const index = bare.write(rows, false);
+    const t0 = performance.now();
+    for (const t of texts) hash('sha256', t);
+    return index + (performance.now() - t0) / 1000;
+  } finally {
+    bare.close();
+  }
 }
 
 function fmt(x: number, d = 0): string {
   return x.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
 }
 
-function main(): void {
-  const corpus = ensureCorpus();
-  const loadBefore = loadavg();
-  const imports: number[] = [];
-  const again: number[] = [];
+export function main(argv: string[]): void {
+  const o = options(argv);
+  const { runs: RUNS, corpus: CORPUS } = o;
+  const corpus = ensureCorpus(o);
+  const report = new Report('arborist bench:import (arborist import claude)', o.json);
   const rss: number[] = [];
-  const parse: number[] = [];
-  const write: number[] = [];
+  const whole: Pair[] = [];
+  const again: Pair[] = [];
   let added = 0;
   for (let run = 0; run < RUNS; run++) {
     const dir = mkdtempSync(join(tmpdir(), 'arb-import-bench-'));
@@ -146,45 +158,39 @@ function main(): void {
     const r = timed([BIN, 'import', 'claude', CORPUS, '--db', db, '--json']);
     const summary = JSON.parse(r.stdout) as { turns_added: number; errors: number };
     added = summary.turns_added;
-    imports.push(r.secs);
     rss.push(r.rssMiB);
-    again.push(timed([BIN, 'import', 'claude', CORPUS, '--db', db, '--json']).secs);
-    parse.push(timed(['-e', PARSE_FLOOR, CORPUS]).secs);
-    write.push(writeFloor(db, corpus.files));
+    const second = timed([BIN, 'import', 'claude', CORPUS, '--db', db, '--json']).secs;
+    const parse = timed(['-e', PARSE_FLOOR, CORPUS]).secs;
+    const write = writeFloor(db, corpus.files);
     rmSync(dir, { recursive: true, force: true });
+    whole.push({ figure: r.secs, floor: parse + write });
+    again.push({ figure: second, floor: parse });
     process.stderr.write(
-      `run ${run + 1}/${RUNS}: import ${r.secs.toFixed(2)} s, again ${again[run].toFixed(2)} s, parse floor ${parse[run].toFixed(2)} s, write floor ${write[run].toFixed(2)} s, rss ${fmt(r.rssMiB)} MiB\n`,
+      `run ${run + 1}/${RUNS}: import ${r.secs.toFixed(2)} s, again ${second.toFixed(2)} s, parse floor ${parse.toFixed(2)} s, write floor ${write.toFixed(2)} s, rss ${fmt(r.rssMiB)} MiB\n`,
     );
   }
-  const loadAfter = loadavg();
-  const imp = median(imports);
-  const floor = median(parse) + median(write);
-  const result = {
-    corpus: { dir: CORPUS, files: corpus.files.length, mib: corpus.bytes / 1048576, turns: added },
-    import_s: { median: imp, min: Math.min(...imports), max: Math.max(...imports) },
-    turns_per_s: added / imp,
-    again_s: median(again),
-    parse_floor_s: median(parse),
-    write_floor_s: median(write),
-    floor_turns_per_s: added / floor,
-    ratio_floor_over_import: floor / imp,
-    peak_rss_mib: { median: median(rss), max: Math.max(...rss) },
-    load: { before: loadBefore.map((x) => +x.toFixed(2)), after: loadAfter.map((x) => +x.toFixed(2)) },
-  };
-  if (values.json) {
-    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-    return;
-  }
-  const lines = [
-    `corpus        ${corpus.files.length} files, ${fmt(corpus.bytes / 1048576, 1)} MiB, ${fmt(added)} turns imported`,
-    `import        median ${imp.toFixed(2)} s (${imports.map((x) => x.toFixed(2)).join(' ')}): ${fmt(result.turns_per_s)} turns/s`,
-    `again         median ${result.again_s.toFixed(2)} s (nothing new)`,
-    `floor         parse ${result.parse_floor_s.toFixed(2)} s + index and hash ${result.write_floor_s.toFixed(2)} s = ${fmt(result.floor_turns_per_s)} turns/s`,
-    `ratio         floor / import = ${result.ratio_floor_over_import.toFixed(2)}`,
-    `peak RSS      median ${fmt(result.peak_rss_mib.median)} MiB, max ${fmt(result.peak_rss_mib.max)} MiB`,
-    `load          ${result.load.before.join(' ')} before, ${result.load.after.join(' ')} after`,
-  ];
-  process.stdout.write(`${lines.join('\n')}\n`);
+  report.fact(
+    'corpus',
+    `${corpus.files.length} files, ${fmt(corpus.bytes / 1048576, 1)} MiB, ${fmt(added)} turns imported (${CORPUS})`,
+  );
+  const s = report.add({
+    name: 'import claude, a fresh shard',
+    kind: 'time',
+    unit: 's',
+    floorIs:
+      "parse floor (read + JSON.parse every line, a child) + write floor (the texts into a bare FTS5 table with the shard's definition, sha256 of every line)",
+    pairs: whole,
+  });
+  report.fact('import turns/s', `${fmt(added / s.figure.median)} (floor ${fmt(added / s.floor.median)})`);
+  report.add({
+    name: 'import claude again, nothing new',
+    kind: 'time',
+    unit: 's',
+    floorIs: 'parse floor (read + JSON.parse every line, a child)',
+    pairs: again,
+  });
+  report.fact('peak RSS', `median ${fmt(median(rss))} MiB, max ${fmt(Math.max(...rss))} MiB`);
+  report.end();
 }
 
-main();
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) main(process.argv.slice(2));

@@ -26,8 +26,11 @@ export interface RatioLine {
   /** What the floor is, in a few words ("sha256 of the same bytes, 2 threads"). */
   floorIs: string;
   pairs: Pair[];
-  /** The target, as the ratio reads it: `>= 0.8` of the ceiling, `<= 150` ms above the floor, `<= 30` (ms, absolute). */
-  target?: { ratio?: number; above?: number; at_most?: number; at_least?: number };
+  /**
+   * The target, as the ratio reads it: `>= 0.8` of the ceiling, `<= 150` ms above the floor, `<= 30` (ms, absolute,
+   * the median run); `max_at_most`: absolute, the worst run.
+   */
+  target?: { ratio?: number; above?: number; at_most?: number; at_least?: number; max_at_most?: number };
   note?: string;
 }
 
@@ -96,6 +99,11 @@ export function summarise(line: RatioLine): Summary {
     if (t.at_most !== undefined) {
       checks.push(s.figure.median <= t.at_most);
       words.push(`<= ${t.at_most} ${line.unit}`);
+    }
+    // "No keystroke over 100 ms": the worst run, not the median run, must stay under it.
+    if (t.max_at_most !== undefined) {
+      checks.push(s.figure.max <= t.max_at_most);
+      words.push(`<= ${t.max_at_most} ${line.unit} in every run`);
     }
     if (t.at_least !== undefined) {
       checks.push(s.figure.median >= t.at_least);
