@@ -32,7 +32,7 @@ export interface TuiOptions {
    * Histories found on this machine, offered for import on an empty shard. A function is called only when the
    * shard, once open, is empty (so a shard with sessions is opened once, and the disk is not searched).
    */
-  histories?: HistoryOffer[] | (() => HistoryOffer[]);
+  histories?: HistoryOffer[] | (() => HistoryOffer[] | Promise<HistoryOffer[]>);
   /** argv that runs arborist, for the background state check (`verify`); absent: no state check. */
   verifyCommand?: readonly string[];
 }
@@ -68,7 +68,7 @@ export async function runTui(opts: TuiOptions): Promise<number> {
   let histories: HistoryOffer[] | undefined;
   try {
     histories =
-      typeof opts.histories === 'function' ? (shard.isEmpty() ? opts.histories() : []) : opts.histories;
+      typeof opts.histories === 'function' ? (shard.isEmpty() ? await opts.histories() : []) : opts.histories;
   } catch (e) {
     shard.close();
     throw e;
