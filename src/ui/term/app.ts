@@ -147,8 +147,14 @@ class Program {
       this.runtime.run([{ type: 'loadSessions' }]);
       this.render();
       this.runtime.changed();
-      // The first full check starts once the first screen is out.
-      setImmediate(() => this.guard(() => !this.done && this.runtime.check(true)));
+      // Once the first screen is out: the sessions it left out, then the first full check.
+      setImmediate(() =>
+        this.guard(() => {
+          if (this.done) return;
+          this.runtime.completeSessions();
+          this.runtime.check(true);
+        }),
+      );
     });
   }
 
@@ -209,6 +215,8 @@ class Program {
   /** Key presses repaint at once (the latency a person feels); everything else is coalesced. */
   private dispatchNow(a: Action): void {
     this.trace.keyPressed();
+    // An input before the rest of the sessions were read (right after the first screen): read them first.
+    this.runtime.completeSessions();
     this.dispatch(a);
     this.trace.keyHandled();
     if (this.renderQueued && !this.done) this.render();
