@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeClaudeReader } from '../import/claude/index.js';
+import { claudeDefaultPaths } from '../import/claude/discover.js';
 import { ArboristError, type ErrorKind, type Shard, type TurnNode } from '../store/index.js';
 import { fillCommand, findExecutable, loadResumeConfig } from './command.js';
 import { withSessionId } from './lines.js';
@@ -107,7 +107,7 @@ export function projectFolderFor(cwd: string): string {
 
 /** Claude Code's projects folder: the first default (CLAUDE_CONFIG_DIR honoured) that exists, else the first. */
 export function claudeProjectsDir(env: NodeJS.ProcessEnv): string {
-  const paths = makeClaudeReader().defaultPaths(env);
+  const paths = claudeDefaultPaths(env);
   return paths.find((p) => existsSync(p)) ?? paths[0];
 }
 

@@ -3,7 +3,6 @@
  * output.ts, which loads chalk) so that the browser's own bundle (tui-main.ts) loads only what the browser uses.
  */
 import { providerFromOptions } from '../ask/index.js';
-import { findHistories } from '../import/offer.js';
 import { runTui } from '../ui/term/app.js';
 import { flag, type OptionSpec, type Parsed, str } from './args.js';
 import type { Context } from './context.js';
@@ -25,7 +24,8 @@ export function openBrowser(
   const verifyCommand = process.argv[1] ? [process.execPath, process.argv[1]] : undefined;
   // First start: an empty (or missing) shard offers the histories this machine has, beside the demo. The browser
   // asks once it has the shard open (one open, not a read-only look first), and only when it is empty.
-  const histories = () => findHistories(ctx.env);
+  // The readers are loaded only then: a shard with sessions never parses them (scripts/bundle.mjs splits them out).
+  const histories = () => import('../import/offer.js').then((m) => m.findHistories(ctx.env));
   return runTui({
     dbPath,
     mouse: flag(p, 'mouse'),

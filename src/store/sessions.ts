@@ -38,6 +38,35 @@ export function sessionSummaries(db: Database.Database): SessionListing[] {
   return cachedStatement(db, SUMMARIES).all() as SessionListing[];
 }
 
+/**
+ * The `limit` newest sessions, in the order of sessionSummaries (its first rows): what a browser's first screen
+ * shows before the rest is read. A walk of the sessions_newest index from its end, not a sort of every session.
+ */
+export function newestSessions(db: Database.Database, limit: number): SessionListing[] {
+  return cachedStatement(db, `${SUMMARIES} LIMIT ?`).all(Math.max(0, Math.floor(limit))) as SessionListing[];
+}
+
+/** How many live sessions there are. */
+export function sessionCount(db: Database.Database): number {
+  return (cachedStatement(db, 'SELECT count(*) AS n FROM sessions').get() as { n: number }).n;
+}
+
+const FIRST_QUESTION =
+  'SELECT substr(CAST(question AS TEXT), 1, ?) AS q FROM nodes WHERE sid = ? AND seq = 1';
+
+/**
+ * The first turn's question of each session, cut to `chars` characters ('' for a session without one): what a
+ * session browser shows for an unlabelled session. Only that column of one row each, not the whole turn.
+ */
+export function firstQuestions(
+  db: Database.Database,
+  sids: readonly string[],
+  chars: number,
+): [string, string][] {
+  const st = cachedStatement(db, FIRST_QUESTION);
+  return sids.map((sid) => [sid, (st.get(chars, sid) as { q: string | null } | undefined)?.q ?? '']);
+}
+
 /** True when `sid` names an archived session: its id stays reserved (archive.ts). */
 export function isArchivedSid(db: Database.Database, sid: string): boolean {
   return cachedStatement(db, ARCHIVED_SID).get(sid) !== undefined;

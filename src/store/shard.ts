@@ -28,14 +28,17 @@ import { type OutlineNode, sessionOutline, sessionTree, type TreeNode } from './
 import { pathTo, type Resolved, resolve, resolveTurn, type TurnTarget } from './resolve.js';
 import type { Session, TurnNode } from './rows.js';
 import {
+  firstQuestions,
   getSession,
   insertSession,
   isArchivedSid,
   listSessions,
   type NewSession,
+  newestSessions,
   newSid,
   resolveSession,
   type SessionListing,
+  sessionCount,
   sessionSummaries,
 } from './sessions.js';
 import {
@@ -446,6 +449,21 @@ export class Shard {
   /** Every session, newest first, without its root hash: the light list a session browser shows. */
   sessionSummaries(): SessionListing[] {
     return sessionSummaries(this.db);
+  }
+
+  /** The `limit` newest sessions: the first rows of sessionSummaries, without reading the others. */
+  newestSessions(limit: number): SessionListing[] {
+    return newestSessions(this.db, limit);
+  }
+
+  /** How many live sessions there are. */
+  sessionCount(): number {
+    return sessionCount(this.db);
+  }
+
+  /** The first question of each session, cut to `chars` characters ('' when it has no first turn). */
+  firstQuestions(sids: readonly string[], chars = 200): [string, string][] {
+    return firstQuestions(this.db, sids, chars);
   }
 }
 

@@ -33,6 +33,36 @@ describe('arborist with no command starts the browser bundle', () => {
     expect(readFileSync(MAIN, 'utf8')).toMatch(/from "chalk"/);
   });
 
+  it("loads the importers' readers and writer only when it needs them, and the chunks they are in are there", () => {
+    const dir = join(ROOT, 'dist/bundle');
+    // What the browser parses before its first screen: tui.js and the chunks it imports statically, transitively.
+    const load = (file: string, seen: Set<string>): void => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      const text = readFileSync(join(dir, file), 'utf8');
+      for (const m of text.matchAll(
+        /^(?:import|export)\s[^;]*?from\s+"\.\/(chunks\/[^"]+)"|^import\s+"\.\/(chunks\/[^"]+)"/gms,
+      ))
+        load(m[1] ?? m[2], seen);
+    };
+    const eager = new Set<string>();
+    load('tui.js', eager);
+    const eagerText = [...eager].map((f) => readFileSync(join(dir, f), 'utf8')).join('\n');
+    for (const name of [
+      'function readClaude(',
+      'var openclawReader',
+      'var llmReader',
+      'function writeUnit(',
+    ]) {
+      expect(eagerText).not.toContain(name);
+    }
+    // ... and each of them is in a chunk that a dynamic import() of tui.js's graph names.
+    const lazy = [...eagerText.matchAll(/import\("\.\/(chunks\/[^"]+)"\)/g)].map((m) => m[1]);
+    expect(lazy.length).toBeGreaterThan(0);
+    for (const f of lazy) expect(existsSync(join(dir, f))).toBe(true);
+    expect(eagerText).toContain('findHistories');
+  });
+
   it('answers help, version and every mistake exactly as the whole CLI does', () => {
     const home = tempDir('arborist-home-');
     const env = { ARBORIST_HOME: home, NO_COLOR: '1' };

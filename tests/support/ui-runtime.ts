@@ -31,13 +31,16 @@ export function driveRuntime(
     rt.run(fx);
   }
   const key = (...ks: string[]) => {
-    for (const k of ks)
+    for (const k of ks) {
+      // As app.ts does before any input: the sessions the first read left out are read first.
+      rt.completeSessions();
       dispatch({
         type: 'key',
         key: k,
         ch: [...k].length === 1 ? k : undefined,
         action: km.byKey.get(k) ?? null,
       });
+    }
   };
   rt.run(first);
   return {

@@ -121,7 +121,7 @@ export const resumeCmd: Command = {
         'not_found',
         `${plan.argv[0]} ${describeExit(exit)} (the session is in ${plan.file})`,
       );
-    const imported = importTranscript(shard, plan.file);
+    const imported = await importTranscript(shard, plan.file);
     if (ctx.out.json)
       printJson(ctx.out, {
         ...planJson(plan),

@@ -169,6 +169,9 @@ export const MIGRATIONS: Migration[] = [
     `);
     rebuildVocabulary(db);
   },
+  // 8: sessions newest first, as the browser lists them: its first screen reads only the rows that fit on it
+  // (sessions.ts, newestSessions) instead of sorting every session, and the full list needs no sort either.
+  `CREATE INDEX IF NOT EXISTS sessions_newest ON sessions(created_at, sid);`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -16,8 +16,11 @@ export type Action =
   | { type: 'key'; key: string; ch?: string; action?: string | null }
   | { type: 'resize'; cols: number; rows: number }
   | { type: 'mouse'; kind: 'mousedown' | 'wheelup' | 'wheeldown'; x: number; y: number }
-  /** `archived`: the archived sessions too, when they are shown (each with `archived` set). */
-  | { type: 'sessions'; sessions: SessionLike[]; archived?: SessionLike[] }
+  /**
+   * `archived`: the archived sessions too, when they are shown (each with `archived` set). `total`, on the first
+   * load only: `sessions` are the newest of that many live sessions, the rest follow in a second `sessions`.
+   */
+  | { type: 'sessions'; sessions: SessionLike[]; archived?: SessionLike[]; total?: number }
   | { type: 'outline'; sid: string; nodes: OutlineNode[]; reveal?: string }
   | { type: 'path'; bates: string; turns: Turn[]; error?: string }
   | { type: 'titles'; titles: [sid: string, title: string][] }

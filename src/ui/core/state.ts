@@ -104,6 +104,11 @@ export interface State {
   /** The first question of sessions without a label, shown in their place (loaded for visible rows only). */
   titles: ReadonlyMap<string, string>;
   loaded: boolean;
+  /**
+   * Live sessions not in `sessions` yet: the first screen is drawn from the newest ones that fit on it, and the
+   * rest follow right after it (term/app.ts, before any key is handled). 0 once the list is whole.
+   */
+  sessionsMore: number;
   expanded: ReadonlySet<string>;
   outlines: ReadonlyMap<string, Outline>;
   collapsed: ReadonlySet<string>;
@@ -174,6 +179,7 @@ export function initialState(opts: {
     sessions: [],
     titles: new Map(),
     loaded: false,
+    sessionsMore: 0,
     expanded: new Set(),
     outlines: new Map(),
     collapsed: new Set(),

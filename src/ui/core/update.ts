@@ -39,7 +39,7 @@ function step(s: State, a: Action): Result {
     case 'tick':
       return [{ ...s, now: a.now }, []];
     case 'sessions':
-      return onSessions(s, a.sessions, a.archived);
+      return onSessions(s, a.sessions, a.archived, a.total);
     case 'outline': {
       const [n, fx] = onOutline(s, a.sid, a.nodes, a.reveal);
       const [m, more] = commandOutline(n, a.sid);

@@ -100,7 +100,8 @@ export class Resumer {
     this.collected = null;
     let importError: string | null = null;
     try {
-      for (const b of importTranscript(this.shard, plan.file).added) if (!added.includes(b)) added.push(b);
+      for (const b of (await importTranscript(this.shard, plan.file)).added)
+        if (!added.includes(b)) added.push(b);
     } catch (err) {
       importError = describe(err);
     }

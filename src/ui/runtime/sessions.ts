@@ -29,6 +29,14 @@ export class SessionSource {
     return withArchived ? { sessions, archived: this.archives.summaries() } : { sessions };
   }
 
+  /**
+   * The `limit` newest live sessions (the first rows of `sessions(false)`), and how many live sessions there are:
+   * what the first screen needs, without reading every session.
+   */
+  newest(limit: number): { sessions: SessionLike[]; total: number } {
+    return { sessions: this.shard.newestSessions(limit), total: this.shard.sessionCount() };
+  }
+
   outline(sid: string): OutlineNode[] {
     return this.isArchived(sid) ? this.archives.outline(sid) : this.shard.sessionOutline(sid);
   }
@@ -42,18 +50,16 @@ export class SessionSource {
 
   /** The first question of each session (shown for unlabelled ones). */
   titles(sids: readonly string[]): [string, string][] {
-    return sids.map((sid) => [sid, this.isArchived(sid) ? this.archives.title(sid) : this.liveTitle(sid)]);
-  }
-
-  private liveTitle(sid: string): string {
-    let q = '';
-    try {
-      const r = this.shard.resolve('1', sid);
-      if (r.kind === 'node') q = r.node.question;
-    } catch {
-      // no first turn (an empty or archived start): no title
-    }
-    return oneLine(q.slice(0, 200));
+    const live = new Map(
+      this.shard.firstQuestions(
+        sids.filter((sid) => !this.isArchived(sid)),
+        200,
+      ),
+    );
+    return sids.map((sid) => [
+      sid,
+      this.isArchived(sid) ? this.archives.title(sid) : oneLine(live.get(sid) ?? ''),
+    ]);
   }
 
   /**

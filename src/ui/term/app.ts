@@ -33,7 +33,7 @@ export interface TuiOptions {
    * Histories found on this machine, offered for import on an empty shard. A function is called only when the
    * shard, once open, is empty (so a shard with sessions is opened once, and the disk is not searched).
    */
-  histories?: HistoryOffer[] | (() => HistoryOffer[]);
+  histories?: HistoryOffer[] | (() => HistoryOffer[] | Promise<HistoryOffer[]>);
   /** argv that runs arborist, for the background state check (`verify`); absent: no state check. */
   verifyCommand?: readonly string[];
 }
@@ -70,7 +70,7 @@ export async function runTui(opts: TuiOptions): Promise<number> {
   let histories: HistoryOffer[] | undefined;
   try {
     histories =
-      typeof opts.histories === 'function' ? (shard.isEmpty() ? opts.histories() : []) : opts.histories;
+      typeof opts.histories === 'function' ? (shard.isEmpty() ? await opts.histories() : []) : opts.histories;
   } catch (e) {
     shard.close();
     throw e;
@@ -149,8 +149,14 @@ class Program {
       this.runtime.run([{ type: 'loadSessions' }]);
       this.render();
       this.runtime.changed();
-      // The first full check starts once the first screen is out.
-      setImmediate(() => this.guard(() => !this.done && this.runtime.check(true)));
+      // Once the first screen is out: the sessions it left out, then the first full check.
+      setImmediate(() =>
+        this.guard(() => {
+          if (this.done) return;
+          this.runtime.completeSessions();
+          this.runtime.check(true);
+        }),
+      );
     });
   }
 
@@ -211,6 +217,8 @@ class Program {
   /** Key presses repaint at once (the latency a person feels); everything else is coalesced. */
   private dispatchNow(a: Action): void {
     this.trace.keyPressed();
+    // An input before the rest of the sessions were read (right after the first screen): read them first.
+    this.runtime.completeSessions();
     this.dispatch(a);
     this.trace.keyHandled();
     if (this.renderQueued && !this.done) this.render();

@@ -172,13 +172,21 @@ export function onMouse(s: State, kind: 'mousedown' | 'wheelup' | 'wheeldown', x
 
 // ---- what the runtime loaded ---------------------------------------------------------------------------------
 
-export function onSessions(s: State, live: SessionLike[], archived: SessionLike[] | undefined): Result {
+export function onSessions(
+  s: State,
+  live: SessionLike[],
+  archived: SessionLike[] | undefined,
+  total?: number,
+): Result {
   const sessions = mergeSessions(s.showArchived, s.sessions, live, archived);
+  const sessionsMore = total === undefined ? 0 : Math.max(0, total - live.length);
   const alive = new Set(sessions.map((x) => x.sid));
   const expanded = new Set([...s.expanded].filter((x) => alive.has(x)));
   const outlines = new Map([...s.outlines].filter(([k]) => alive.has(k)));
   const first = !s.loaded;
-  const n = rebuild({ ...s, loaded: true }, { sessions, expanded, outlines });
+  // The first rows of the whole list are the same sessions in the same order: when the rest arrive, the
+  // selection and the scroll position stay where they are.
+  const n = rebuild({ ...s, loaded: true, sessionsMore }, { sessions, expanded, outlines });
   return [first ? select(n, 0) : n, []];
 }
 

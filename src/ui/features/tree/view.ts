@@ -11,7 +11,7 @@ import { archivedSet } from '../maintenance/model.js';
 export function drawTree(f: Frame, s: State, box: Rect, inner: Rect, g: Glyphs): void {
   const focus = s.focus === 'tree' && !s.overlay;
   const nArchived = s.showArchived ? archivedSet(s.sessions).size : 0;
-  const total = s.sessions.length - nArchived;
+  const total = s.sessions.length - nArchived + s.sessionsMore;
   let title = s.loaded ? `sessions ${thousands(total)}` : 'sessions (loading)';
   if (s.showArchived && s.loaded) title += ` + ${thousands(nArchived)} archived`;
   f.box(
@@ -77,8 +77,10 @@ export function drawTree(f: Frame, s: State, box: Rect, inner: Rect, g: Glyphs):
     if (i === s.sel) f.restyle(inner.x, yy, W, focus ? Style.selFocus : Style.selBlur);
   }
   // Scroll position on the bottom border.
-  if (s.list.length > inner.h) {
-    const pos = ` ${s.sel + 1}/${thousands(s.list.length)} `;
+  // The sessions not read yet (right after the first screen) are rows below the last one: none is expanded.
+  const rows = s.list.length + s.sessionsMore;
+  if (rows > inner.h) {
+    const pos = ` ${s.sel + 1}/${thousands(rows)} `;
     const w = displayWidth(pos);
     if (w + 4 < box.w)
       f.text(box.x + box.w - w - 2, box.y + box.h - 1, pos, focus ? Style.borderFocus : Style.border);
