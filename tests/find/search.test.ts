@@ -46,6 +46,16 @@ describe('search (find engine)', () => {
     expect(hits.at(-1)?.field).toBe('answer');
   });
 
+  it('requires the rarest words, not the ones nearly every turn holds; turns with every word still come first', () => {
+    for (let i = 0; i < 6; i++) turn(`the the question ${i}`, 'the the the answer');
+    const without = turn('zebra crossing', 'x');
+    const withAll = turn('the zebra', 'x');
+    expect(bates('the zebra ')).toEqual([withAll.bates, without.bates]);
+    // Two rare words are both required: a turn with only one of them is not a candidate.
+    const both = turn('zebra okapi', 'x');
+    expect(bates('zebra okapi ')).toEqual([both.bates]);
+  });
+
   it('forgives a one-letter typo, in a whole word and while typing', () => {
     const life = turn('what is a lifetime in rust');
     const wal = turn('sqlite WAL mode and checkpoints');

@@ -4,7 +4,14 @@ import { cachedStatement, type RowMode } from '../db/statements.js';
 import { newestMatches, newestQuestionMatches, snippetsFor } from './candidates.js';
 import type { Candidate } from './find.js';
 import { matchExpression, prefixGroup, queryTerms, quoteTerm, type TermsUnder } from './terms.js';
-import { indexTerms, knownTerms, termsUnder } from './vocabulary.js';
+import {
+  indexTerms,
+  knownTerms,
+  PREFIX_TERMS,
+  PREFIX_TERMS_WITH_OTHERS,
+  requiredTerms,
+  termsUnder,
+} from './vocabulary.js';
 
 /**
  * Find: every turn of every session, as you type, with typos forgiven.
@@ -233,13 +240,15 @@ export function search(db: Database.Database, text: string, opts: SearchOptions 
       add(any, 'answer');
       return q.length + any.length;
     };
-    const under = (p: string) => termsUnder(db, p);
-    expr = matchExpression(terms, prefixLast, under);
+    const required = requiredTerms(db, terms, prefixLast, derivedData(db).all);
+    const k = required.length > 1 ? PREFIX_TERMS_WITH_OTHERS : PREFIX_TERMS;
+    const under = (p: string) => termsUnder(db, p, k);
+    expr = matchExpression(required, prefixLast, under);
     const found = run(expr);
     if (found < limit) {
       result.corrections = correct(db, terms, prefixLast);
       if (Object.keys(result.corrections).length > 0) {
-        expr = expression(terms, prefixLast, result.corrections, under);
+        expr = expression(required, prefixLast, result.corrections, under);
         run(expr);
       }
     }

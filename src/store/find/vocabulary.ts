@@ -176,6 +176,39 @@ export function rebuildVocabulary(db: Database.Database, flushAt = 500_000): voi
 
 /** How many terms under one prefix are searched: the most frequent ones (docs/find.md). */
 export const PREFIX_TERMS = 32;
+/** The same beside other words, which narrow the search already: every one of them costs a seek per candidate. */
+export const PREFIX_TERMS_WITH_OTHERS = 12;
+/** At most this many whole words are required of a candidate: the rarest (docs/find.md, "Many words"). */
+export const REQUIRED_WORDS = 2;
+
+/**
+ * The query's terms FTS5 is asked to require, in their order: the rarest whole words, at most REQUIRED_WORDS of
+ * them and beyond the rarest only words occurring less than once a turn on average, and the prefix being typed.
+ * Every required word costs FTS5 a seek in its doclist for every candidate it walks, and a word as common as "the"
+ * or "is" filters out almost nothing: "what is the difference between draivytin and sh" took 83 ms on 1M turns,
+ * with its two rarest words and the prefix 37 ms. The ranking still counts every word of the query, so turns
+ * holding them all come first; a turn missing only a common word can be among the candidates (docs/find.md).
+ */
+export function requiredTerms(
+  db: Database.Database,
+  terms: readonly string[],
+  prefixLast: boolean,
+  turns: number,
+): string[] {
+  const whole = prefixLast ? terms.slice(0, -1) : [...terms];
+  if (whole.length <= 1) return [...terms];
+  const folded = whole.map((t) => indexTerms(t)[0] ?? t);
+  const counts = knownTerms(db, folded);
+  // Unknown words (0: nothing holds them) are the most selective of all: they are kept, and typos are corrected.
+  const order = whole
+    .map((t, i) => ({ t, i, n: counts.get(folded[i]) ?? 0 }))
+    .sort((a, b) => a.n - b.n || a.i - b.i);
+  const keep = new Set(
+    order.filter((x, k) => k === 0 || (k < REQUIRED_WORDS && x.n < turns)).map((x) => x.i),
+  );
+  const out = whole.filter((_, i) => keep.has(i));
+  return prefixLast ? [...out, terms[terms.length - 1]] : out;
+}
 
 const UNDER_PREFIX = `SELECT term FROM fts_terms WHERE term >= @p AND term < @p || char(1114111)
   ORDER BY n DESC, term LIMIT @k`;
