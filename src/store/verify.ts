@@ -42,6 +42,11 @@ const EXACT_ROWS = `SELECT ${NODE_COLUMNS}
 
 const PAGE = 1000;
 
+/** How many threads verify hashes and reads with (bench/chain.ts measures its ceiling on as many). */
+export function verifyThreads(_nodes: number): { hash: number; read: number } {
+  return { hash: 1, read: 1 };
+}
+
 /**
  * Recomputes every hash from content alone. Children always have larger ids than their parents (a parent must
  * exist before its child is inserted, and ids are never reused), so one pass in descending id order folds

@@ -129,6 +129,11 @@ const PAGE = 2000;
 /** Below this many events a second thread costs more to start (~50 ms) than it saves. */
 const PARALLEL_MIN = 150_000;
 
+/** How many threads a check of `events` events uses (bench/chain.ts measures its ceiling on as many). */
+export function chainCheckThreads(events: number): number {
+  return events >= PARALLEL_MIN ? 2 : 1;
+}
+
 /**
  * A page of events (seq in (from, to]) as ONE value: prev_hash || body || event_hash of each event back to back
  * (|| on blobs concatenates their bytes; CAST keeps them), with the body lengths to cut it apart. Making three
