@@ -180,7 +180,7 @@ function verifyInputs(db: Database.Database): { strings: Strings; nodes: number;
     .raw()
     .all() as [number, number | null, string, number, number, Buffer, Buffer | null][];
   const index = new Map<number, number>();
-  rows.forEach((r, k) => index.set(r[0], k));
+  for (const [k, r] of rows.entries()) index.set(r[0], k);
   const kids: number[][] = rows.map(() => []);
   const tops = new Map<string, number[]>();
   rows.forEach((r, k) => {
