@@ -78,8 +78,8 @@ export function checkChain(
   for (;;) {
     // Fast path: the next PAGE seqs in one value, checked on views into it. It only ever says "intact"; a gap or
     // a mismatch of any kind sends the page to the row-by-row check below, which names the exact break.
-    const [n, hi, lengths, blob] = fastPage.get(prevSeq, prevSeq + PAGE) as FastPage;
-    if (n > 0 && hi === prevSeq + n && lengths !== null && blob !== null) {
+    const [n, hi, lengths, blob, odd] = fastPage.get(prevSeq, prevSeq + PAGE) as FastPage;
+    if (n > 0 && hi === prevSeq + n && odd === 0 && lengths !== null && blob !== null) {
       const last = pageIntact(prev, lengths, blob, n);
       if (last !== null) {
         prev = last;
@@ -128,13 +128,15 @@ const PARALLEL_MIN = 150_000;
  * A page of events (seq in (from, to]) as ONE value: prev_hash || body || event_hash of each event back to back
  * (|| on blobs concatenates their bytes; CAST keeps them), with the body lengths to cut it apart. Making three
  * Buffers per event cost more than hashing it. A rowid range is read in rowid order, so the concatenation is in
- * seq order. The bytes are all the check needs: a hash that is not 32 bytes (or a body stored as text of another
- * length) shifts the cuts, and the page then fails and goes row by row.
+ * seq order. The bytes are all the check needs: a hash that is not 32 bytes shifts the cuts, and the page then fails
+ * and goes row by row; so does a page with a value that is not a blob (`odd`), which the row-by-row check names
+ * ("not stored as bytes") even where its text is the same bytes.
  */
 export const FAST_PAGE_SQL = `SELECT count(*), max(seq), group_concat(length(body), ','),
-    CAST(group_concat(prev_hash || body || event_hash, '') AS BLOB)
+    CAST(group_concat(prev_hash || body || event_hash, '') AS BLOB),
+    sum(typeof(body) <> 'blob' OR typeof(prev_hash) <> 'blob' OR typeof(event_hash) <> 'blob')
   FROM audit_events WHERE seq > ? AND seq <= ?`;
-type FastPage = [number, number | null, string | null, Buffer | null];
+type FastPage = [number, number | null, string | null, Buffer | null, number | null];
 
 /**
  * Fast path over (from, to]: every seq present and every page intact. The first link is taken from the stored
@@ -149,8 +151,15 @@ export function scanRange(
   let first: Buffer | null = null;
   let prev: Buffer | null = null;
   for (let at = from; at < to; ) {
-    const [n, hi, lengths, blob] = page.get(at, Math.min(at + PAGE, to)) as FastPage;
-    if (n === 0 || hi !== at + n || n !== Math.min(PAGE, to - at) || lengths === null || blob === null)
+    const [n, hi, lengths, blob, odd] = page.get(at, Math.min(at + PAGE, to)) as FastPage;
+    if (
+      n === 0 ||
+      hi !== at + n ||
+      n !== Math.min(PAGE, to - at) ||
+      odd !== 0 ||
+      lengths === null ||
+      blob === null
+    )
       return null;
     if (first === null) first = Buffer.from(blob.subarray(0, 32));
     const last = pageIntact(prev ?? first, lengths, blob, n);
