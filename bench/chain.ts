@@ -207,25 +207,27 @@ function verifyInputs(db: Database.Database): { strings: Strings; nodes: number;
     ]),
   );
   const archives = db.prepare('SELECT body FROM session_archives').pluck().all() as Buffer[];
-  // The canonical contents, as verify's fast path has SQLite build them; a row it leaves to JavaScript (none on a
-  // generated shard) is counted, and stands here as its stored fields' length would.
-  let sqlNull = 0;
-  const contents = (
-    db
-      .prepare(
-        `SELECT CAST(${CANON_SQL} AS BLOB) FROM nodes n LEFT JOIN nodes p ON p.id = n.parent_id AND p.id < n.id
-          ORDER BY n.id`,
-      )
-      .pluck()
-      .all() as (Buffer | null)[]
-  ).map((b) => {
-    if (b !== null) return b;
-    sqlNull++;
-    return Buffer.alloc(1500);
-  });
-  const all = [...contents, ...inner, ...roots, ...archives];
-  const size = all.reduce((s, b) => s + b.length, 0);
-  return { strings: collect(all, all.length, size), nodes, sqlNull };
+  // The canonical contents, as verify's fast path has SQLite build them, streamed into shared memory (two passes:
+  // the size, then the bytes; a million contents held twice would be gigabytes). A row it leaves to JavaScript
+  // (none on a generated shard) is counted, and stands here as 1,500 bytes.
+  const from = 'FROM nodes n LEFT JOIN nodes p ON p.id = n.parent_id AND p.id < n.id';
+  const canon = `SELECT CAST(${CANON_SQL} AS BLOB) AS b ${from} ORDER BY n.id`;
+  const [nulls, bytes] = db
+    .prepare(
+      `SELECT count(*) - count(b), coalesce(sum(length(b)), 0) FROM (SELECT CAST(${CANON_SQL} AS BLOB) AS b ${from})`,
+    )
+    .raw()
+    .get() as [number, number];
+  const sqlNull = nulls;
+  const contentSize = bytes + 1500 * sqlNull;
+  const rest = [...inner, ...roots, ...archives];
+  const size = contentSize + rest.reduce((sum, b) => sum + b.length, 0);
+  const stand = Buffer.alloc(1500);
+  function* all(): Generator<Buffer> {
+    for (const b of db.prepare(canon).pluck().iterate() as IterableIterator<Buffer | null>) yield b ?? stand;
+    yield* rest;
+  }
+  return { strings: collect(all(), nodes + rest.length, size), nodes, sqlNull };
 }
 
 /**

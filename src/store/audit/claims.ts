@@ -385,7 +385,7 @@ export function readClaims(db: Database.Database): ChainClaims {
       // A gap in the seqs (they are consecutive unless edited): jump to the next one.
       const next = nextSeq.get(hi) as number | null;
       if (next === null) break;
-      lo = next - 1;
+      lo = Math.max(next - 1, hi); // never back: a damaged index may answer a seq it just said is not there
       continue;
     }
     const seqs = odd === 0 && blob !== null ? seqList.split(',') : [];
