@@ -29,9 +29,7 @@ if (port) {
       const bytes = Buffer.from(job.bytes);
       const offsets = new Float64Array(job.offsets);
       for (let k = job.from; k < job.to; k++)
-        sink ^= (
-          hash('sha256', bytes.subarray(offsets[k], offsets[k + 1]), 'buffer') as unknown as Buffer
-        )[0];
+        sink ^= hash('sha256', bytes.subarray(offsets[k], offsets[k + 1]), 'binary').charCodeAt(0);
     } else {
       let db = dbs.get(job.path);
       if (!db) {
