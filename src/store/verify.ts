@@ -5,7 +5,7 @@ import { compareSources } from './audit/compare-sources.js';
 import { CANON_SQL } from './canon-sql.js';
 import { cachedStatement } from './db/statements.js';
 import { damaged } from './errors.js';
-import { nodeHash, sessionRoot, sha256 } from './hash.js';
+import { equal32, nodeHash, sessionRoot, sha256, sha256Into } from './hash.js';
 import { NODE_COLUMNS, type NodeRow } from './rows.js';
 import { archivedRows, type ReadNodes, structureProblems, turnClaimProblems } from './verify-state.js';
 
@@ -41,6 +41,11 @@ const EXACT_ROWS = `SELECT ${NODE_COLUMNS}
   WHERE n.id > ? AND n.id <= ? ORDER BY n.id`;
 
 const PAGE = 1000;
+
+/** How many threads verify hashes and reads with (bench/chain.ts measures its ceiling on as many). */
+export function verifyThreads(_nodes: number): { hash: number; read: number } {
+  return { hash: 1, read: 1 };
+}
 
 /**
  * Recomputes every hash from content alone. Children always have larger ids than their parents (a parent must
@@ -263,18 +268,18 @@ function readNodes(db: Database.Database): ReadNodes {
       parents[i] = parentIdx;
       tops[i] = topList.charCodeAt(k) === 49 ? 1 : 0;
       subBlob.copy(storedSub, 32 * i, 32 * k, 32 * k + 32);
-      let nh = sha256(canonBlob.subarray(bounds[k], bounds[k + 1]));
-      if (nh.compare(nodeBlob, 32 * k, 32 * k + 32) !== 0) {
+      sha256Into(canonBlob.subarray(bounds[k], bounds[k + 1]), computedNode, 32 * i);
+      if (!equal32(computedNode, 32 * i, nodeBlob, 32 * k)) {
         // Not vouched for: the exact path decides.
         const r = rowsStmt.get(id - 1, id) as NodeRow | undefined;
         // A row the page listed but a lookup cannot find: a damaged index (bit flips do this). Not vouched for.
-        nh = r ? exactNodeHash(r, parentIdx) : Buffer.alloc(32);
-        if (!r || nh.compare(nodeBlob, 32 * k, 32 * k + 32) !== 0) {
+        const nh = r ? exactNodeHash(r, parentIdx) : Buffer.alloc(32);
+        nh.copy(computedNode, 32 * i);
+        if (!r || !equal32(computedNode, 32 * i, nodeBlob, 32 * k)) {
           mismatch.add(i);
           editedIdx.push(i);
         }
       }
-      nh.copy(computedNode, 32 * i);
       i++;
     }
   }
@@ -345,9 +350,8 @@ function foldSubtrees(nodes: ReadNodes): Buffer {
     computedNode.copy(scratch, 1, 32 * k, 32 * k + 32);
     for (let j = from; j < to; j++)
       computedSub.copy(scratch, 33 + 32 * (j - from), 32 * childList[j], 32 * childList[j] + 32);
-    const h = sha256(scratch.subarray(0, 33 + 32 * (to - from)));
-    h.copy(computedSub, 32 * k);
-    if (oddSub.has(k) || h.compare(storedSub, 32 * k, 32 * k + 32) !== 0) mismatch.add(k);
+    sha256Into(scratch.subarray(0, 33 + 32 * (to - from)), computedSub, 32 * k);
+    if (oddSub.has(k) || !equal32(computedSub, 32 * k, storedSub, 32 * k)) mismatch.add(k);
   }
 
   return computedSub;

@@ -1,38 +1,25 @@
 /**
- * The helper thread of AuditLog.check on a long chain: checks events (from, to] of the shard at `path` on the fast
- * path only, on its own read-only connection, and reports through shared memory (the checking thread waits with
- * Atomics.wait, so it cannot take messages). State 1: intact, with the range's first stored prev_hash and last
- * event hash; state 2: not vouched for (the caller then checks the range itself and names any break).
+ * A helper thread of AuditLog.check on a long chain (check.ts, checkInParallel): takes chunks of the chain from
+ * the shared counter and checks each on the fast path only, on its own read-only connection, answering in shared
+ * memory (the checking thread waits with Atomics.wait, so it cannot take messages). A chunk's state 1 is intact,
+ * with its first stored prev_hash and last event hash; state 2 is not vouched for (the checking thread then checks
+ * from there itself and names any break). A helper that cannot start takes no chunk: the others take them all.
  */
 import { workerData } from 'node:worker_threads';
+import type { ChunkJob } from './check.js';
 
-const { path, from, to, shared } = workerData as {
-  path: string;
-  from: number;
-  to: number;
-  shared: SharedArrayBuffer;
-};
-const state = new Int32Array(shared, 0, 1);
-const out = new Uint8Array(shared, 4, 64);
-let result = 2;
+const job = workerData as ChunkJob;
 try {
-  // Loaded here, not at the top, so that a failure to load still answers instead of leaving the caller waiting.
+  // Loaded here, not at the top, so that a failure to load leaves the chunks to the other threads.
   const { default: Database } = await import('better-sqlite3');
-  const { FAST_PAGE_SQL, scanRange } = await import('./check.js');
+  const { FAST_PAGE_SQL, takeChunks } = await import('./check.js');
   const { cachedStatement } = await import('../db/statements.js');
-  const db = new Database(path, { readonly: true, fileMustExist: true });
+  const db = new Database(job.path, { readonly: true, fileMustExist: true });
   try {
-    const r = scanRange(cachedStatement(db, FAST_PAGE_SQL, 'raw'), from, to);
-    if (r) {
-      out.set(r.first, 0);
-      out.set(r.last, 32);
-      result = 1;
-    }
+    takeChunks(cachedStatement(db, FAST_PAGE_SQL, 'raw'), job);
   } finally {
     db.close();
   }
 } catch {
-  result = 2;
+  // A chunk this thread took is already marked "not vouched for" (takeChunks' finally).
 }
-Atomics.store(state, 0, result);
-Atomics.notify(state, 0);

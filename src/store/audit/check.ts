@@ -1,14 +1,15 @@
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 import { cachedStatement } from '../db/statements.js';
-import { eventHash, sha256, ZERO_HASH } from '../hash.js';
+import { equal32, eventHash, sha256Equals, ZERO_HASH } from '../hash.js';
 
 /**
  * Checking the audit chain (docs/sessions.md, "The audit chain"): page by page on a fast path that only ever says
- * "intact", row by row where it does not, and, on a long chain, with a helper thread (check-worker.ts) taking the
- * later half.
+ * "intact", row by row where it does not, and, on a long chain, on every core: helper threads (check-worker.ts) and
+ * this one take chunks of it from a shared counter.
  */
 
 export interface ChainCheck {
@@ -29,7 +30,7 @@ const PAGE_ROWS_SQL =
   'SELECT seq, body, prev_hash, event_hash FROM audit_events WHERE seq > ? ORDER BY seq LIMIT ?';
 
 /** AuditLog.check: events after `from` (or all) up to `headSeq`; `count` gives the total when the chain breaks. */
-// One loop on purpose: the fast path, the helper's half and the row-by-row fallback hand the same cursor around.
+// One loop on purpose: the parallel chunks, the fast path and the row-by-row fallback hand the same cursor around.
 export function checkChain(
   db: Database.Database,
   headSeq: number,
@@ -63,26 +64,22 @@ export function checkChain(
       return broken(from.seq, `event ${from.seq} changed after it was verified`);
     }
   }
-  // A long chain is checked by two threads at once: sha256 is most of the cost, and Node hashes one event per
-  // call. A helper takes the later half; its word is only ever "intact", anything else is rechecked here.
-  let helper = startHelper(db, prevSeq, headSeq);
+  // A long chain is checked by every core at once (chunks taken from a shared counter, this thread linking them in
+  // order as they are done): sha256 is most of the cost, and Node hashes one event per call. A helper's word is only
+  // ever "intact"; from the first chunk that is not, the pass below checks on alone and names the exact break.
+  const par = checkInParallel(db, prevSeq, prev, headSeq, (done) => {
+    checked = done;
+    onProgress?.(checked);
+  });
+  if (par) {
+    prevSeq = par.seq;
+    prev = par.hash;
+  }
   for (;;) {
-    if (helper && prevSeq === helper.from) {
-      const joined = helper.join(prev);
-      helper = null;
-      if (joined) {
-        checked += joined.to - prevSeq;
-        prevSeq = joined.to;
-        prev = joined.last;
-        onProgress?.(checked);
-        continue;
-      }
-    }
     // Fast path: the next PAGE seqs in one value, checked on views into it. It only ever says "intact"; a gap or
     // a mismatch of any kind sends the page to the row-by-row check below, which names the exact break.
-    const until = helper ? Math.min(prevSeq + PAGE, helper.from) : prevSeq + PAGE;
-    const [n, hi, lengths, blob] = fastPage.get(prevSeq, until) as FastPage;
-    if (n > 0 && hi === prevSeq + n && lengths !== null && blob !== null) {
+    const [n, hi, lengths, blob, odd] = fastPage.get(prevSeq, prevSeq + PAGE) as FastPage;
+    if (n > 0 && hi === prevSeq + n && odd === 0 && lengths !== null && blob !== null) {
       const last = pageIntact(prev, lengths, blob, n);
       if (last !== null) {
         prev = last;
@@ -92,8 +89,6 @@ export function checkChain(
         continue;
       }
     }
-    helper?.stop();
-    helper = null;
     const rows = page.all(prevSeq, PAGE) as [number, unknown, unknown, unknown][];
     for (const [seq, body, prevStored, stored] of rows) {
       let reason: string | null = null;
@@ -133,13 +128,15 @@ const PARALLEL_MIN = 150_000;
  * A page of events (seq in (from, to]) as ONE value: prev_hash || body || event_hash of each event back to back
  * (|| on blobs concatenates their bytes; CAST keeps them), with the body lengths to cut it apart. Making three
  * Buffers per event cost more than hashing it. A rowid range is read in rowid order, so the concatenation is in
- * seq order. The bytes are all the check needs: a hash that is not 32 bytes (or a body stored as text of another
- * length) shifts the cuts, and the page then fails and goes row by row.
+ * seq order. The bytes are all the check needs: a hash that is not 32 bytes shifts the cuts, and the page then fails
+ * and goes row by row; so does a page with a value that is not a blob (`odd`), which the row-by-row check names
+ * ("not stored as bytes") even where its text is the same bytes.
  */
 export const FAST_PAGE_SQL = `SELECT count(*), max(seq), group_concat(length(body), ','),
-    CAST(group_concat(prev_hash || body || event_hash, '') AS BLOB)
+    CAST(group_concat(prev_hash || body || event_hash, '') AS BLOB),
+    sum(typeof(body) <> 'blob' OR typeof(prev_hash) <> 'blob' OR typeof(event_hash) <> 'blob')
   FROM audit_events WHERE seq > ? AND seq <= ?`;
-type FastPage = [number, number | null, string | null, Buffer | null];
+type FastPage = [number, number | null, string | null, Buffer | null, number | null];
 
 /**
  * Fast path over (from, to]: every seq present and every page intact. The first link is taken from the stored
@@ -154,8 +151,15 @@ export function scanRange(
   let first: Buffer | null = null;
   let prev: Buffer | null = null;
   for (let at = from; at < to; ) {
-    const [n, hi, lengths, blob] = page.get(at, Math.min(at + PAGE, to)) as FastPage;
-    if (n === 0 || hi !== at + n || n !== Math.min(PAGE, to - at) || lengths === null || blob === null)
+    const [n, hi, lengths, blob, odd] = page.get(at, Math.min(at + PAGE, to)) as FastPage;
+    if (
+      n === 0 ||
+      hi !== at + n ||
+      n !== Math.min(PAGE, to - at) ||
+      odd !== 0 ||
+      lengths === null ||
+      blob === null
+    )
       return null;
     if (first === null) first = Buffer.from(blob.subarray(0, 32));
     const last = pageIntact(prev ?? first, lengths, blob, n);
@@ -166,46 +170,124 @@ export function scanRange(
   return first && prev ? { first, last: prev } : null;
 }
 
-interface Helper {
-  from: number;
-  /** Waits for the helper; its range's first link must be `prev`. The range's end and last hash, or null. */
-  join(prev: Buffer): { to: number; last: Buffer } | null;
-  stop(): void;
+/**
+ * The chunks (lo, hi] a parallel check of (from, to] takes: about 32 per thread, so that a thread that starts late or
+ * runs slower leaves the others at most one small chunk to wait for; at least a page, at most 8 pages.
+ */
+export function chainChunks(from: number, to: number, threads: number): { lo: number; hi: number }[] {
+  const size = Math.min(8 * PAGE, Math.max(PAGE, Math.ceil((to - from) / (32 * threads))));
+  const out: { lo: number; hi: number }[] = [];
+  for (let lo = from; lo < to; lo += size) out.push({ lo, hi: Math.min(lo + size, to) });
+  return out;
 }
 
-/** Starts a worker thread on (mid, to] of a long chain, or returns null (short chain, no file, no worker build). */
-function startHelper(db: Database.Database, from: number, to: number): Helper | null {
-  if (to - from < PARALLEL_MIN || db.memory || db.inTransaction) return null;
+/** What a helper thread is given (check-worker.ts): the shard, the chunks, and the shared memory they answer in. */
+export interface ChunkJob {
+  path: string;
+  chunks: { lo: number; hi: number }[];
+  shared: SharedArrayBuffer;
+}
+
+/**
+ * The shared memory of a parallel check: the next chunk to take (Int32 at 0), each chunk's state (Int32: 0 not
+ * done, 1 intact, 2 not vouched for), and each chunk's first stored prev_hash and last event_hash (64 bytes).
+ */
+export function chunkViews(shared: SharedArrayBuffer, chunks: number) {
+  return {
+    next: new Int32Array(shared, 0, 1),
+    state: new Int32Array(shared, 4, chunks),
+    out: new Uint8Array(shared, 4 + 4 * chunks, 64 * chunks),
+  };
+}
+
+/** Takes chunks from the shared counter until none is left, checking each on the fast path; `each` after each. */
+export function takeChunks(page: Database.Statement, job: ChunkJob, each?: () => void): void {
+  const { next, state, out } = chunkViews(job.shared, job.chunks.length);
+  for (let i = Atomics.add(next, 0, 1); i < job.chunks.length; i = Atomics.add(next, 0, 1)) {
+    let r: { first: Buffer; last: Buffer } | null = null;
+    try {
+      r = scanRange(page, job.chunks[i].lo, job.chunks[i].hi);
+    } finally {
+      if (r) {
+        out.set(r.first, 64 * i);
+        out.set(r.last, 64 * i + 32);
+      }
+      Atomics.store(state, i, r ? 1 : 2);
+      Atomics.notify(state, i);
+    }
+    each?.();
+  }
+}
+
+/**
+ * (from, to] on every thread: this one and helpers (check-worker.ts, on their own read-only connections) take
+ * chunks from a shared counter, and this thread links the done ones in order, each chunk's first prev_hash to the
+ * hash before it. Returns the end of the linked prefix (all of (from, to] when every chunk is intact and links),
+ * or null when the chain is too short to share (or there is no file, or no worker build). Whatever it does not
+ * vouch for is left to the caller, which checks it alone and names the exact break.
+ */
+function checkInParallel(
+  db: Database.Database,
+  from: number,
+  fromHash: Buffer,
+  to: number,
+  onProgress: (checked: number) => void,
+): { seq: number; hash: Buffer } | null {
+  const threads = chainCheckThreads(to - from);
+  if (threads < 2 || db.memory || db.inTransaction) return null;
   const url = new URL('./check-worker.js', import.meta.url);
   if (url.protocol !== 'file:' || !existsSync(fileURLToPath(url))) return null; // e.g. run from TypeScript sources
-  const mid = from + Math.floor((to - from) / 2);
-  const shared = new SharedArrayBuffer(4 + 64);
-  const state = new Int32Array(shared, 0, 1); // 0 running, 1 intact, 2 not vouched for
-  const out = new Uint8Array(shared, 4, 64); // first prev_hash, last event_hash
-  let worker: Worker;
-  try {
-    worker = new Worker(url, {
-      workerData: { path: db.name, from: mid, to, shared },
-      stdout: true,
-      stderr: true,
-    });
-    worker.unref();
-  } catch {
-    return null;
+  const chunks = chainChunks(from, to, threads);
+  const job: ChunkJob = { path: db.name, chunks, shared: new SharedArrayBuffer(4 + 68 * chunks.length) };
+  const { next, state, out } = chunkViews(job.shared, chunks.length);
+  const workers: Worker[] = [];
+  for (let t = 1; t < threads; t++) {
+    try {
+      const w = new Worker(url, { workerData: job, stdout: true, stderr: true });
+      w.unref();
+      workers.push(w);
+    } catch {
+      break; // no helper: the chunks are left to this thread
+    }
   }
-  const stop = () => void worker.terminate().catch(() => undefined);
-  return {
-    from: mid,
-    stop,
-    join(prev) {
-      // Bounded wait: a helper that never answers (it died) is given up on and its half checked here.
-      for (let waited = 0; Atomics.load(state, 0) === 0 && waited < 120_000; waited += 100)
-        Atomics.wait(state, 0, 0, 100);
-      const ok = Atomics.load(state, 0) === 1 && Buffer.from(out.subarray(0, 32)).equals(prev);
-      if (!ok) stop();
-      return ok ? { to, last: Buffer.from(out.subarray(32, 64)) } : null;
-    },
+  let linked = 0; // chunks linked so far
+  let seq = from;
+  let hash = fromHash;
+  let broken = false;
+  /** Links every done chunk after the linked prefix; with `wait`, waits (bounded) for each one still running. */
+  const link = (wait: boolean) => {
+    while (!broken && linked < chunks.length) {
+      // Bounded wait: a helper that never answers (it died) is given up on and the rest checked by the caller.
+      for (let waited = 0; wait && Atomics.load(state, linked) === 0 && waited < 120_000; waited += 100)
+        Atomics.wait(state, linked, 0, 100);
+      if (Atomics.load(state, linked) === 0) return;
+      const at = 64 * linked;
+      if (Atomics.load(state, linked) !== 1 || Buffer.compare(out.subarray(at, at + 32), hash) !== 0) {
+        broken = true;
+        Atomics.store(next, 0, chunks.length); // the helpers take no more
+        return;
+      }
+      hash = Buffer.from(out.subarray(at + 32, at + 64));
+      seq = chunks[linked].hi;
+      linked++;
+      onProgress(seq - from);
+    }
   };
+  try {
+    takeChunks(cachedStatement(db, FAST_PAGE_SQL, 'raw'), job, () => link(false));
+    link(true);
+  } finally {
+    for (const w of workers) void w.terminate().catch(() => undefined);
+  }
+  return { seq, hash };
+}
+
+/**
+ * How many threads a check of `events` events uses: every core (at most 8), or one below PARALLEL_MIN.
+ * bench/chain.ts measures its ceiling on as many.
+ */
+export function chainCheckThreads(events: number): number {
+  return events >= PARALLEL_MIN ? Math.max(1, Math.min(8, availableParallelism())) : 1;
 }
 
 /**
@@ -220,10 +302,10 @@ function pageIntact(prev: Buffer, lengths: string, blob: Buffer, n: number): Buf
   let beforeAt = 0;
   let at = 0;
   for (let k = 0; k < n; k++) {
-    if (blob.compare(before, beforeAt, beforeAt + 32, at, at + 32) !== 0) return null;
+    if (!equal32(before, beforeAt, blob, at)) return null;
     const end = at + 32 + Number(lens[k]);
-    if (end + 32 > blob.length) return null;
-    if (sha256(blob.subarray(at, end)).compare(blob, end, end + 32) !== 0) return null;
+    if (!(end + 32 <= blob.length)) return null;
+    if (!sha256Equals(blob.subarray(at, end), blob, end)) return null;
     before = blob;
     beforeAt = end;
     at = end + 32;
