@@ -281,7 +281,6 @@ export function insertBulk(ctx: BulkContext, turns: readonly BulkTurn[], event: 
     sids.add(p.sid);
   }
   chunks.flush();
-  indexer.flush();
   crashPoint('bulk-rows');
 
   // 4. Sessions' counters, the turns the batch hangs under (folded once, with their ancestors), every root touched.

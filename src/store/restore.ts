@@ -110,7 +110,6 @@ function insertRows(shard: Shard, docs: Loaded[]): number[] {
     insSubtree.run(n.id, Buffer.from(subtree_hash, 'hex'));
     indexer.add(n);
   }
-  indexer.flush();
   return all.map((x) => x.n.id);
 }
 

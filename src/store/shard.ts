@@ -10,7 +10,12 @@ import { ArboristError, notFound } from './errors.js';
 import { overlayPending } from './find/candidates.js';
 import { type FindHit, type FindOptions, findTurns } from './find/find.js';
 import { type SearchOptions, type SearchResult, search } from './find/search.js';
-import { type IndexedText, indexRows } from './find/vocabulary.js';
+import {
+  applyWaitingVocabulary,
+  dropWaitingVocabulary,
+  type IndexedText,
+  indexRows,
+} from './find/vocabulary.js';
 import { hex } from './hash.js';
 import { formatBates, parseBates } from './ids.js';
 import { Merkle } from './merkle.js';
@@ -176,12 +181,15 @@ export class Shard {
         .transaction(() => {
           const out = fn();
           if (this.doomed !== undefined) throw this.doomed;
+          // The vocabulary counts of every row this write indexed, in one upsert (find/vocabulary.ts).
+          applyWaitingVocabulary(this.db);
           return out;
         })
         .immediate();
       this.afterCommit();
       return out;
     } catch (err) {
+      dropWaitingVocabulary(this.db);
       if (err instanceof ArboristError) throw err;
       if ((err as { code?: string }).code?.startsWith('SQLITE_')) throw describeSqliteError(this.path, err);
       throw err;

@@ -215,7 +215,6 @@ export class TurnWriter {
     if (ctx.deferIndexing) this.insertPending.run(id);
     else {
       this.indexer.add({ id, question, answer_text, cited_titles_json });
-      this.indexer.flush();
     }
     const touched = new Set<string>([sid]);
     if (parent) {

@@ -76,6 +76,30 @@ describe('the vocabulary beside the FTS index', () => {
     expect(ours).toEqual(ftsTerms(s));
   });
 
+  it('counts the rows of a write once it commits, and forgets those of a write that rolled back', () => {
+    const s = newShard();
+    expect(() =>
+      s.write(() => {
+        s.addTurn({ question: 'zyzzyva rolled back', answer_text: 'x' });
+        throw new Error('the caller gave up');
+      }),
+    ).toThrow('the caller gave up');
+    s.write(() => {
+      s.addTurn({ question: 'kept one', answer_text: 'x' });
+      s.addTurn({ question: 'kept two', answer_text: 'x' });
+    });
+    expect(vocabulary(s).some(([t]) => t === 'zyzzyva')).toBe(false);
+    expect(vocabulary(s).find(([t]) => t === 'kept')).toEqual(['kept', 2]);
+    expect(vocabulary(s)).toEqual(rebuilt(s));
+    // Added and archived in one transaction: counted, then subtracted, nothing left over.
+    s.write(() => {
+      const t = s.addTurn({ question: 'ephemeral words', answer_text: 'x' });
+      archiveSessions(s, [t.sid]);
+    });
+    expect(vocabulary(s).some(([t]) => t === 'ephemeral')).toBe(false);
+    expect(vocabulary(s)).toEqual(rebuilt(s));
+  });
+
   it('stays equal to a rebuild through every way text enters or leaves the index', () => {
     const s = newShard();
     const a = s.addTurn({ question: 'rust lifetimes', answer_text: 'the borrow checker checks lifetimes' });
