@@ -188,30 +188,22 @@ export async function benchFind(report: Report, shard: Shard, opts: FindBenchOpt
       `\n${top.map((s) => `  ${s.ms.toFixed(1).padStart(7)} ms  "${s.query}"`).join('\n')}`,
     );
     report.facts['find as typed: the 10 slowest keystrokes (all runs)'] = top;
-    report.add({
-      name: 'find CLI (arborist find: words, 20 hits + snippets), p95 query',
-      kind: 'time',
-      unit: 'ms',
-      floorIs,
-      pairs: at(asked.cli, 95),
-      target: { at_most: 30 },
-      note: `${queries.length} finished queries a run; p50 ${percentile(
-        asked.cli.flatMap((r) => r.fig),
-        50,
-      ).toFixed(2)} ms`,
-    });
-    report.add({
-      name: 'find Shard.find (FTS5, prefix, 20 hits + snippets), p95 query',
-      kind: 'time',
-      unit: 'ms',
-      floorIs,
-      pairs: at(asked.fts, 95),
-      target: { at_most: 30 },
-      note: `${queries.length} finished queries a run; p50 ${percentile(
-        asked.fts.flatMap((r) => r.fig),
-        50,
-      ).toFixed(2)} ms`,
-    });
+    for (const [name, runs] of [
+      ['find CLI (arborist find: words, 20 hits + snippets), p95 query', asked.cli],
+      ['find Shard.find (FTS5, prefix, 20 hits + snippets), p95 query', asked.fts],
+    ] as const)
+      report.add({
+        name,
+        kind: 'time',
+        unit: 'ms',
+        floorIs,
+        pairs: at(runs, 95),
+        target: { at_most: 30 },
+        note: `${queries.length} finished queries a run; p50 ${percentile(
+          runs.flatMap((r) => r.fig),
+          50,
+        ).toFixed(2)} ms`,
+      });
   } finally {
     const rate = await busy.stop();
     report.fact(

@@ -22,12 +22,9 @@ export function openTerminal(cols: number, rows: number): import('@xterm/headles
   return term;
 }
 
-/**
- * `arborist --db DB` in a pty with a clean environment; `env` adds to it (ARBORIST_HOME, trace files). `bin`: another
- * build's bin/arborist (a before/after comparison).
- */
-export function spawnTui(db: string, cols: number, rows: number, env: Record<string, string>, bin = BIN) {
-  return pty.spawn(process.execPath, [bin, '--db', db], {
+/** A Node program in a pty with a clean environment (what a user's terminal gives it); `env` adds to it. */
+function spawnNode(args: string[], cols: number, rows: number, env: Record<string, string> = {}) {
+  return pty.spawn(process.execPath, args, {
     name: 'xterm-256color',
     cols,
     rows,
@@ -42,23 +39,20 @@ export function spawnTui(db: string, cols: number, rows: number, env: Record<str
   });
 }
 
+/**
+ * `arborist --db DB` in a pty with a clean environment; `env` adds to it (ARBORIST_HOME, trace files). `bin`: another
+ * build's bin/arborist (a before/after comparison).
+ */
+export function spawnTui(db: string, cols: number, rows: number, env: Record<string, string>, bin = BIN) {
+  return spawnNode([bin, '--db', db], cols, rows, env);
+}
+
 /** The floor program (bench/trivial-screen.ts), beside this file once built. */
 export const TRIVIAL = `${ROOT}dist/bench/trivial-screen.js`;
 
-/** A program in a pty with the same clean environment as the TUI's (trivial-screen.js and its cells file). */
+/** The trivial program in a pty with the same clean environment as the TUI's (trivial-screen.js and its cells file). */
 export function spawnTrivial(cellsPath: string, cols: number, rows: number) {
-  return pty.spawn(process.execPath, [TRIVIAL, cellsPath], {
-    name: 'xterm-256color',
-    cols,
-    rows,
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '/tmp',
-      TERM: 'xterm-256color',
-      LANG: 'C.UTF-8',
-    },
-  });
+  return spawnNode([TRIVIAL, cellsPath], cols, rows);
 }
 
 type Pty = ReturnType<typeof spawnTui>;
