@@ -177,6 +177,15 @@ describe('prefixes through the vocabulary', () => {
     expect(s.find('shou', { prefix: true }).map((h) => h.bates)).toEqual([newest.bates]);
   });
 
+  it('a hit found by a rare completion of the prefix still gets a snippet, the prefix marked', () => {
+    const s = newShard();
+    for (const w of ['should', 'shout', 'shore', 'shoe', 'shock', 'shop'])
+      for (let i = 0; i < 3; i++) s.addTurn({ question: `q${i}`, answer_text: `the ${w} is here` });
+    const rare = s.addTurn({ question: 'laces', answer_text: 'a new shoelace for the boot' });
+    const hit = s.search('sho', { limit: 50 }).hits.find((h) => h.bates === rare.bates);
+    expect(hit?.snippet).toContain('«sho»elace');
+  });
+
   it('corrects a typo from the vocabulary, the most frequent variant first', () => {
     const s = newShard();
     s.addTurn({ question: 'lifetime rules', answer_text: 'lifetime' });

@@ -154,7 +154,16 @@ const SNIPPETS_OF = `SELECT rowid, ${SNIPPET} FROM nodes_fts WHERE nodes_fts MAT
  * merged doclist of every term under it each time (20 snippets for "that"* took 0.8 s on 1,000,000 turns, against
  * 45 ms for the candidates). Such an expression is evaluated once, over the rows' rowid range, instead.
  */
-export function snippetsFor(db: Database.Database, expr: string, all: number[]): Map<number, string> {
+/**
+ * `mark`: the text the linear snippet marks (the prefix being typed, which the expression asks as whole words);
+ * the expression's first term when not given.
+ */
+export function snippetsFor(
+  db: Database.Database,
+  expr: string,
+  all: number[],
+  mark?: string,
+): Map<number, string> {
   const out = new Map<number, string>();
   if (all.length === 0) return out;
   // FTS5's snippet() scores every place a term occurs against every other: one 250 KB answer of a repeated word
@@ -162,15 +171,16 @@ export function snippetsFor(db: Database.Database, expr: string, all: number[]):
   const long = cachedStatement(db, LONG_ROWS, 'raw').all(JSON.stringify(all), LONG_TEXT) as [number][];
   const longIds = new Set(long.map((r) => r[0]));
   const ids = longIds.size === 0 ? all : all.filter((id) => !longIds.has(id));
-  if (longIds.size > 0) {
-    const term = FIRST_TERM.exec(expr)?.[1].replaceAll('""', '"') ?? '';
+  const linear = (of: number[]) => {
+    const term = mark ?? FIRST_TERM.exec(expr)?.[1].replaceAll('""', '"') ?? '';
     const texts = cachedStatement(db, WINDOWS, 'raw').all({
       term,
       window: LONG_WINDOW,
-      ids: JSON.stringify([...longIds]),
+      ids: JSON.stringify(of),
     });
     for (const [id, text] of texts as [number, string][]) out.set(id, markedSnippet(String(text), term));
-  }
+  };
+  if (longIds.size > 0) linear([...longIds]);
   if (ids.length === 0) return out;
   const longPrefix = PREFIX_TERM.test(expr);
   const rows = longPrefix
@@ -182,5 +192,9 @@ export function snippetsFor(db: Database.Database, expr: string, all: number[]):
       )
     : cachedStatement(db, SNIPPETS_OF, 'raw').all(expr, JSON.stringify(ids));
   for (const [rowid, text] of rows as [number, string][]) out.set(rowid, text);
+  // A row the expression does not match (it matched a prefix term the snippet expression leaves out: search.ts)
+  // gets the linear snippet, as a long row does.
+  const unmatched = ids.filter((id) => !out.has(id));
+  if (unmatched.length > 0) linear(unmatched);
   return out;
 }

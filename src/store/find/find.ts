@@ -1,8 +1,14 @@
 import type Database from 'better-sqlite3';
 import { cachedStatement as stmt } from '../db/statements.js';
-import { newestMatches, newestQuestionMatches, snippetsFor } from './candidates.js';
+import { maxTurnId, newestMatches, newestQuestionMatches, snippetsFor } from './candidates.js';
 import { matchExpression, queryTerms } from './terms.js';
-import { termsUnder } from './vocabulary.js';
+import {
+  PREFIX_TERMS,
+  PREFIX_TERMS_WITH_OTHERS,
+  requiredTerms,
+  SNIPPET_PREFIX_TERMS,
+  termsUnder,
+} from './vocabulary.js';
 
 export { matchExpression, queryTerms };
 
@@ -55,7 +61,11 @@ export function findTurns(db: Database.Database, text: string, opts: FindOptions
   const terms = queryTerms(text);
   if (terms.length === 0) return [];
   const prefixLast = (opts.prefix ?? true) && !/\s$/.test(text);
-  const expr = matchExpression(terms, prefixLast, (p) => termsUnder(db, p));
+  // As search does (search.ts): the rarest words required, fewer prefix terms beside them and for snippets.
+  const required = requiredTerms(db, terms, prefixLast, maxTurnId(db));
+  const k = required.length > 1 ? PREFIX_TERMS_WITH_OTHERS : PREFIX_TERMS;
+  const expr = matchExpression(required, prefixLast, (p) => termsUnder(db, p, k));
+  const snippetExpr = matchExpression(required, prefixLast, (p) => termsUnder(db, p, SNIPPET_PREFIX_TERMS));
   const inQuestion = new Set(newestQuestionMatches(db, expr, CANDIDATES, opts.scope));
   const ids = new Set(inQuestion);
   for (const id of newestMatches(db, expr, CANDIDATES, opts.scope)) ids.add(id);
@@ -91,7 +101,7 @@ export function findTurns(db: Database.Database, text: string, opts: FindOptions
 
   const snippets = snippetsFor(
     db,
-    expr,
+    snippetExpr,
     top.map((t) => t.c.id),
   );
   return top.map(({ c, score, field }) => ({

@@ -10,6 +10,7 @@ import {
   PREFIX_TERMS,
   PREFIX_TERMS_WITH_OTHERS,
   requiredTerms,
+  SNIPPET_PREFIX_TERMS,
   termsUnder,
 } from './vocabulary.js';
 
@@ -227,6 +228,8 @@ export function search(db: Database.Database, text: string, opts: SearchOptions 
   if (!opts.scope && trimmed.length >= 2) add(labelHits(db, trimmed), 'label');
 
   let expr = '';
+  let snippetExpr = '';
+  let prefixMark: string | undefined;
   if (terms.length > 0) {
     const prefixLast = (opts.prefix ?? true) && !/\s$/.test(text);
     const run = (e: string) => {
@@ -243,12 +246,16 @@ export function search(db: Database.Database, text: string, opts: SearchOptions 
     const required = requiredTerms(db, terms, prefixLast, derivedData(db).all);
     const k = required.length > 1 ? PREFIX_TERMS_WITH_OTHERS : PREFIX_TERMS;
     const under = (p: string) => termsUnder(db, p, k);
+    const underForSnippets = (p: string) => termsUnder(db, p, SNIPPET_PREFIX_TERMS);
     expr = matchExpression(required, prefixLast, under);
+    snippetExpr = matchExpression(required, prefixLast, underForSnippets);
+    if (prefixLast) prefixMark = indexTerms(terms[terms.length - 1]).pop();
     const found = run(expr);
     if (found < limit) {
       result.corrections = correct(db, terms, prefixLast);
       if (Object.keys(result.corrections).length > 0) {
         expr = expression(required, prefixLast, result.corrections, under);
+        snippetExpr = expression(required, prefixLast, result.corrections, underForSnippets);
         run(expr);
       }
     }
@@ -264,8 +271,9 @@ export function search(db: Database.Database, text: string, opts: SearchOptions 
     expr !== ''
       ? snippetsFor(
           db,
-          expr,
+          snippetExpr,
           withSnippet.map((t) => t.row.id),
+          prefixMark,
         )
       : new Map<number, string>();
   result.hits = top.map(({ row, score, field, highlights }) => ({
