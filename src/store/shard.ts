@@ -1,21 +1,16 @@
-import { existsSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { type CachedAnswer, getCachedAnswer, putCachedAnswer } from './answer-cache.js';
 import { AuditLog, type ChainCheck, formatHead } from './audit/log.js';
 import { type BulkEvent, type BulkResult, type BulkTurn, insertBulk } from './bulk.js';
-import { createShardFile, describeSqliteError, type OpenOptions, openDatabase } from './db/open.js';
-import { migrate, SCHEMA_VERSION } from './db/schema.js';
+import { describeSqliteError, type OpenOptions } from './db/open.js';
 import { cachedStatement, type RowMode } from './db/statements.js';
+import { openUpgraded } from './db/upgrade.js';
 import { ArboristError, notFound } from './errors.js';
 import { overlayPending } from './find/candidates.js';
 import { type FindHit, type FindOptions, findTurns } from './find/find.js';
 import { type SearchOptions, type SearchResult, search } from './find/search.js';
-import {
-  applyWaitingVocabulary,
-  dropWaitingVocabulary,
-  type IndexedText,
-  indexRows,
-} from './find/vocabulary.js';
+import { applyWaitingVocabulary, dropWaitingVocabulary, indexRows, pendingTexts } from './find/vocabulary.js';
 import { hex } from './hash.js';
 import { formatBates, parseBates } from './ids.js';
 import { Merkle } from './merkle.js';
@@ -73,9 +68,6 @@ function walBytes(path: string): number {
 }
 
 /** The shard: every session, turn and audit event, in one SQLite file. Synchronous, like better-sqlite3. */
-/** From this many turns on, an upgrade is announced (OpenOptions.onUpgrade): it takes seconds or more. */
-const LARGE_UPGRADE = 50_000;
-
 export class Shard {
   readonly audit: AuditLog;
   private readonly st: Record<string, Database.Statement>;
@@ -98,52 +90,13 @@ export class Shard {
       totalChanges: q('SELECT total_changes()', 'pluck'),
       insertSession: q('INSERT INTO sessions (sid, label, created_at, session_root) VALUES (?, ?, ?, ?)'),
       pendingCount: q('SELECT count(*) FROM fts_pending', 'pluck'),
-      pendingRows:
-        q(`SELECT n.id, CAST(n.question AS TEXT) AS question, CAST(n.answer_text AS TEXT) AS answer_text,
-        CAST(n.cited_titles_json AS TEXT) AS cited_titles_json FROM fts_pending p JOIN nodes n ON n.id = p.id
-        ORDER BY p.id`),
       clearPending: q('DELETE FROM fts_pending'),
     };
   }
 
-  /** Opens (creating when missing) and migrates a shard. Every failure is one ArboristError line. */
+  /** Opens (creating when missing) and migrates a shard (db/upgrade.ts). Every failure is one ArboristError line. */
   static open(path: string, opts: OpenOptions = {}): Shard {
-    if (!opts.readonly && !existsSync(path)) {
-      createShardFile(path, (fresh) =>
-        fresh
-          .transaction(() => {
-            const { from, to } = migrate(fresh);
-            new AuditLog(fresh).append('shard.init', { from, to });
-          })
-          .immediate(),
-      );
-    }
-    const db = openDatabase(path, opts);
-    try {
-      if (!opts.readonly) {
-        const version = db.pragma('user_version', { simple: true }) as number;
-        if (version < SCHEMA_VERSION) {
-          const turns = db.prepare('SELECT count(*) FROM nodes').pluck().get() as number;
-          if (turns >= LARGE_UPGRADE)
-            opts.onUpgrade?.(
-              `upgrading ${path} from schema ${version} to ${SCHEMA_VERSION}: rebuilding its search index over ` +
-                `${turns.toLocaleString('en-US')} turns, once (a few minutes a million turns)`,
-            );
-          db.transaction(() => {
-            const { from, to } = migrate(db);
-            if (from !== to) {
-              const log = new AuditLog(db);
-              log.append(from === 0 ? 'shard.init' : 'shard.migrate', { from, to });
-            }
-          }).immediate();
-        }
-      }
-      return new Shard(db, path, opts.readonly ?? false);
-    } catch (err) {
-      db.close();
-      if (err instanceof ArboristError) throw err;
-      throw describeSqliteError(path, err);
-    }
+    return new Shard(openUpgraded(path, opts), path, opts.readonly ?? false);
   }
 
   close(): void {
@@ -210,7 +163,7 @@ export class Shard {
   flushIndex(): number {
     if (this.readonly || (this.st.pendingCount.get() as number) === 0) return 0;
     return this.write(() => {
-      const n = indexRows(this.db, this.st.pendingRows.all() as IndexedText[]);
+      const n = indexRows(this.db, pendingTexts(this.db));
       this.st.clearPending.run();
       return n;
     });

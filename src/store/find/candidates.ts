@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { cachedStatement } from '../db/statements.js';
 import { markedSnippet } from './terms.js';
-import { type IndexedText, overlayVocabulary } from './vocabulary.js';
+import { overlayVocabulary, pendingTexts } from './vocabulary.js';
 
 /**
  * The FTS5 queries that find, search and the answerer's retrieval (src/ask/retrieve.ts) share, and the light row
@@ -82,13 +82,7 @@ export function overlayPending(db: Database.Database): void {
   db.exec('DELETE FROM temp.pending_fts');
   db.exec(`INSERT INTO temp.pending_fts (rowid, question, answer_text, cited_titles_json)
     SELECT n.id, n.question, n.answer_text, n.cited_titles_json FROM fts_pending p JOIN nodes n ON n.id = p.id`);
-  overlayVocabulary(
-    db,
-    db
-      .prepare(`SELECT n.id, CAST(n.question AS TEXT) AS question, CAST(n.answer_text AS TEXT) AS answer_text,
-        CAST(n.cited_titles_json AS TEXT) AS cited_titles_json FROM fts_pending p JOIN nodes n ON n.id = p.id`)
-      .all() as IndexedText[],
-  );
+  overlayVocabulary(db, pendingTexts(db));
   overlaid.set(db, waiting);
 }
 

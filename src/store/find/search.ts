@@ -245,8 +245,16 @@ export function search(db: Database.Database, text: string, opts: SearchOptions 
     };
     const required = requiredTerms(db, terms, prefixLast, derivedData(db).all);
     const k = required.length > 1 ? PREFIX_TERMS_WITH_OTHERS : PREFIX_TERMS;
-    const under = (p: string) => termsUnder(db, p, k);
-    const underForSnippets = (p: string) => termsUnder(db, p, SNIPPET_PREFIX_TERMS);
+    // One vocabulary lookup a prefix: the snippets' few terms are the most frequent of the same list.
+    const looked = new Map<string, string[]>();
+    const under = (p: string) => {
+      const known = looked.get(p);
+      if (known) return known;
+      const t = termsUnder(db, p, k);
+      looked.set(p, t);
+      return t;
+    };
+    const underForSnippets = (p: string) => under(p).slice(0, SNIPPET_PREFIX_TERMS);
     expr = matchExpression(required, prefixLast, under);
     snippetExpr = matchExpression(required, prefixLast, underForSnippets);
     if (prefixLast) prefixMark = indexTerms(terms[terms.length - 1]).pop();

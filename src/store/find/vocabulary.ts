@@ -158,6 +158,16 @@ export function indexRows(db: Database.Database, rows: Iterable<IndexedText>): n
   return n;
 }
 
+/** The text of every turn waiting in fts_pending, by id: what indexing them (Shard.flushIndex) or overlaying them reads. */
+export function pendingTexts(db: Database.Database): IndexedText[] {
+  return cachedStatement(
+    db,
+    `SELECT n.id, CAST(n.question AS TEXT) AS question, CAST(n.answer_text AS TEXT) AS answer_text,
+       CAST(n.cited_titles_json AS TEXT) AS cited_titles_json FROM fts_pending p JOIN nodes n ON n.id = p.id
+     ORDER BY p.id`,
+  ).all() as IndexedText[];
+}
+
 const SESSION_TEXT = `SELECT id, CAST(question AS TEXT) AS question, CAST(answer_text AS TEXT) AS answer_text,
   CAST(cited_titles_json AS TEXT) AS cited_titles_json FROM nodes WHERE sid = ?`;
 
