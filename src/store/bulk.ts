@@ -56,6 +56,8 @@ export interface BulkContext {
   readonly audit: AuditLog;
   readonly merkle: Merkle;
   readonly deferIndexing: boolean;
+  /** A fresh build (build.ts): no FTS row now; the build indexes every turn once at its end. */
+  readonly indexAtEnd: boolean;
 }
 
 /** Records are compressed a chunk at a time: one compression call per turn cost ~85 us, more than the rest of an add. */
@@ -261,7 +263,9 @@ export function insertBulk(ctx: BulkContext, turns: readonly BulkTurn[], event: 
     });
     p.id = Number(info.lastInsertRowid);
     insertSubtree.run(p.id, subtree[i]);
-    if (ctx.deferIndexing) insertPending.run(p.id);
+    if (ctx.indexAtEnd) {
+      // indexed by ShardBuild.finish
+    } else if (ctx.deferIndexing) insertPending.run(p.id);
     else
       indexer.add({
         id: p.id,

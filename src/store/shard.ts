@@ -159,6 +159,9 @@ export class Shard {
    */
   deferIndexing = false;
 
+  /** Set by a fresh build (build.ts): bulk turns get no FTS row until the build indexes them all at its end. */
+  indexAtEnd = false;
+
   /** Indexes every turn waiting in fts_pending, from any process. Cheap when none waits. */
   flushIndex(): number {
     if (this.readonly || (this.st.pendingCount.get() as number) === 0) return 0;
