@@ -83,7 +83,7 @@ export {
   planMaintenance,
 } from './retention.js';
 export type { ArchivedNodeRow, Session, TurnNode } from './rows.js';
-export type { SessionListing } from './sessions.js';
+export type { NewSession, SessionListing } from './sessions.js';
 export { parentCycle, type Resolved, Shard, type TurnTarget } from './shard.js';
 export type { SessionSource, SessionSourceInfo } from './sources.js';
 export {
