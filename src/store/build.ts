@@ -11,6 +11,7 @@ import {
   rmSync,
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { crashPoint } from './crash.js';
 import { ArboristError } from './errors.js';
 import { indexAllAtOnce } from './find/vocabulary.js';
 import { Shard } from './shard.js';
@@ -65,6 +66,7 @@ export class ShardBuild {
       this.shard.db.pragma('journal_mode = WAL');
       this.shard.close();
       syncFile(this.tempPath);
+      crashPoint('build-link');
       try {
         linkSync(this.tempPath, this.path);
         rmSync(this.tempPath);
