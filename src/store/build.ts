@@ -13,6 +13,7 @@ import {
 import { basename, dirname, join } from 'node:path';
 import { crashPoint } from './crash.js';
 import { ArboristError } from './errors.js';
+import { IndexThread } from './find/fts-build.js';
 import { indexAllAtOnce } from './find/vocabulary.js';
 import { Shard } from './shard.js';
 
@@ -21,9 +22,10 @@ import { Shard } from './shard.js';
  * does not exist yet. The shard is written under a temporary name beside the real one, `.<name>.build-<pid>-<hex>`,
  * opened with a rollback journal in memory and synchronous=OFF (db/open.ts, `build`): no WAL, so every page is
  * written once, not to the WAL and again by a checkpoint, and no fsync per commit. Bulk writes add no FTS row
- * (bulk.ts, `indexAtEnd`); `finish` indexes every turn in one pass and takes the vocabulary from that index
- * (find/vocabulary.ts, indexAllAtOnce), switches the file to WAL as every shard is, fsyncs it and links it into
- * place under the real name.
+ * (bulk.ts, `indexAtEnd`): a thread of their own writes the FTS indexes and the vocabulary into a side file
+ * while this one writes the turns (find/fts-build.ts), and `finish` copies them in (or, with no such thread, indexes
+ * every turn in one pass here: find/vocabulary.ts, indexAllAtOnce), switches the file to WAL as every shard is,
+ * fsyncs it and links it into place under the real name.
  *
  * A crash (kill -9, power) at any point before that link leaves the real name untouched (no file, or whatever was
  * there: a build never replaces a file) and a stray temporary file, which the next build of the same name removes
@@ -32,11 +34,17 @@ import { Shard } from './shard.js';
 export class ShardBuild {
   private done = false;
 
+  /** The thread writing the FTS indexes beside this one (find/fts-build.ts), when there is one. */
+  private readonly thread: IndexThread | null;
+
   private constructor(
     readonly path: string,
     readonly tempPath: string,
     readonly shard: Shard,
-  ) {}
+  ) {
+    this.thread = IndexThread.start(shard.db, `${tempPath}-fts`);
+    if (this.thread) shard.onCommit = () => this.thread?.feed(shard.db);
+  }
 
   /** Starts a build of a shard at `path`, which must not exist. */
   static start(path: string): ShardBuild {
@@ -55,11 +63,13 @@ export class ShardBuild {
    * Indexes every turn, closes the shard and puts it under its real name. Returns the seconds spent indexing.
    * On failure the temporary file is removed and the real name is left as it was.
    */
-  finish(): { indexSecs: number } {
+  finish(): { indexSecs: number; threaded: boolean } {
     if (this.done) throw new Error('this build is already finished');
     try {
       const t0 = performance.now();
-      this.shard.write(() => indexAllAtOnce(this.shard.db));
+      this.shard.onCommit = undefined;
+      const threaded = this.thread?.finish(this.shard.db) ?? false;
+      if (!threaded) this.shard.write(() => indexAllAtOnce(this.shard.db));
       const indexSecs = (performance.now() - t0) / 1000;
       this.shard.indexAtEnd = false;
       // The mode every shard is in on disk (readers open it as it is); closing, the last connection checkpoints.
@@ -87,7 +97,7 @@ export class ShardBuild {
       }
       syncFile(dirname(this.path));
       this.done = true;
-      return { indexSecs };
+      return { indexSecs, threaded };
     } catch (err) {
       this.abort();
       throw err;
@@ -97,6 +107,7 @@ export class ShardBuild {
   /** Drops the build: the shard closed, its temporary file removed. */
   abort(): void {
     this.done = true;
+    this.thread?.abort();
     try {
       if (this.shard.db.open) this.shard.db.close();
     } finally {

@@ -91,7 +91,7 @@ function pair(n = 60): { plain: ShardT; built: ShardT; path: string } {
   return { plain, built: openShard(path), path };
 }
 
-const rows = (s: ShardT, sql: string) => s.db.prepare(sql).raw(true).all();
+const rows = (s: ShardT, sql: string) => s.db.prepare(sql).raw(true).all() as unknown[][];
 
 describe('a fresh bulk build', () => {
   it('is the shard the ordinary bulk path makes: hashes, roots, FTS hits and events (timestamps aside)', () => {
@@ -188,7 +188,9 @@ function crashingBuild(path: string, point: string) {
         { kind: 'nodes.bulk', data: {} });
     b.finish();
     process.stdout.write('finished\\n');`;
-  return spawnSync(process.execPath, ['--input-type=module', '-e', child], {
+  const script = `${path}.mjs`;
+  writeFileSync(script, child);
+  return spawnSync(process.execPath, [script], {
     cwd: ROOT,
     encoding: 'utf8',
     env: { ...process.env, [CRASH_HOOK_ENV]: point },
@@ -217,6 +219,63 @@ describe('a build killed before it is in place (run `npm run build` first)', () 
       }
     });
   }
+});
+
+describe('the index written on a thread of its own (the built worker; run `npm run build` first)', () => {
+  it('copies in the same FTS indexes and vocabulary as indexing in place, intact', () => {
+    const all = turns(90);
+    const batches = [all.slice(0, 30), all.slice(30, 60), all.slice(60)].map((b, k) =>
+      b.map((t) => ({ ...t, parent: typeof t.parent === 'number' ? t.parent - 30 * k : t.parent })),
+    );
+    // the later batches hang under turns of the earlier ones by Bates id
+    const bates = (i: number) => `${all[i].sid}-${String(Math.floor(i / 3) + 1).padStart(6, '0')}`;
+    for (let k = 1; k < 3; k++)
+      batches[k].forEach((t, j) => {
+        const parent = all[30 * k + j].parent;
+        if (typeof parent === 'number' && parent < 30 * k) t.parent = bates(parent);
+      });
+    const plain = openShard();
+    fill(plain, batches);
+    const path = tempDb();
+    const input = `${path}.json`;
+    writeFileSync(input, JSON.stringify(batches));
+    const child = `
+      import { readFileSync } from 'node:fs';
+      import { ShardBuild } from ${JSON.stringify(DIST)};
+      const batches = JSON.parse(readFileSync(${JSON.stringify(input)}, 'utf8'));
+      const b = ShardBuild.start(${JSON.stringify(path)});
+      for (const sid of ['aaaa', 'bbbb', 'cccc']) b.shard.createSession({ sid, created_at: ${JSON.stringify(new Date(T0).toISOString())} });
+      for (const batch of batches) b.shard.addTurnsBulk(batch, { kind: 'nodes.bulk', data: { generator: 'test' } });
+      process.stdout.write(JSON.stringify(b.finish()));`;
+    // A file, not `node -e`: a worker started from an -e script did not run while its parent waited (fts-build.ts).
+    const script = `${path}.mjs`;
+    writeFileSync(script, child);
+    const r = spawnSync(process.execPath, [script], { cwd: ROOT, encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).threaded).toBe(true);
+    expect(readdirSync(dirname(path)).sort()).toEqual(['sessions.db', 'sessions.db.json', 'sessions.db.mjs']);
+    const built = openShard(path);
+    for (const sql of [
+      'SELECT bates, hex(node_hash) FROM nodes ORDER BY id',
+      'SELECT sid, hex(session_root) FROM sessions ORDER BY sid',
+      'SELECT term, n FROM fts_terms ORDER BY term',
+    ])
+      expect(rows(built, sql), sql).toEqual(rows(plain, sql));
+    for (const q of ['question', 'cafe', 'москва', 'rust*', '"answer 7"', 'e0502', '𝐀*'])
+      for (const t of ['nodes_fts', 'questions_fts'])
+        expect(
+          rows(built, `SELECT rowid FROM ${t} WHERE ${t} MATCH '${q}' ORDER BY rowid`),
+          `${t} ${q}`,
+        ).toEqual(rows(plain, `SELECT rowid FROM ${t} WHERE ${t} MATCH '${q}' ORDER BY rowid`));
+    expect(built.find('москва').map((h) => h.bates)).toEqual(plain.find('москва').map((h) => h.bates));
+    built.db.exec("INSERT INTO nodes_fts (nodes_fts, rank) VALUES ('integrity-check', 1)");
+    built.db.exec("INSERT INTO questions_fts (questions_fts, rank) VALUES ('integrity-check', 1)");
+    expect(built.verify().ok).toBe(true);
+    // and the index goes on as any other: a later turn is found
+    const t = built.addTurn({ question: 'one more about москва', answer_text: 'x', session: 'bbbb' });
+    expect(built.find('москва').map((h) => h.bates)).toContain(t.bates);
+    built.db.exec("INSERT INTO nodes_fts (nodes_fts, rank) VALUES ('integrity-check', 1)");
+  });
 });
 
 describe('node.add bodies built by hand', () => {
