@@ -22,7 +22,7 @@ import { dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
-import { type BulkTurn, ShardBuild } from '../src/store/index.js';
+import { ArboristError, type BulkTurn, ShardBuild } from '../src/store/index.js';
 import { BareIndex } from './floor.js';
 import { type GenBatch, type GenStats, turnMaker } from './gen-texts.js';
 import { type Pair, Report } from './ratio.js';
@@ -116,7 +116,13 @@ export async function gen(argv: string[]): Promise<void> {
   const report = new Report(`arborist gen: ${PATH}`, values.json);
   const t0 = performance.now();
   // A new shard built under a temporary name, indexed once at the end and linked into place (src/store/build.ts).
-  const build = ShardBuild.start(PATH);
+  let build: ShardBuild;
+  try {
+    build = ShardBuild.start(PATH);
+  } catch (err) {
+    if (err instanceof ArboristError) fail(err.message);
+    throw err;
+  }
   const shard = build.shard;
   const floor = new BareIndex(shard.db, dirname(resolve(PATH)));
   let made = 0;
@@ -139,10 +145,11 @@ export async function gen(argv: string[]): Promise<void> {
   let stats: GenStats;
   try {
     // Two batches asked for ahead: the worker makes the next while this thread writes the one it has.
+    // (A queue, not an array kept whole: a 1M run held every batch's texts, 3.3 GB resident.)
     const asked = ends.slice(0, 2).map((e) => texts.batch(e));
     for (let k = 0; k < ends.length; k++) {
       const tt = performance.now();
-      const b = await asked[k];
+      const b = await (asked.shift() as Promise<GenBatch>);
       if (k + 2 < ends.length) asked.push(texts.batch(ends[k + 2]));
       const dt = (performance.now() - tt) / 1000;
       textSecs += dt;

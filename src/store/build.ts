@@ -51,8 +51,16 @@ export class ShardBuild {
     if (existsSync(path))
       throw new ArboristError('shard', `${path} exists; a bulk build only makes a new shard`);
     const dir = dirname(path);
-    if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
-    removeStaleBuilds(path);
+    try {
+      if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
+      removeStaleBuilds(path);
+    } catch (err) {
+      // e.g. a folder on the path is a file, no permission: one line, not a stack trace
+      throw new ArboristError(
+        'shard',
+        `${path} cannot be created (${(err as { code?: string }).code ?? err})`,
+      );
+    }
     const tempPath = join(dir, `${buildPrefix(path)}${process.pid}-${randomBytes(4).toString('hex')}`);
     const shard = Shard.open(tempPath, { build: true });
     shard.indexAtEnd = true;
