@@ -32,6 +32,7 @@ const results = await Promise.all([
       'chain-check-worker': 'src/ui/runtime/chain-check-worker.ts',
       'find-worker': 'src/ui/runtime/find-worker.ts',
       'check-worker': 'src/store/audit/check-worker.ts',
+      'verify-worker': 'src/store/verify-worker.ts',
     },
   }),
   // `arborist` with no command (bin/arborist picks it): the browser without the other commands and their packages.

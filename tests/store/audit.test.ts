@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { firstNotBytes, NOT_BYTES_INDEX_SQL } from '../../src/store/audit/not-bytes.js';
+import { EVENTS_NOT_BYTES, firstGuarded, guardSql } from '../../src/store/guards.js';
 import type { Shard } from '../../src/store/index.js';
 import { newShard } from './util.js';
 
@@ -252,7 +252,7 @@ describe('audit chain', () => {
   });
 });
 
-describe('the storage-class guard (audit/not-bytes.ts)', () => {
+describe('the storage-class guard of the events (guards.ts)', () => {
   /** A chain of a few pages (the fast path checks 2,000 events a page), with one body stored as text. */
   function withTextBody(): { s: Shard; seq: number } {
     const s = newShard();
@@ -276,8 +276,8 @@ describe('the storage-class guard (audit/not-bytes.ts)', () => {
     try {
       expect(
         s.db.prepare("SELECT sql FROM sqlite_schema WHERE name = 'audit_events_not_bytes'").pluck().get(),
-      ).toBe(NOT_BYTES_INDEX_SQL);
-      expect(firstNotBytes(s.db)).toBeNull();
+      ).toBe(guardSql(EVENTS_NOT_BYTES));
+      expect(firstGuarded(s.db, EVENTS_NOT_BYTES)).toBeNull();
     } finally {
       s.close();
     }
@@ -286,22 +286,22 @@ describe('the storage-class guard (audit/not-bytes.ts)', () => {
   it('names an event whose body is text with the same bytes, through the guard and without it', () => {
     const { s, seq } = withTextBody();
     try {
-      expect(firstNotBytes(s.db)).toBe(seq);
+      expect(firstGuarded(s.db, EVENTS_NOT_BYTES)).toBe(seq);
       expect(s.chainCheck()).toMatchObject(named(seq));
       // A guard that lies (empty by definition) is not trusted: the check asks typeof() itself.
       s.db.exec('DROP INDEX audit_events_not_bytes');
       s.db.exec('CREATE INDEX audit_events_not_bytes ON audit_events(seq) WHERE 0');
-      expect(firstNotBytes(s.db)).toBeUndefined();
+      expect(firstGuarded(s.db, EVENTS_NOT_BYTES)).toBeUndefined();
       expect(s.chainCheck()).toMatchObject(named(seq));
       // No guard at all: the same.
       s.db.exec('DROP INDEX audit_events_not_bytes');
-      expect(firstNotBytes(s.db)).toBeUndefined();
+      expect(firstGuarded(s.db, EVENTS_NOT_BYTES)).toBeUndefined();
       expect(s.chainCheck()).toMatchObject(named(seq));
       // The bytes back as a blob: intact again, with or without the guard.
       const text = s.db.prepare('SELECT body FROM audit_events WHERE seq = ?').pluck().get(seq) as string;
       s.db.prepare('UPDATE audit_events SET body = ? WHERE seq = ?').run(Buffer.from(text, 'latin1'), seq);
       expect(s.chainCheck()).toMatchObject({ ok: true, events: 5001 });
-      s.db.exec(NOT_BYTES_INDEX_SQL);
+      s.db.exec(guardSql(EVENTS_NOT_BYTES));
       expect(s.chainCheck()).toMatchObject({ ok: true, events: 5001 });
     } finally {
       s.close();

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { sqlCanonicalContent } from '../../src/store/canon-sql.js';
+import { firstGuarded, guardSql, NODES_ODD, SUBTREES_ODD } from '../../src/store/guards.js';
 import { hashes } from '../../src/store/index.js';
 import { newShard } from './util.js';
 
@@ -80,5 +81,70 @@ describe('verify: canonical content built by SQLite', () => {
     const v = s.verify();
     expect(v.edited).toEqual([t1.bates, t3.bates]);
     expect(v.mismatches).toEqual([t1.bates, t2.bates, t3.bates]);
+  });
+});
+
+describe('verify: the node guards (guards.ts)', () => {
+  /** 2,500 turns (three of verify's 1,000-node pages), in chains of 50. */
+  function threePages() {
+    const s = newShard();
+    s.createSession({ sid: 'gggg' });
+    const turns = Array.from({ length: 2500 }, (_, i) => ({
+      sid: 'gggg',
+      parent: i % 50 === 0 ? null : i - 1,
+      content: { question: `q ${i}`, answer_text: `a ${i}\n"quoted"`, cited_titles: [`t${i}`] },
+    }));
+    const bates = s.addTurnsBulk(turns, { kind: 'nodes.bulk', data: {} }).added.map((a) => a.bates);
+    return { s, bates };
+  }
+  const verdict = (s: ReturnType<typeof newShard>) => {
+    const v = s.verify();
+    return {
+      ok: v.ok,
+      edited: v.edited,
+      mismatches: v.mismatches,
+      problems: v.problems?.map((p) => p.detail),
+    };
+  };
+
+  it('are created exactly as verify trusts them, and are empty on a healthy shard', () => {
+    const { s } = threePages();
+    for (const g of [NODES_ODD, SUBTREES_ODD]) {
+      expect(s.db.prepare('SELECT sql FROM sqlite_schema WHERE name = ?').pluck().get(g.name)).toBe(
+        guardSql(g),
+      );
+      expect(firstGuarded(s.db, g)).toBeNull();
+    }
+    expect(s.verify().ok).toBe(true);
+  });
+
+  it('give the same verdicts on odd rows whether they are trusted, lie or are missing', () => {
+    const { s, bates } = threePages();
+    const at = (k: number) => bates[k];
+    // On the second page: types the store never writes, a malformed Bates id, a short subtree hash.
+    s.db.prepare('UPDATE nodes SET n_cited_sources = 1.5 WHERE bates = ?').run(at(1200));
+    s.db.prepare('UPDATE nodes SET question = CAST(question AS BLOB) WHERE bates = ?').run(at(1300));
+    s.db.prepare(`UPDATE nodes SET cited_titles_json = '{"a":1}' WHERE bates = ?`).run(at(1400));
+    s.db
+      .prepare(
+        'UPDATE node_subtree SET subtree_hash = substr(subtree_hash, 1, 31) WHERE id = (SELECT id FROM nodes WHERE bates = ?)',
+      )
+      .run(at(1500));
+    const id = (k: number) => s.db.prepare('SELECT id FROM nodes WHERE bates = ?').pluck().get(at(k));
+    expect(firstGuarded(s.db, NODES_ODD)).toBe(id(1200));
+    expect(firstGuarded(s.db, SUBTREES_ODD)).toBe(id(1500));
+    const trusted = verdict(s);
+    expect(trusted.ok).toBe(false);
+    expect(trusted.edited).toEqual([at(1200), at(1300), at(1400)]);
+    expect(trusted.mismatches).toContain(at(1500));
+    // Guards that lie (empty by definition) are not trusted; missing ones neither: the same verdicts.
+    for (const g of [NODES_ODD, SUBTREES_ODD]) {
+      s.db.exec(`DROP INDEX ${g.name}`);
+      s.db.exec(`CREATE INDEX ${g.name} ON ${g.table}(${g.key}) WHERE 0`);
+    }
+    expect(firstGuarded(s.db, NODES_ODD)).toBeUndefined();
+    expect(verdict(s)).toEqual(trusted);
+    for (const g of [NODES_ODD, SUBTREES_ODD]) s.db.exec(`DROP INDEX ${g.name}`);
+    expect(verdict(s)).toEqual(trusted);
   });
 });

@@ -4,8 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 import { cachedStatement } from '../db/statements.js';
+import { EVENTS_NOT_BYTES, firstGuarded } from '../guards.js';
 import { equal32, eventHash, sha256Equals, ZERO_HASH } from '../hash.js';
-import { firstNotBytes, NOT_BYTES_WHERE } from './not-bytes.js';
 
 /**
  * Checking the audit chain (docs/sessions.md, "The audit chain"): page by page on a fast path that only ever says
@@ -42,7 +42,7 @@ export function checkChain(
   const page = cachedStatement(db, PAGE_ROWS_SQL, 'raw');
   // The fast path vouches only below the first event with a value that is not a blob (the guard's answer), or asks
   // typeof() itself when the guard cannot be trusted; the row-by-row check names that event.
-  const notBytes = firstNotBytes(db);
+  const notBytes = firstGuarded(db, EVENTS_NOT_BYTES);
   const guarded = notBytes !== undefined;
   const fastPage = cachedStatement(db, fastPageSql(guarded), 'raw');
   const fastTo = Math.min(headSeq, notBytes == null ? headSeq : notBytes - 1);
@@ -136,12 +136,12 @@ const PARALLEL_MIN = 150_000;
  * event hashes follow as one blob of 32 bytes each and the body lengths as a list to cut by. A rowid range is read
  * in rowid order. The bytes are all the check needs: a hash that is not 32 bytes, a null or a missing row shifts
  * the cuts or the counts, and the page then fails and goes row by row. Storage classes are left to the guard
- * (not-bytes.ts); without one, `odd` counts the values that are not blobs.
+ * (guards.ts); without one, `odd` counts the values that are not blobs.
  */
 export function fastPageSql(guarded: boolean): string {
   return `SELECT group_concat(length(body), ','), CAST(group_concat(body, prev_hash) AS BLOB),
       CAST(group_concat(event_hash, '') AS BLOB), (SELECT prev_hash FROM audit_events WHERE seq = @lo + 1),
-      ${guarded ? '0' : `sum(${NOT_BYTES_WHERE})`}
+      ${guarded ? '0' : `sum(${EVENTS_NOT_BYTES.where})`}
     FROM audit_events WHERE seq > @lo AND seq <= @hi`;
 }
 type FastPage = [string | null, Buffer | null, Buffer | null, unknown, number | null];
