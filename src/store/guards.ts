@@ -1,18 +1,20 @@
 import type Database from 'better-sqlite3';
 
 /**
- * Guards: partial indexes that hold exactly the rows with a value the store never writes (a storage class, a
- * malformed Bates id, a hash that is not 32 bytes...). SQLite keeps them on every write, whoever writes, so on a
- * healthy shard they are empty, and the chain check and verify ask one lookup each instead of asking typeof() of
- * every column of every row on their fast paths, which cost them a third of their reading (docs/benchmarks-chain.md).
- * Below a guard's first row the fast path may take the columns as the store writes them; from it on, the checks ask
- * typeof() themselves, and their exact paths name the row.
+ * Guards: partial indexes that hold exactly the rows with a value the store never writes (a storage class, a content
+ * column of another type, a malformed Bates id...). SQLite keeps them on every write, whoever writes, so on a healthy
+ * shard they are empty, and the chain check and verify ask one lookup each instead of asking typeof() of every
+ * column of every row on their fast paths, which cost them a third of their reading (docs/benchmarks-chain.md).
+ * Below a guard's first row the fast path may take those columns as the store writes them; from it on, the checks
+ * ask typeof() themselves, and their exact paths name the row.
  *
  * A guard is trusted only when sqlite_schema defines it exactly as migration 9 made it: a missing or redefined one
- * (`WHERE 0`) only costs speed. What could still slip past: a guard whose b-tree was swapped for another's through
- * writable_schema, definition unchanged. Only a value's type could hide that way, with its bytes the same: every
- * byte is still hashed, and a value of another type gives other bytes or makes SQLite's json_object fail (an
- * error, never a pass).
+ * (`WHERE 0`) only costs speed. But its b-tree could still be swapped for an empty one through writable_schema with
+ * its definition unchanged, so a guard only ever stands in for tests whose failure the checks see anyway, or that
+ * change no byte: a content column of another type gives other canonical bytes (a hash mismatch, and the exact path
+ * then looks at the row) or makes SQLite's json_object fail (an error, never a pass); a Bates id is hashed, and the
+ * chain recorded which (sid, seq) it belongs to; a hash stored as text has the same bytes. Tests no hash answers
+ * (the structure columns' types, hash lengths) are asked of every row, guard or not.
  */
 export interface Guard {
   name: string;
@@ -31,21 +33,17 @@ export const EVENTS_NOT_BYTES: Guard = {
 };
 
 /**
- * Nodes verify's fast path cannot take as written: every condition its page query asked of each row (structure and
- * canonical content). Every test that can be NULL sits beside a typeof() that is true for NULL, so no odd row makes
- * the condition NULL (which a partial index would leave out); json_type is asked only of valid JSON (it fails on
- * any other, and a failing guard would refuse the write).
+ * Nodes whose content columns, Bates id or node hash verify's fast path cannot take as written (verify-nodes.ts,
+ * nodePageSql, asks the structure columns itself). Every test that can be NULL sits beside a typeof() that is true
+ * for NULL, so no odd row makes the condition NULL (which a partial index would leave out); json_type is asked only
+ * of valid JSON (it fails on any other, and a failing guard would refuse the write).
  */
 export const NODES_ODD: Guard = {
   name: 'nodes_odd',
   table: 'nodes',
   key: 'id',
-  where: `typeof(sid) <> 'text' OR instr(sid, ',') > 0 OR typeof(seq) <> 'integer'
-    OR typeof(depth) <> 'integer' OR typeof(n_children) <> 'integer'
-    OR typeof(bates) <> 'text' OR bates <> sid || '-' || printf('%06d', seq)
-    OR typeof(is_top) <> 'integer' OR is_top NOT IN (0, 1)
-    OR (parent_id IS NOT NULL AND typeof(parent_id) <> 'integer')
-    OR typeof(node_hash) <> 'blob' OR length(node_hash) <> 32
+  where: `typeof(bates) <> 'text' OR typeof(sid) <> 'text' OR typeof(seq) <> 'integer'
+    OR bates <> sid || '-' || printf('%06d', seq) OR typeof(node_hash) <> 'blob'
     OR typeof(question) <> 'text' OR typeof(answer_text) <> 'text' OR typeof(audit) <> 'text'
     OR typeof(created_at) <> 'text' OR typeof(cache_key) NOT IN ('text', 'null')
     OR typeof(source) NOT IN ('text', 'null') OR typeof(source_id) NOT IN ('text', 'null')
@@ -54,12 +52,12 @@ export const NODES_ODD: Guard = {
     OR NOT CASE WHEN json_valid(cited_titles_json) THEN json_type(cited_titles_json) = 'array' ELSE 0 END`,
 };
 
-/** Stored subtree hashes that are not 32-byte blobs. (A missing row is seen by verify's counts.) */
+/** Stored subtree hashes that are not blobs. (Their lengths verify asks itself; a missing row shifts its counts.) */
 export const SUBTREES_ODD: Guard = {
   name: 'node_subtree_odd',
   table: 'node_subtree',
   key: 'id',
-  where: "typeof(subtree_hash) <> 'blob' OR length(subtree_hash) <> 32",
+  where: "typeof(subtree_hash) <> 'blob'",
 };
 
 export const GUARDS: readonly Guard[] = [EVENTS_NOT_BYTES, NODES_ODD, SUBTREES_ODD];

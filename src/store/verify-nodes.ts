@@ -13,21 +13,26 @@ import { equal32, sha256Into } from './hash.js';
 export const PAGE = 1000;
 
 /**
- * A page of nodes (id in (lo, hi]) as a handful of values. Unguarded, it asks typeof() of every column it takes as
- * written (`odd` counts the rows that fail) and builds the canonical content only of rows of the right types;
- * guarded, the guards have asked it of every row already (guards.ts, NODES_ODD and SUBTREES_ODD).
+ * A page of nodes (id in (lo, hi]) as a handful of values. `odd` counts the rows whose values the lists cannot carry
+ * as the store writes them. Some of its tests no hash would answer: the structure columns' types (a text '5' prints
+ * as 5 in a list), a hash's length (bytes moved from one row's hash into the next leave the concatenation as it
+ * was). Those are always asked. The rest are left to the guards on guarded pages (guards.ts, NODES_ODD and
+ * SUBTREES_ODD): a content column of another type gives other canonical bytes (a hash mismatch, then the exact
+ * path) or makes json_object fail, a malformed Bates id is not what the chain recorded for (sid, seq), and a hash
+ * stored as text has the same bytes.
  */
 export function nodePageSql(guarded: boolean): string {
-  const odd = `sum(typeof(n.sid) <> 'text' OR instr(n.sid, ',') > 0 OR typeof(n.seq) <> 'integer'
+  const always = `typeof(n.sid) <> 'text' OR instr(n.sid, ',') > 0 OR typeof(n.seq) <> 'integer'
       OR typeof(n.depth) <> 'integer' OR typeof(n.n_children) <> 'integer'
-      OR typeof(n.bates) <> 'text' OR n.bates <> n.sid || '-' || printf('%06d', n.seq)
       OR typeof(n.is_top) <> 'integer' OR n.is_top NOT IN (0, 1)
       OR (n.parent_id IS NOT NULL AND typeof(n.parent_id) <> 'integer')
-      OR typeof(n.node_hash) <> 'blob' OR length(n.node_hash) <> 32
-      OR typeof(h.subtree_hash) <> 'blob' OR length(h.subtree_hash) <> 32)`;
+      OR length(n.node_hash) <> 32 OR length(h.subtree_hash) <> 32`;
+  const unguarded = `typeof(n.bates) <> 'text' OR n.bates <> n.sid || '-' || printf('%06d', n.seq)
+      OR typeof(n.node_hash) <> 'blob' OR typeof(h.subtree_hash) <> 'blob'`;
   return `SELECT count(*), group_concat(n.id), group_concat(coalesce(n.parent_id, 0)), group_concat(n.sid),
       group_concat(n.seq), group_concat(n.is_top, ''), group_concat(n.depth), group_concat(n.n_children),
-      ${guarded ? '0' : odd}, CAST(group_concat(${guarded ? CANON_GUARDED_SQL : CANON_SQL}, '') AS BLOB),
+      sum(${guarded ? always : `${always} OR ${unguarded}`}),
+      CAST(group_concat(${guarded ? CANON_GUARDED_SQL : CANON_SQL}, '') AS BLOB),
       CAST(group_concat(n.node_hash, '') AS BLOB), CAST(group_concat(h.subtree_hash, '') AS BLOB)
     FROM nodes n LEFT JOIN nodes p ON p.id = n.parent_id AND p.id < n.id LEFT JOIN node_subtree h ON h.id = n.id
     WHERE n.id > ? AND n.id <= ?`;

@@ -93,13 +93,15 @@ export function verifyShard(db: Database.Database, opts: VerifyOptions = {}): Ve
  * they are not, so one id edited to 1e12 cannot make verify allocate by the largest id.
  */
 function idIndex(
+  minId: number,
   maxId: number,
   total: number,
 ): { get: (id: number) => number; set: (id: number, i: number) => void } {
-  if (Number.isSafeInteger(maxId) && maxId <= 4 * total + 65536) {
+  if (minId >= 0 && Number.isSafeInteger(maxId) && maxId <= 4 * total + 65536) {
     const a = new Int32Array(maxId + 1).fill(-1);
     return {
-      get: (id) => (id >= 0 && id <= maxId ? a[id] : -1),
+      // Only a number: a text '2' would index the array as 2.
+      get: (id) => (typeof id === 'number' && id >= 0 && id <= maxId ? a[id] : -1),
       set: (id, i) => {
         a[id] = i;
       },
@@ -118,9 +120,12 @@ function readNodes(
   db: Database.Database,
   start: HelperStart,
 ): { nodes: ReadNodes; helpers: VerifyHelpers | null } {
-  const maxId = (cachedStatement(db, 'SELECT coalesce(max(id), 0) FROM nodes', 'pluck').get() as number) ?? 0;
-  const total = cachedStatement(db, 'SELECT count(*) FROM nodes', 'pluck').get() as number;
-  const index = idIndex(maxId, total);
+  const [minId, maxId, total] = cachedStatement(
+    db,
+    'SELECT coalesce(min(id), 1), coalesce(max(id), 0), count(*) FROM nodes',
+    'raw',
+  ).get() as [number, number, number];
+  const index = idIndex(minId, maxId, total);
   const ids = new Float64Array(total);
   const parentIds = new Float64Array(total);
   const depths = new Float64Array(total);
@@ -146,7 +151,9 @@ function readNodes(
 
   // Pages below the first row a guard holds (guards.ts) leave types to the guards; the rest ask typeof() here.
   const pages = pageStatements(db, guardedUpTo(db));
-  const helpers = start(maxId, total, pages.guardedBelow);
+  // Ids start at 1, but one edited to 0 or below is a row like any other: read from the smallest (helpers only
+  // share ids from 1 on).
+  const helpers = minId >= 1 ? start(maxId, total, pages.guardedBelow) : null;
   const rowsStmt = cachedStatement(db, EXACT_ROWS);
   const batesStmt = cachedStatement(db, 'SELECT bates FROM nodes WHERE id = ?', 'pluck');
   const batesOf = (k: number) => (batesStmt.get(ids[k]) as string | undefined) ?? `(internal id ${ids[k]})`;
@@ -302,7 +309,7 @@ function readNodes(
       i++;
     }
   };
-  if (helpers === null) sequential(0, maxId);
+  if (helpers === null) sequential(Math.min(0, minId - 1), maxId);
   else {
     // Every thread takes chunks from the shared counter; then they are joined here in id order, and a chunk the
     // fast path did not vouch for is read again on this thread's exact path.
@@ -313,6 +320,8 @@ function readNodes(
       else sequential(chunk.lo, chunk.hi);
     });
   }
+  // Every row counted was read, and no other (a damaged b-tree can hand back rows its own count does not see).
+  if (i !== total) throw new RangeError(`read ${i} nodes of ${total}`);
   const n = i;
   const nodes: ReadNodes = {
     n,

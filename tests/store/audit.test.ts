@@ -330,3 +330,45 @@ describe('the storage-class guard of the events (guards.ts)', () => {
     }
   });
 });
+
+describe('chain-check against bytes moved between neighbouring rows', () => {
+  /** Same concatenation, same body lengths: only the per-row hash lengths tell. */
+  it('names an event hash cut short with the next one made long, and a body re-cut between two prev_hashes', () => {
+    const s = busy();
+    try {
+      const get = (seq: number) =>
+        s.db.prepare('SELECT body, prev_hash, event_hash FROM audit_events WHERE seq = ?').get(seq) as {
+          body: Buffer;
+          prev_hash: Buffer;
+          event_hash: Buffer;
+        };
+      const set = s.db.prepare(
+        'UPDATE audit_events SET body = ?, prev_hash = ?, event_hash = ? WHERE seq = ?',
+      );
+      const e2 = get(2);
+      const e3 = get(3);
+      const e4 = get(4);
+      set.run(e2.body, e2.prev_hash, e2.event_hash.subarray(0, 31), 2);
+      set.run(e3.body, e3.prev_hash, Buffer.concat([e2.event_hash.subarray(31), e3.event_hash]), 3);
+      expect(s.chainCheck()).toMatchObject({ ok: false, first_broken_seq: 2 });
+      set.run(e2.body, e2.prev_hash, e2.event_hash, 2);
+      set.run(e3.body, e3.prev_hash, e3.event_hash, 3);
+      expect(s.chainCheck().ok).toBe(true);
+      // Event 3's body loses its first byte to its prev_hash and takes the next prev_hash's first byte.
+      set.run(
+        Buffer.concat([e3.body.subarray(1), e4.prev_hash.subarray(0, 1)]),
+        Buffer.concat([e3.prev_hash, e3.body.subarray(0, 1)]),
+        e3.event_hash,
+        3,
+      );
+      set.run(e4.body, e4.prev_hash.subarray(1), e4.event_hash, 4);
+      expect(s.chainCheck()).toMatchObject({
+        ok: false,
+        first_broken_seq: 3,
+        reason: 'event 3 does not link to event 2',
+      });
+    } finally {
+      s.close();
+    }
+  });
+});

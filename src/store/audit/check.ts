@@ -134,14 +134,16 @@ const PARALLEL_MIN = 150_000;
  * value), so every event's prev_hash || body, the bytes its hash covers, lies whole in one blob, with no
  * concatenation per row; the first event's prev_hash, which group_concat leaves out, comes by its own lookup. The
  * event hashes follow as one blob of 32 bytes each and the body lengths as a list to cut by. A rowid range is read
- * in rowid order. The bytes are all the check needs: a hash that is not 32 bytes, a null or a missing row shifts
- * the cuts or the counts, and the page then fails and goes row by row. Storage classes are left to the guard
- * (guards.ts); without one, `odd` counts the values that are not blobs.
+ * in rowid order. A null or a missing row shifts the counts and fails the page (it then goes row by row). So does a
+ * hash of another length: `odd` asks every row's two hash lengths (length() of a blob reads no content), since
+ * bytes moved from one row's hash into the next row's leave the concatenation and the body lengths as they were.
+ * Storage classes are left to the guard (guards.ts); without one, `odd` asks them too.
  */
 export function fastPageSql(guarded: boolean): string {
+  const lengths = 'length(prev_hash) <> 32 OR length(event_hash) <> 32';
   return `SELECT group_concat(length(body), ','), CAST(group_concat(body, prev_hash) AS BLOB),
       CAST(group_concat(event_hash, '') AS BLOB), (SELECT prev_hash FROM audit_events WHERE seq = @lo + 1),
-      ${guarded ? '0' : `sum(${EVENTS_NOT_BYTES.where})`}
+      sum(${guarded ? lengths : `${lengths} OR ${EVENTS_NOT_BYTES.where}`})
     FROM audit_events WHERE seq > @lo AND seq <= @hi`;
 }
 type FastPage = [string | null, Buffer | null, Buffer | null, unknown, number | null];
