@@ -32,6 +32,7 @@ const results = await Promise.all([
       'chain-check-worker': 'src/ui/runtime/chain-check-worker.ts',
       'find-worker': 'src/ui/runtime/find-worker.ts',
       'check-worker': 'src/store/audit/check-worker.ts',
+      'verify-worker': 'src/store/verify-worker.ts',
       'fts-build-worker': 'src/store/find/fts-build-worker.ts',
     },
   }),

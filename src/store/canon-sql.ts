@@ -15,10 +15,23 @@ export const CANON_SQL = `CASE WHEN typeof(n.question) = 'text' AND typeof(n.ans
     AND typeof(n.cited_titles_json) = 'text'
     AND CASE WHEN json_valid(n.cited_titles_json) THEN json_type(n.cited_titles_json) = 'array' ELSE 0 END
     AND (n.parent_id IS NULL OR p.id IS NULL OR typeof(p.bates) = 'text')
-  THEN X'00' || json_object('answer_text', n.answer_text, 'audit', n.audit, 'bates', n.bates,
-    'cache_key', n.cache_key, 'cited_titles', json(n.cited_titles_json), 'created_at', n.created_at,
+  THEN ${canonBody('json(n.cited_titles_json)')} END`;
+
+/**
+ * The same without the CASE, for rows the nodes guard vouches for (guards.ts, NODES_ODD: every one of the tests
+ * above, of every node, so of the parent too). The titles are still asked to be strict JSON: json() reads JSON5
+ * too, and would make `['a',]`, which no reader of the store parses, into the `["a"]` that was hashed.
+ */
+export const CANON_GUARDED_SQL = canonBody(
+  "json(CASE WHEN json_valid(n.cited_titles_json) THEN n.cited_titles_json ELSE 'null' END)",
+);
+
+function canonBody(titles: string): string {
+  return `X'00' || json_object('answer_text', n.answer_text, 'audit', n.audit, 'bates', n.bates,
+    'cache_key', n.cache_key, 'cited_titles', ${titles}, 'created_at', n.created_at,
     'n_cited_sources', n.n_cited_sources, 'parent_bates', p.bates, 'question', n.question, 'source', n.source,
-    'source_id', n.source_id) END`;
+    'source_id', n.source_id)`;
+}
 
 /** SQLite's canonical content of one node (0x00 first), or null when it leaves the row to the exact path. */
 export function sqlCanonicalContent(db: Database.Database, id: number): Buffer | null {

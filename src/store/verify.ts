@@ -1,13 +1,18 @@
 import type Database from 'better-sqlite3';
-import { type Problem, readClaims } from './audit/claims.js';
+import { type ChainClaims, type Problem, readClaims } from './audit/claims.js';
 import { compareClaims } from './audit/compare.js';
 import { compareSources } from './audit/compare-sources.js';
-import { CANON_SQL } from './canon-sql.js';
 import { cachedStatement } from './db/statements.js';
 import { damaged } from './errors.js';
-import { equal32, nodeHash, sessionRoot, sha256, sha256Into } from './hash.js';
+import { equal32, nodeHash, sha256Into } from './hash.js';
 import { NODE_COLUMNS, type NodeRow } from './rows.js';
+import { badArchiveBodies, badSessionRoots, foldSubtrees } from './verify-hashes.js';
+import { cutCanonical, type FastChunk, guardedUpTo, PAGE, pageStatements, readPage } from './verify-nodes.js';
+import { VerifyHelpers, verifyThreadCount } from './verify-parallel.js';
 import { archivedRows, type ReadNodes, structureProblems, turnClaimProblems } from './verify-state.js';
+
+/** Starts helpers for a read of `total` nodes (ids up to maxId), or gives null. */
+type HelperStart = (maxId: number, total: number, guardedBelow: number) => VerifyHelpers | null;
 
 export interface VerifyReport {
   ok: boolean;
@@ -40,11 +45,10 @@ const EXACT_ROWS = `SELECT ${NODE_COLUMNS}
   FROM nodes n LEFT JOIN node_subtree h ON h.id = n.id LEFT JOIN nodes p ON p.id = n.parent_id AND p.id < n.id
   WHERE n.id > ? AND n.id <= ? ORDER BY n.id`;
 
-const PAGE = 1000;
-
 /** How many threads verify hashes and reads with (bench/chain.ts measures its ceiling on as many). */
-export function verifyThreads(_nodes: number): { hash: number; read: number } {
-  return { hash: 1, read: 1 };
+export function verifyThreads(nodes: number): { hash: number; read: number } {
+  const threads = verifyThreadCount(nodes);
+  return { hash: threads, read: threads };
 }
 
 /**
@@ -60,10 +64,19 @@ export function verifyThreads(_nodes: number): { hash: number; read: number } {
  * row by row and canonicalised in JavaScript, and a node whose SQL-built content does not hash to its stored
  * node_hash is re-hashed that way before it is called edited. Only a match is ever taken from the fast path.
  */
-export function verifyShard(db: Database.Database): VerifyReport {
+/**
+ * `parallelFrom`: the size from which helpers share the work (tests lower it); `stats`, filled with what they did.
+ */
+export interface VerifyOptions {
+  parallelFrom?: number;
+  stats?: { chunks: number; helperChunks: number; helperClaims: boolean };
+}
+
+export function verifyShard(db: Database.Database, opts: VerifyOptions = {}): VerifyReport {
   // One read transaction: every statement below sees the same snapshot, even while another process writes.
   try {
-    return db.inTransaction ? verifyAll(db) : db.transaction(() => verifyAll(db))();
+    // Helpers read on their own connections: not while the caller holds a transaction they cannot see into.
+    return db.inTransaction ? verifyAll(db, {}) : db.transaction(() => verifyAll(db, opts, true))();
   } catch (err) {
     // On a healthy shard every read below succeeds; one that yields values no shard holds (a damaged b-tree hands
     // back rows its own index cannot find) is damage, said in one line, not a crash.
@@ -80,13 +93,15 @@ export function verifyShard(db: Database.Database): VerifyReport {
  * they are not, so one id edited to 1e12 cannot make verify allocate by the largest id.
  */
 function idIndex(
+  minId: number,
   maxId: number,
   total: number,
 ): { get: (id: number) => number; set: (id: number, i: number) => void } {
-  if (Number.isSafeInteger(maxId) && maxId <= 4 * total + 65536) {
+  if (minId >= 0 && Number.isSafeInteger(maxId) && maxId <= 4 * total + 65536) {
     const a = new Int32Array(maxId + 1).fill(-1);
     return {
-      get: (id) => (id >= 0 && id <= maxId ? a[id] : -1),
+      // Only a number: a text '2' would index the array as 2.
+      get: (id) => (typeof id === 'number' && id >= 0 && id <= maxId ? a[id] : -1),
       set: (id, i) => {
         a[id] = i;
       },
@@ -101,10 +116,16 @@ function idIndex(
  * else the exact path (rows, canon() in JavaScript).
  */
 // One function on purpose: the page loop, its exact-path fallback and the typed arrays they fill share one cursor.
-function readNodes(db: Database.Database): ReadNodes {
-  const maxId = (cachedStatement(db, 'SELECT coalesce(max(id), 0) FROM nodes', 'pluck').get() as number) ?? 0;
-  const total = cachedStatement(db, 'SELECT count(*) FROM nodes', 'pluck').get() as number;
-  const index = idIndex(maxId, total);
+function readNodes(
+  db: Database.Database,
+  start: HelperStart,
+): { nodes: ReadNodes; helpers: VerifyHelpers | null } {
+  const [minId, maxId, total] = cachedStatement(
+    db,
+    'SELECT coalesce(min(id), 1), coalesce(max(id), 0), count(*) FROM nodes',
+    'raw',
+  ).get() as [number, number, number];
+  const index = idIndex(minId, maxId, total);
   const ids = new Float64Array(total);
   const parentIds = new Float64Array(total);
   const depths = new Float64Array(total);
@@ -128,23 +149,11 @@ function readNodes(db: Database.Database): ReadNodes {
     return s;
   };
 
-  const pageStmt = cachedStatement(
-    db,
-    `SELECT count(*), group_concat(n.id), group_concat(coalesce(n.parent_id, 0)), group_concat(n.sid),
-         group_concat(n.seq), group_concat(n.is_top, ''), group_concat(n.depth), group_concat(n.n_children),
-         sum(typeof(n.sid) <> 'text' OR instr(n.sid, ',') > 0 OR typeof(n.seq) <> 'integer'
-             OR typeof(n.depth) <> 'integer' OR typeof(n.n_children) <> 'integer'
-             OR typeof(n.bates) <> 'text' OR n.bates <> n.sid || '-' || printf('%06d', n.seq)
-             OR typeof(n.is_top) <> 'integer' OR n.is_top NOT IN (0, 1)
-             OR (n.parent_id IS NOT NULL AND typeof(n.parent_id) <> 'integer')
-             OR typeof(n.node_hash) <> 'blob' OR length(n.node_hash) <> 32
-             OR typeof(h.subtree_hash) <> 'blob' OR length(h.subtree_hash) <> 32),
-         CAST(group_concat(${CANON_SQL}, '') AS BLOB),
-         CAST(group_concat(n.node_hash, '') AS BLOB), CAST(group_concat(h.subtree_hash, '') AS BLOB)
-       FROM nodes n LEFT JOIN nodes p ON p.id = n.parent_id AND p.id < n.id LEFT JOIN node_subtree h ON h.id = n.id
-       WHERE n.id > ? AND n.id <= ?`,
-    'raw',
-  );
+  // Pages below the first row a guard holds (guards.ts) leave types to the guards; the rest ask typeof() here.
+  const pages = pageStatements(db, guardedUpTo(db));
+  // Ids start at 1, but one edited to 0 or below is a row like any other: read from the smallest (helpers only
+  // share ids from 1 on).
+  const helpers = minId >= 1 ? start(maxId, total, pages.guardedBelow) : null;
   const rowsStmt = cachedStatement(db, EXACT_ROWS);
   const batesStmt = cachedStatement(db, 'SELECT bates FROM nodes WHERE id = ?', 'pluck');
   const batesOf = (k: number) => (batesStmt.get(ids[k]) as string | undefined) ?? `(internal id ${ids[k]})`;
@@ -208,83 +217,113 @@ function readNodes(db: Database.Database): ReadNodes {
 
   const bounds = new Int32Array(PAGE + 1);
   const nextId = cachedStatement(db, 'SELECT min(id) FROM nodes WHERE id > ?', 'pluck');
-  for (let lo = 0, hi = PAGE; lo < maxId; lo = hi, hi = lo + PAGE) {
-    const [
-      n,
-      idList,
-      parentList,
-      sidList,
-      seqList,
-      topList,
-      depthList,
-      kidList,
-      odd,
-      canonBlob,
-      nodeBlob,
-      subBlob,
-    ] = pageStmt.get(lo, hi) as [
-      number,
-      string | null,
-      string,
-      string,
-      string,
-      string,
-      string,
-      string,
-      number,
-      Buffer | null,
-      Buffer,
-      Buffer,
-    ];
-    if (n === 0) {
-      // A gap in the ids (ids are never reused, but may have been edited): jump to the next one.
-      const next = nextId.get(hi) as number | null;
-      if (next === null) break;
-      hi = next - 1;
-      continue;
-    }
-    const cut = canonBlob !== null && odd === 0 && cutCanonical(canonBlob, n, bounds);
-    const idParts = idList?.split(',') ?? [];
-    const sidParts = sidList.split(',');
-    if (!cut || canonBlob === null || idParts.length !== n || sidParts.length !== n || topList.length !== n) {
-      exactPage(lo, hi);
-      continue;
-    }
-    const parentParts = parentList.split(',');
-    const seqParts = seqList.split(',');
-    const depthParts = depthList.split(',');
-    const kidParts = kidList.split(',');
-    for (let k = 0; k < n; k++) {
-      const id = Number(idParts[k]);
-      const parentId = Number(parentParts[k]);
-      const parentIdx = parentId === 0 ? parentIndex(null) : parentIndex(parentId);
-      index.set(id, i);
-      ids[i] = id;
-      parentIds[i] = parentId;
-      depths[i] = Number(depthParts[k]);
-      childCounts[i] = Number(kidParts[k]);
-      sids[i] = intern(sidParts[k]);
-      seqs[i] = Number(seqParts[k]);
-      parents[i] = parentIdx;
-      tops[i] = topList.charCodeAt(k) === 49 ? 1 : 0;
-      subBlob.copy(storedSub, 32 * i, 32 * k, 32 * k + 32);
-      sha256Into(canonBlob.subarray(bounds[k], bounds[k + 1]), computedNode, 32 * i);
-      if (!equal32(computedNode, 32 * i, nodeBlob, 32 * k)) {
-        // Not vouched for: the exact path decides.
-        const r = rowsStmt.get(id - 1, id) as NodeRow | undefined;
-        // A row the page listed but a lookup cannot find: a damaged index (bit flips do this). Not vouched for.
-        const nh = r ? exactNodeHash(r, parentIdx) : Buffer.alloc(32);
-        nh.copy(computedNode, 32 * i);
-        if (!r || !equal32(computedNode, 32 * i, nodeBlob, 32 * k)) {
-          mismatch.add(i);
-          editedIdx.push(i);
-        }
+  /** Nodes with ids in (from, to], page by page: the fast path, else the exact path, node by node or page by page. */
+  const sequential = (from: number, to: number) => {
+    for (let lo = from, hi = Math.min(from + PAGE, to); lo < to; lo = hi, hi = Math.min(lo + PAGE, to)) {
+      const [
+        n,
+        idList,
+        parentList,
+        sidList,
+        seqList,
+        topList,
+        depthList,
+        kidList,
+        odd,
+        canonBlob,
+        nodeBlob,
+        subBlob,
+      ] = readPage(pages, lo, hi);
+      if (n === 0) {
+        // A gap in the ids (ids are never reused, but may have been edited): jump to the next one.
+        const next = nextId.get(hi) as number | null;
+        if (next === null || next > to) break;
+        hi = next - 1;
+        continue;
       }
+      const cut = canonBlob !== null && odd === 0 && cutCanonical(canonBlob, n, bounds);
+      const idParts = idList?.split(',') ?? [];
+      const sidParts = sidList.split(',');
+      if (
+        !cut ||
+        canonBlob === null ||
+        idParts.length !== n ||
+        sidParts.length !== n ||
+        topList.length !== n ||
+        nodeBlob?.length !== 32 * n ||
+        subBlob?.length !== 32 * n
+      ) {
+        exactPage(lo, hi);
+        continue;
+      }
+      const parentParts = parentList.split(',');
+      const seqParts = seqList.split(',');
+      const depthParts = depthList.split(',');
+      const kidParts = kidList.split(',');
+      storedSub.set(subBlob, 32 * i);
+      for (let k = 0; k < n; k++) {
+        const id = Number(idParts[k]);
+        const parentId = Number(parentParts[k]);
+        const parentIdx = parentId === 0 ? parentIndex(null) : parentIndex(parentId);
+        index.set(id, i);
+        ids[i] = id;
+        parentIds[i] = parentId;
+        depths[i] = Number(depthParts[k]);
+        childCounts[i] = Number(kidParts[k]);
+        sids[i] = intern(sidParts[k]);
+        seqs[i] = Number(seqParts[k]);
+        parents[i] = parentIdx;
+        tops[i] = topList.charCodeAt(k) === 49 ? 1 : 0;
+        sha256Into(canonBlob.subarray(bounds[k], bounds[k + 1]), computedNode, 32 * i);
+        if (!equal32(computedNode, 32 * i, nodeBlob, 32 * k)) {
+          // Not vouched for: the exact path decides.
+          const r = rowsStmt.get(id - 1, id) as NodeRow | undefined;
+          // A row the page listed but a lookup cannot find: a damaged index (bit flips do this). Not vouched for.
+          const nh = r ? exactNodeHash(r, parentIdx) : Buffer.alloc(32);
+          nh.copy(computedNode, 32 * i);
+          if (!r || !equal32(computedNode, 32 * i, nodeBlob, 32 * k)) {
+            mismatch.add(i);
+            editedIdx.push(i);
+          }
+        }
+        i++;
+      }
+    }
+  };
+  /** A chunk the fast path vouched for (this thread's or a helper's), appended in id order. */
+  const append = (c: FastChunk) => {
+    if (i + c.n > total) throw new RangeError('more nodes than counted');
+    computedNode.set(c.nodeHashes, 32 * i);
+    storedSub.set(c.subtreeHashes, 32 * i);
+    for (let k = 0; k < c.n; k++) {
+      const parentId = c.parentIds[k];
+      index.set(c.ids[k], i);
+      ids[i] = c.ids[k];
+      parentIds[i] = parentId;
+      depths[i] = c.depths[k];
+      childCounts[i] = c.childCounts[k];
+      sids[i] = intern(c.sids[k]);
+      seqs[i] = c.seqs[k];
+      parents[i] = parentId === 0 ? -1 : parentIndex(parentId);
+      tops[i] = c.tops[k];
       i++;
     }
+  };
+  if (helpers === null) sequential(Math.min(0, minId - 1), maxId);
+  else {
+    // Every thread takes chunks from the shared counter; then they are joined here in id order, and a chunk the
+    // fast path did not vouch for is read again on this thread's exact path.
+    helpers.work(pages);
+    helpers.chunks.forEach((chunk, k) => {
+      const c = helpers.result(k);
+      if (c) append(c);
+      else sequential(chunk.lo, chunk.hi);
+    });
   }
+  // Every row counted was read, and no other (a damaged b-tree can hand back rows its own count does not see).
+  if (i !== total) throw new RangeError(`read ${i} nodes of ${total}`);
   const n = i;
-  return {
+  const nodes: ReadNodes = {
     n,
     sids,
     seqs,
@@ -302,117 +341,42 @@ function readNodes(db: Database.Database): ReadNodes {
     indexOf: index.get,
     problems,
   };
+  return { nodes, helpers };
 }
 
-/** The canonical contents' cuts at their 0x00 prefixes (canonical JSON never holds a raw 0x00 byte), or false. */
-function cutCanonical(canonBlob: Buffer, n: number, bounds: Int32Array): boolean {
-  if (canonBlob[0] !== 0) return false;
-  let at = 0;
-  for (let k = 0; k < n; k++) {
-    bounds[k] = at;
-    const next = k === n - 1 ? canonBlob.length : canonBlob.indexOf(0, at + 1);
-    if (next < 0) return false;
-    at = next;
-  }
-  bounds[n] = canonBlob.length;
-  return !(at !== canonBlob.length || canonBlob.indexOf(0, bounds[n - 1] + 1) >= 0);
-}
-
-/** Computed subtree hashes, bottom-up by index (descending id); a node whose stored one differs joins `mismatch`. */
-function foldSubtrees(nodes: ReadNodes): Buffer {
-  const { n, sids, seqs, parents, computedNode, storedSub, oddSub, mismatch } = nodes;
-
-  // Children of each node (compressed lists), in (sid, seq) order. Most nodes have zero or one child.
-  const childStart = new Int32Array(n + 1);
-  for (let c = 0; c < n; c++) if (parents[c] >= 0) childStart[parents[c] + 1]++;
-  let maxKids = 0;
-  for (let k = 0; k < n; k++) {
-    maxKids = Math.max(maxKids, childStart[k + 1]);
-    childStart[k + 1] += childStart[k];
-  }
-  const childList = new Int32Array(childStart[n]);
-  const fill = childStart.slice(0, n);
-  for (let c = 0; c < n; c++) if (parents[c] >= 0) childList[fill[parents[c]]++] = c;
-  const bySidSeq = (a: number, b: number) =>
-    sids[a] < sids[b] ? -1 : sids[a] > sids[b] ? 1 : seqs[a] - seqs[b];
-
-  // subtree_hash = H(0x01 || node_hash || subtree_hash(child)...), assembled in one scratch buffer.
-  const computedSub = Buffer.alloc(32 * n);
-  const scratch = Buffer.alloc(33 + 32 * maxKids);
-  scratch[0] = 0x01;
-  for (let k = n - 1; k >= 0; k--) {
-    const from = childStart[k];
-    const to = childStart[k + 1];
-    if (to - from > 1) {
-      const sorted = Array.from(childList.subarray(from, to)).sort(bySidSeq);
-      childList.set(sorted, from);
-    }
-    computedNode.copy(scratch, 1, 32 * k, 32 * k + 32);
-    for (let j = from; j < to; j++)
-      computedSub.copy(scratch, 33 + 32 * (j - from), 32 * childList[j], 32 * childList[j] + 32);
-    sha256Into(scratch.subarray(0, 33 + 32 * (to - from)), computedSub, 32 * k);
-    if (oddSub.has(k) || !equal32(computedSub, 32 * k, storedSub, 32 * k)) mismatch.add(k);
-  }
-
-  return computedSub;
-}
-
-/** Sessions whose stored root differs from the one over their top nodes' computed subtree hashes, by seq. */
-function badSessionRoots(db: Database.Database, nodes: ReadNodes, computedSub: Buffer): string[] {
-  const { n, sids, seqs, tops } = nodes;
-  // Session roots over each session's top nodes, by seq.
-  const topsBySid = new Map<string, number[]>();
-  for (let k = 0; k < n; k++) {
-    if (!tops[k]) continue;
-    const list = topsBySid.get(sids[k]);
-    if (list) list.push(k);
-    else topsBySid.set(sids[k], [k]);
-  }
-  const badSessions: string[] = [];
-  for (const [sid, stored] of cachedStatement(
+function verifyAll(db: Database.Database, opts: VerifyOptions, parallel = false): VerifyReport {
+  const head = cachedStatement(
     db,
-    'SELECT sid, session_root FROM sessions ORDER BY sid',
+    'SELECT seq, lower(hex(event_hash)) FROM audit_events ORDER BY seq DESC LIMIT 1',
     'raw',
-  ).iterate() as IterableIterator<[string, Buffer]>) {
-    const list = (topsBySid.get(sid) ?? []).sort((a, b) => seqs[a] - seqs[b]);
-    if (
-      !sessionRoot(
-        sid,
-        list.map((k) => computedSub.subarray(32 * k, 32 * k + 32)),
-      ).equals(stored)
-    )
-      badSessions.push(sid);
+  ).get() as [number, string] | undefined;
+  const { nodes, helpers } = readNodes(db, (maxId, total, guardedBelow) =>
+    parallel && head
+      ? VerifyHelpers.start(
+          db,
+          { seq: head[0], hash: head[1] },
+          maxId,
+          total,
+          guardedBelow,
+          opts.parallelFrom,
+        )
+      : null,
+  );
+  try {
+    const claims = helpers?.claims() ?? readClaims(db);
+    if (opts.stats && helpers) Object.assign(opts.stats, helpers.stats());
+    return verifyRest(db, nodes, claims);
+  } finally {
+    helpers?.close();
   }
-
-  return badSessions;
 }
 
-/** Archive records (docs/sessions.md, "Entries, archiving and retention") whose body no longer hashes to its sha256. */
-function badArchiveBodies(db: Database.Database): string[] {
-  const badArchives: string[] = [];
-  if (
-    cachedStatement(db, "SELECT 1 FROM sqlite_master WHERE name = 'session_archives'").get() !== undefined
-  ) {
-    for (const [sid, body, digest] of cachedStatement(
-      db,
-      'SELECT sid, body, sha256 FROM session_archives ORDER BY sid',
-      'raw',
-    ).iterate() as IterableIterator<[string, Buffer, Buffer]>) {
-      if (!sha256(body).equals(digest)) badArchives.push(sid);
-    }
-  }
-
-  return badArchives;
-}
-
-function verifyAll(db: Database.Database): VerifyReport {
-  const nodes = readNodes(db);
+function verifyRest(db: Database.Database, nodes: ReadNodes, claims: ChainClaims): VerifyReport {
   const { n, mismatch, editedIdx, batesOf } = nodes;
   const computedSub = foldSubtrees(nodes);
   const badSessions = badSessionRoots(db, nodes, computedSub);
   const badArchives = badArchiveBodies(db);
   const mismatches = [...mismatch].sort((a, b) => a - b).map(batesOf);
-  const claims = readClaims(db);
   const turns = turnClaimProblems(nodes, claims);
   const all = [
     ...nodes.problems,

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { EVENTS_NOT_BYTES, firstGuarded, guardSql } from '../../src/store/guards.js';
 import type { Shard } from '../../src/store/index.js';
 import { newShard } from './util.js';
 
@@ -248,5 +249,126 @@ describe('audit chain', () => {
     expect(() => s.addTurn({ question: 'x', answer_text: '', parent: 'aaaa-999999' })).toThrow();
     expect(() => s.createSession({ sid: 'aaaa' })).toThrow();
     expect(s.chainHead()).toBe(before);
+  });
+});
+
+describe('the storage-class guard of the events (guards.ts)', () => {
+  /** A chain of a few pages (the fast path checks 2,000 events a page), with one body stored as text. */
+  function withTextBody(): { s: Shard; seq: number } {
+    const s = newShard();
+    s.write(() => {
+      for (let i = 0; i < 5000; i++) s.audit.append('bench.event', { i }, '2026-01-01T00:00:00.000Z');
+    });
+    const seq = 3500;
+    const body = s.db.prepare('SELECT body FROM audit_events WHERE seq = ?').pluck().get(seq) as Buffer;
+    s.db.prepare('UPDATE audit_events SET body = ? WHERE seq = ?').run(body.toString('latin1'), seq);
+    return { s, seq };
+  }
+  const named = (seq: number) => ({
+    ok: false,
+    first_broken_seq: seq,
+    reason: `event ${seq} is not stored as bytes`,
+    verified: { seq: seq - 1 },
+  });
+
+  it('is created by the schema exactly as the check trusts it, and is empty on a healthy shard', () => {
+    const s = newShard();
+    try {
+      expect(
+        s.db.prepare("SELECT sql FROM sqlite_schema WHERE name = 'audit_events_not_bytes'").pluck().get(),
+      ).toBe(guardSql(EVENTS_NOT_BYTES));
+      expect(firstGuarded(s.db, EVENTS_NOT_BYTES)).toBeNull();
+    } finally {
+      s.close();
+    }
+  });
+
+  it('names an event whose body is text with the same bytes, through the guard and without it', () => {
+    const { s, seq } = withTextBody();
+    try {
+      expect(firstGuarded(s.db, EVENTS_NOT_BYTES)).toBe(seq);
+      expect(s.chainCheck()).toMatchObject(named(seq));
+      // A guard that lies (empty by definition) is not trusted: the check asks typeof() itself.
+      s.db.exec('DROP INDEX audit_events_not_bytes');
+      s.db.exec('CREATE INDEX audit_events_not_bytes ON audit_events(seq) WHERE 0');
+      expect(firstGuarded(s.db, EVENTS_NOT_BYTES)).toBeUndefined();
+      expect(s.chainCheck()).toMatchObject(named(seq));
+      // No guard at all: the same.
+      s.db.exec('DROP INDEX audit_events_not_bytes');
+      expect(firstGuarded(s.db, EVENTS_NOT_BYTES)).toBeUndefined();
+      expect(s.chainCheck()).toMatchObject(named(seq));
+      // The bytes back as a blob: intact again, with or without the guard.
+      const text = s.db.prepare('SELECT body FROM audit_events WHERE seq = ?').pluck().get(seq) as string;
+      s.db.prepare('UPDATE audit_events SET body = ? WHERE seq = ?').run(Buffer.from(text, 'latin1'), seq);
+      expect(s.chainCheck()).toMatchObject({ ok: true, events: 5001 });
+      s.db.exec(guardSql(EVENTS_NOT_BYTES));
+      expect(s.chainCheck()).toMatchObject({ ok: true, events: 5001 });
+    } finally {
+      s.close();
+    }
+  });
+
+  it('a null, short or long hash on the fast path sends the page row by row, which names it', () => {
+    const s = newShard();
+    try {
+      s.write(() => {
+        for (let i = 0; i < 5000; i++) s.audit.append('bench.event', { i }, '2026-01-01T00:00:00.000Z');
+      });
+      const hash = (seq: number) =>
+        s.db.prepare('SELECT event_hash FROM audit_events WHERE seq = ?').pluck().get(seq) as Buffer;
+      const seq = 2500;
+      const good = hash(seq);
+      // NOT NULL is the table's; an attacker rewrites the schema, so a null is asked of the table as it is.
+      for (const bad of [good.subarray(0, 31), Buffer.concat([good, Buffer.from([0])])]) {
+        s.db.prepare('UPDATE audit_events SET event_hash = ? WHERE seq = ?').run(bad, seq);
+        expect(s.chainCheck()).toMatchObject({ ok: false, first_broken_seq: seq });
+      }
+      s.db.prepare('UPDATE audit_events SET event_hash = ? WHERE seq = ?').run(good, seq);
+      expect(s.chainCheck()).toMatchObject({ ok: true, events: 5001 });
+    } finally {
+      s.close();
+    }
+  });
+});
+
+describe('chain-check against bytes moved between neighbouring rows', () => {
+  /** Same concatenation, same body lengths: only the per-row hash lengths tell. */
+  it('names an event hash cut short with the next one made long, and a body re-cut between two prev_hashes', () => {
+    const s = busy();
+    try {
+      const get = (seq: number) =>
+        s.db.prepare('SELECT body, prev_hash, event_hash FROM audit_events WHERE seq = ?').get(seq) as {
+          body: Buffer;
+          prev_hash: Buffer;
+          event_hash: Buffer;
+        };
+      const set = s.db.prepare(
+        'UPDATE audit_events SET body = ?, prev_hash = ?, event_hash = ? WHERE seq = ?',
+      );
+      const e2 = get(2);
+      const e3 = get(3);
+      const e4 = get(4);
+      set.run(e2.body, e2.prev_hash, e2.event_hash.subarray(0, 31), 2);
+      set.run(e3.body, e3.prev_hash, Buffer.concat([e2.event_hash.subarray(31), e3.event_hash]), 3);
+      expect(s.chainCheck()).toMatchObject({ ok: false, first_broken_seq: 2 });
+      set.run(e2.body, e2.prev_hash, e2.event_hash, 2);
+      set.run(e3.body, e3.prev_hash, e3.event_hash, 3);
+      expect(s.chainCheck().ok).toBe(true);
+      // Event 3's body loses its first byte to its prev_hash and takes the next prev_hash's first byte.
+      set.run(
+        Buffer.concat([e3.body.subarray(1), e4.prev_hash.subarray(0, 1)]),
+        Buffer.concat([e3.prev_hash, e3.body.subarray(0, 1)]),
+        e3.event_hash,
+        3,
+      );
+      set.run(e4.body, e4.prev_hash.subarray(1), e4.event_hash, 4);
+      expect(s.chainCheck()).toMatchObject({
+        ok: false,
+        first_broken_seq: 3,
+        reason: 'event 3 does not link to event 2',
+      });
+    } finally {
+      s.close();
+    }
   });
 });

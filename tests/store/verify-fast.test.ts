@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { sqlCanonicalContent } from '../../src/store/canon-sql.js';
+import { firstGuarded, guardSql, NODES_ODD, SUBTREES_ODD } from '../../src/store/guards.js';
 import { hashes } from '../../src/store/index.js';
 import { newShard } from './util.js';
 
@@ -80,5 +81,134 @@ describe('verify: canonical content built by SQLite', () => {
     const v = s.verify();
     expect(v.edited).toEqual([t1.bates, t3.bates]);
     expect(v.mismatches).toEqual([t1.bates, t2.bates, t3.bates]);
+  });
+});
+
+describe('verify: the node guards (guards.ts)', () => {
+  /** 2,500 turns (three of verify's 1,000-node pages), in chains of 50. */
+  function threePages() {
+    const s = newShard();
+    s.createSession({ sid: 'gggg' });
+    const turns = Array.from({ length: 2500 }, (_, i) => ({
+      sid: 'gggg',
+      parent: i % 50 === 0 ? null : i - 1,
+      content: { question: `q ${i}`, answer_text: `a ${i}\n"quoted"`, cited_titles: [`t${i}`] },
+    }));
+    const bates = s.addTurnsBulk(turns, { kind: 'nodes.bulk', data: {} }).added.map((a) => a.bates);
+    return { s, bates };
+  }
+  const verdict = (s: ReturnType<typeof newShard>) => {
+    const v = s.verify();
+    return {
+      ok: v.ok,
+      edited: v.edited,
+      mismatches: v.mismatches,
+      problems: v.problems?.map((p) => p.detail),
+    };
+  };
+
+  it('are created exactly as verify trusts them, and are empty on a healthy shard', () => {
+    const { s } = threePages();
+    for (const g of [NODES_ODD, SUBTREES_ODD]) {
+      expect(s.db.prepare('SELECT sql FROM sqlite_schema WHERE name = ?').pluck().get(g.name)).toBe(
+        guardSql(g),
+      );
+      expect(firstGuarded(s.db, g)).toBeNull();
+    }
+    expect(s.verify().ok).toBe(true);
+  });
+
+  it('give the same verdicts on odd rows whether they are trusted, lie or are missing', () => {
+    const { s, bates } = threePages();
+    const at = (k: number) => bates[k];
+    // On the second page: types the store never writes, a malformed Bates id, a short subtree hash.
+    s.db.prepare('UPDATE nodes SET n_cited_sources = 1.5 WHERE bates = ?').run(at(1200));
+    s.db.prepare('UPDATE nodes SET question = CAST(question AS BLOB) WHERE bates = ?').run(at(1300));
+    s.db.prepare(`UPDATE nodes SET cited_titles_json = '{"a":1}' WHERE bates = ?`).run(at(1400));
+    // A subtree hash stored as text (the guard's), and one cut short (which verify asks of every row).
+    const sub = s.db.prepare(
+      'UPDATE node_subtree SET subtree_hash = ? WHERE id = (SELECT id FROM nodes WHERE bates = ?)',
+    );
+    sub.run('x'.repeat(32), at(1500));
+    sub.run(Buffer.alloc(31), at(1600));
+    const id = (k: number) => s.db.prepare('SELECT id FROM nodes WHERE bates = ?').pluck().get(at(k));
+    expect(firstGuarded(s.db, NODES_ODD)).toBe(id(1200));
+    expect(firstGuarded(s.db, SUBTREES_ODD)).toBe(id(1500));
+    const trusted = verdict(s);
+    expect(trusted.ok).toBe(false);
+    expect(trusted.edited).toEqual([at(1200), at(1300), at(1400)]);
+    expect(trusted.mismatches).toEqual(expect.arrayContaining([at(1500), at(1600)]));
+    // Guards that lie (empty by definition) are not trusted; missing ones neither: the same verdicts.
+    for (const g of [NODES_ODD, SUBTREES_ODD]) {
+      s.db.exec(`DROP INDEX ${g.name}`);
+      s.db.exec(`CREATE INDEX ${g.name} ON ${g.table}(${g.key}) WHERE 0`);
+    }
+    expect(firstGuarded(s.db, NODES_ODD)).toBeUndefined();
+    expect(verdict(s)).toEqual(trusted);
+    for (const g of [NODES_ODD, SUBTREES_ODD]) s.db.exec(`DROP INDEX ${g.name}`);
+    expect(verdict(s)).toEqual(trusted);
+  });
+});
+
+describe('verify against a guard emptied behind its unchanged definition, and ids below 1', () => {
+  /** What `PRAGMA writable_schema` in the sqlite3 shell allows: a guard that holds nothing, its text as made. */
+  function emptyGuard(s: ReturnType<typeof newShard>, g: typeof NODES_ODD): void {
+    s.db.exec(`DROP INDEX ${g.name}`);
+    s.db.exec(`CREATE INDEX ${g.name} ON ${g.table}(${g.key}) WHERE 0`);
+    s.db.unsafeMode(true);
+    s.db.pragma('writable_schema = ON');
+    s.db.prepare('UPDATE sqlite_schema SET sql = ? WHERE name = ?').run(guardSql(g), g.name);
+    s.db.pragma('writable_schema = OFF');
+    s.db.unsafeMode(false);
+  }
+
+  it('still sees structure columns of another type (a text parent id, an empty child count)', () => {
+    const s = newShard();
+    const t1 = s.addTurn({ question: 'root', answer_text: 'a1' });
+    const t2 = s.addTurn({ question: 'mid', answer_text: 'a2', parent: t1.bates });
+    const t3 = s.addTurn({ question: 'leaf', answer_text: 'a3', parent: t2.bates });
+    const t4 = s.addTurn({ question: 'leaf 2', answer_text: 'a4', parent: t1.bates });
+    const id = (b: string) => s.db.prepare('SELECT id FROM nodes WHERE bates = ?').pluck().get(b) as number;
+    const [id2, id3] = [id(t2.bates), id(t3.bates)];
+    s.db.pragma('foreign_keys = OFF');
+    emptyGuard(s, NODES_ODD);
+    emptyGuard(s, SUBTREES_ODD);
+    s.close();
+    const again = newShard(s.path);
+    try {
+      expect(firstGuarded(again.db, NODES_ODD)).toBeNull(); // trusted, and holding nothing
+      again.db.pragma('foreign_keys = OFF');
+      again.db.prepare('UPDATE nodes SET parent_id = ? WHERE id = ?').run(`0x${id2.toString(16)}`, id3);
+      again.db.prepare(`UPDATE nodes SET n_children = '' WHERE bates = ?`).run(t4.bates);
+      const v = again.verify();
+      expect(v.ok).toBe(false);
+      expect(v.problems?.map((p) => p.id)).toEqual(expect.arrayContaining([t3.bates, t4.bates]));
+    } finally {
+      again.close();
+    }
+  });
+
+  it('reads a turn whose internal id was set to 0 or below, and names it', () => {
+    const s = newShard();
+    const t1 = s.addTurn({ question: 'root', answer_text: 'a1' });
+    const t2 = s.addTurn({ question: 'leaf', answer_text: 'a2', parent: t1.bates });
+    expect(s.verify().ok).toBe(true);
+    const row = s.db.prepare('SELECT * FROM nodes WHERE bates = ?').get(t2.bates) as Record<string, unknown>;
+    s.db.pragma('foreign_keys = OFF');
+    s.db
+      .prepare(
+        `INSERT INTO nodes (id, bates, sid, seq, parent_id, is_top, depth, n_children, question, answer_text,
+          cited_titles_json, n_cited_sources, audit, cache_key, source, source_id, created_at, node_hash)
+         VALUES (-7, @bates, @sid, 999, @parent_id, 0, 1, 0, 'FORGED', 'FORGED', '[]', 0, @audit, NULL, NULL, NULL,
+          @created_at, @node_hash)`,
+      )
+      .run({ ...row, bates: `${row.sid}-000999` });
+    s.db
+      .prepare('INSERT INTO node_subtree SELECT -7, subtree_hash FROM node_subtree WHERE id = ?')
+      .run(row.id);
+    const v = s.verify();
+    expect(v.ok).toBe(false);
+    expect(v.nodes).toBe(3);
+    expect(v.edited).toContain(`${row.sid}-000999`);
   });
 });

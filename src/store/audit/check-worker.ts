@@ -12,11 +12,11 @@ const job = workerData as ChunkJob;
 try {
   // Loaded here, not at the top, so that a failure to load leaves the chunks to the other threads.
   const { default: Database } = await import('better-sqlite3');
-  const { FAST_PAGE_SQL, takeChunks } = await import('./check.js');
+  const { fastPageSql, takeChunks } = await import('./check.js');
   const { cachedStatement } = await import('../db/statements.js');
   const db = new Database(job.path, { readonly: true, fileMustExist: true });
   try {
-    takeChunks(cachedStatement(db, FAST_PAGE_SQL, 'raw'), job);
+    takeChunks(cachedStatement(db, fastPageSql(job.guarded), 'raw'), job);
   } finally {
     db.close();
   }

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 import { cachedStatement } from '../db/statements.js';
+import { EVENTS_NOT_BYTES, firstGuarded } from '../guards.js';
 import { equal32, eventHash, sha256Equals, ZERO_HASH } from '../hash.js';
 
 /**
@@ -38,8 +39,13 @@ export function checkChain(
   from?: { seq: number; hash: Buffer },
   onProgress?: (checked: number) => void,
 ): ChainCheck {
-  const fastPage = cachedStatement(db, FAST_PAGE_SQL, 'raw');
   const page = cachedStatement(db, PAGE_ROWS_SQL, 'raw');
+  // The fast path vouches only below the first event with a value that is not a blob (the guard's answer), or asks
+  // typeof() itself when the guard cannot be trusted; the row-by-row check names that event.
+  const notBytes = firstGuarded(db, EVENTS_NOT_BYTES);
+  const guarded = notBytes !== undefined;
+  const fastPage = cachedStatement(db, fastPageSql(guarded), 'raw');
+  const fastTo = Math.min(headSeq, notBytes == null ? headSeq : notBytes - 1);
   let prevSeq = from?.seq ?? 0;
   let prev = from?.hash ?? ZERO_HASH;
   let checked = 0;
@@ -67,7 +73,7 @@ export function checkChain(
   // A long chain is checked by every core at once (chunks taken from a shared counter, this thread linking them in
   // order as they are done): sha256 is most of the cost, and Node hashes one event per call. A helper's word is only
   // ever "intact"; from the first chunk that is not, the pass below checks on alone and names the exact break.
-  const par = checkInParallel(db, prevSeq, prev, headSeq, (done) => {
+  const par = checkInParallel(db, guarded, prevSeq, prev, fastTo, (done) => {
     checked = done;
     onProgress?.(checked);
   });
@@ -78,16 +84,14 @@ export function checkChain(
   for (;;) {
     // Fast path: the next PAGE seqs in one value, checked on views into it. It only ever says "intact"; a gap or
     // a mismatch of any kind sends the page to the row-by-row check below, which names the exact break.
-    const [n, hi, lengths, blob, odd] = fastPage.get(prevSeq, prevSeq + PAGE) as FastPage;
-    if (n > 0 && hi === prevSeq + n && odd === 0 && lengths !== null && blob !== null) {
-      const last = pageIntact(prev, lengths, blob, n);
-      if (last !== null) {
-        prev = last;
-        prevSeq = hi;
-        checked += n;
-        onProgress?.(checked);
-        continue;
-      }
+    const hi = Math.min(prevSeq + PAGE, fastTo);
+    const r = hi > prevSeq ? pageIntact(fastPage, prevSeq, hi, prev) : null;
+    if (r !== null) {
+      checked += hi - prevSeq;
+      prev = r.last;
+      prevSeq = hi;
+      onProgress?.(checked);
+      continue;
     }
     const rows = page.all(prevSeq, PAGE) as [number, unknown, unknown, unknown][];
     for (const [seq, body, prevStored, stored] of rows) {
@@ -125,18 +129,24 @@ const PAGE = 2000;
 const PARALLEL_MIN = 150_000;
 
 /**
- * A page of events (seq in (from, to]) as ONE value: prev_hash || body || event_hash of each event back to back
- * (|| on blobs concatenates their bytes; CAST keeps them), with the body lengths to cut it apart. Making three
- * Buffers per event cost more than hashing it. A rowid range is read in rowid order, so the concatenation is in
- * seq order. The bytes are all the check needs: a hash that is not 32 bytes shifts the cuts, and the page then fails
- * and goes row by row; so does a page with a value that is not a blob (`odd`), which the row-by-row check names
- * ("not stored as bytes") even where its text is the same bytes.
+ * A page of events (seq in (@lo, @hi]) as a handful of values: making three Buffers per event cost more than hashing
+ * it. group_concat(body, prev_hash) puts each event's own prev_hash before its body (a row's separator precedes its
+ * value), so every event's prev_hash || body, the bytes its hash covers, lies whole in one blob, with no
+ * concatenation per row; the first event's prev_hash, which group_concat leaves out, comes by its own lookup. The
+ * event hashes follow as one blob of 32 bytes each and the body lengths as a list to cut by. A rowid range is read
+ * in rowid order. A null or a missing row shifts the counts and fails the page (it then goes row by row). So does a
+ * hash of another length: `odd` asks every row's two hash lengths (length() of a blob reads no content), since
+ * bytes moved from one row's hash into the next row's leave the concatenation and the body lengths as they were.
+ * Storage classes are left to the guard (guards.ts); without one, `odd` asks them too.
  */
-export const FAST_PAGE_SQL = `SELECT count(*), max(seq), group_concat(length(body), ','),
-    CAST(group_concat(prev_hash || body || event_hash, '') AS BLOB),
-    sum(typeof(body) <> 'blob' OR typeof(prev_hash) <> 'blob' OR typeof(event_hash) <> 'blob')
-  FROM audit_events WHERE seq > ? AND seq <= ?`;
-type FastPage = [number, number | null, string | null, Buffer | null, number | null];
+export function fastPageSql(guarded: boolean): string {
+  const lengths = 'length(prev_hash) <> 32 OR length(event_hash) <> 32';
+  return `SELECT group_concat(length(body), ','), CAST(group_concat(body, prev_hash) AS BLOB),
+      CAST(group_concat(event_hash, '') AS BLOB), (SELECT prev_hash FROM audit_events WHERE seq = @lo + 1),
+      sum(${guarded ? lengths : `${lengths} OR ${EVENTS_NOT_BYTES.where}`})
+    FROM audit_events WHERE seq > @lo AND seq <= @hi`;
+}
+type FastPage = [string | null, Buffer | null, Buffer | null, unknown, number | null];
 
 /**
  * Fast path over (from, to]: every seq present and every page intact. The first link is taken from the stored
@@ -151,20 +161,11 @@ export function scanRange(
   let first: Buffer | null = null;
   let prev: Buffer | null = null;
   for (let at = from; at < to; ) {
-    const [n, hi, lengths, blob, odd] = page.get(at, Math.min(at + PAGE, to)) as FastPage;
-    if (
-      n === 0 ||
-      hi !== at + n ||
-      n !== Math.min(PAGE, to - at) ||
-      odd !== 0 ||
-      lengths === null ||
-      blob === null
-    )
-      return null;
-    if (first === null) first = Buffer.from(blob.subarray(0, 32));
-    const last = pageIntact(prev ?? first, lengths, blob, n);
-    if (last === null) return null;
-    prev = last;
+    const hi = Math.min(at + PAGE, to);
+    const r = pageIntact(page, at, hi, prev);
+    if (r === null) return null;
+    first ??= r.first;
+    prev = r.last;
     at = hi;
   }
   return first && prev ? { first, last: prev } : null;
@@ -184,6 +185,8 @@ export function chainChunks(from: number, to: number, threads: number): { lo: nu
 /** What a helper thread is given (check-worker.ts): the shard, the chunks, and the shared memory they answer in. */
 export interface ChunkJob {
   path: string;
+  /** Whether the fast page may leave storage classes to the guard (fastPageSql). */
+  guarded: boolean;
   chunks: { lo: number; hi: number }[];
   shared: SharedArrayBuffer;
 }
@@ -228,6 +231,7 @@ export function takeChunks(page: Database.Statement, job: ChunkJob, each?: () =>
  */
 function checkInParallel(
   db: Database.Database,
+  guarded: boolean,
   from: number,
   fromHash: Buffer,
   to: number,
@@ -238,7 +242,12 @@ function checkInParallel(
   const url = new URL('./check-worker.js', import.meta.url);
   if (url.protocol !== 'file:' || !existsSync(fileURLToPath(url))) return null; // e.g. run from TypeScript sources
   const chunks = chainChunks(from, to, threads);
-  const job: ChunkJob = { path: db.name, chunks, shared: new SharedArrayBuffer(4 + 68 * chunks.length) };
+  const job: ChunkJob = {
+    path: db.name,
+    guarded,
+    chunks,
+    shared: new SharedArrayBuffer(4 + 68 * chunks.length),
+  };
   const { next, state, out } = chunkViews(job.shared, chunks.length);
   const workers: Worker[] = [];
   for (let t = 1; t < threads; t++) {
@@ -274,7 +283,7 @@ function checkInParallel(
     }
   };
   try {
-    takeChunks(cachedStatement(db, FAST_PAGE_SQL, 'raw'), job, () => link(false));
+    takeChunks(cachedStatement(db, fastPageSql(guarded), 'raw'), job, () => link(false));
     link(true);
   } finally {
     for (const w of workers) void w.terminate().catch(() => undefined);
@@ -291,24 +300,34 @@ export function chainCheckThreads(events: number): number {
 }
 
 /**
- * Checks a page of n events laid out as prev_hash || body || event_hash each (body lengths in `lengths`): every
- * prev_hash must equal the hash before it (the first one `prev`) and every event_hash H(prev_hash || body).
- * Returns the last event hash (a copy) when all hold, else null.
+ * Checks the events (lo, hi] on the fast page: all hi - lo present, each stored prev_hash equal to the hash before
+ * it (the first one to `prev`; with null, the stored one is taken and returned for the caller to link) and each
+ * event_hash H(prev_hash || body). Returns the first stored prev_hash and the last event hash (copies) when all
+ * hold, else null.
  */
-function pageIntact(prev: Buffer, lengths: string, blob: Buffer, n: number): Buffer | null {
+function pageIntact(
+  page: Database.Statement,
+  lo: number,
+  hi: number,
+  prev: Buffer | null,
+): { first: Buffer; last: Buffer } | null {
+  const [lengths, bodies, hashes, first, odd] = page.get({ lo, hi }) as FastPage;
+  const n = hi - lo;
+  if (lengths === null || bodies === null || hashes === null || odd !== 0) return null;
+  if (!Buffer.isBuffer(first) || first.length !== 32 || (prev !== null && !first.equals(prev))) return null;
   const lens = lengths.split(',');
-  if (lens.length !== n) return null;
-  let before = prev;
-  let beforeAt = 0;
-  let at = 0;
-  for (let k = 0; k < n; k++) {
-    if (!equal32(before, beforeAt, blob, at)) return null;
-    const end = at + 32 + Number(lens[k]);
-    if (!(end + 32 <= blob.length)) return null;
-    if (!sha256Equals(blob.subarray(at, end), blob, end)) return null;
-    before = blob;
-    beforeAt = end;
-    at = end + 32;
+  if (lens.length !== n || hashes.length !== 32 * n) return null;
+  // The first event's bytes are not whole in `bodies` (its prev_hash came apart): the one copy a page makes.
+  let end = Number(lens[0]);
+  if (!(end <= bodies.length) || !sha256Equals(Buffer.concat([first, bodies.subarray(0, end)]), hashes, 0))
+    return null;
+  for (let k = 1; k < n; k++) {
+    const at = end;
+    if (!equal32(bodies, at, hashes, 32 * (k - 1))) return null;
+    end = at + 32 + Number(lens[k]);
+    if (!(end <= bodies.length) || !sha256Equals(bodies.subarray(at, end), hashes, 32 * k)) return null;
   }
-  return at === blob.length ? Buffer.from(blob.subarray(beforeAt, beforeAt + 32)) : null;
+  return end === bodies.length
+    ? { first: Buffer.from(first), last: Buffer.from(hashes.subarray(32 * (n - 1))) }
+    : null;
 }

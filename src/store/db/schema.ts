@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { rebuildVocabulary } from '../find/vocabulary.js';
+import { GUARDS, guardSql } from '../guards.js';
 
 /**
  * Forward-only migrations. PRAGMA user_version holds how many have run. A shard whose version is higher than
@@ -172,6 +173,10 @@ export const MIGRATIONS: Migration[] = [
   // 8: sessions newest first, as the browser lists them: its first screen reads only the rows that fit on it
   // (sessions.ts, newestSessions) instead of sorting every session, and the full list needs no sort either.
   `CREATE INDEX IF NOT EXISTS sessions_newest ON sessions(created_at, sid);`,
+  // 9: guards (guards.ts): the rows whose values the store never writes, kept by SQLite, so that the chain check
+  // and verify need not ask typeof() of every row. Empty on a healthy shard. (SQLite keeps each statement without
+  // IF NOT EXISTS, as the checks compare it.)
+  GUARDS.map((g) => `${guardSql(g).replace('CREATE INDEX', 'CREATE INDEX IF NOT EXISTS')};`).join('\n'),
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

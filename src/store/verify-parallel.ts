@@ -1,0 +1,229 @@
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
+import type Database from 'better-sqlite3';
+import { ChainClaims } from './audit/claims.js';
+import { type FastChunk, fastChunk, PAGE, type PageStatements } from './verify-nodes.js';
+
+/**
+ * verify on every core (verify.ts): helper threads (verify-worker.ts), each on its own read-only connection, and
+ * verify's own thread take chunks of the node id range from a shared counter and compute them on the fast path;
+ * the first helper rebuilds the chain's claims first, which otherwise came after the nodes on one thread. verify's
+ * thread then joins the chunks in id order. A helper's word is only ever "every node of this chunk hashes to its
+ * stored hash"; anything else, and any chunk a helper never answers, is read again by verify's thread.
+ *
+ * Same state: each helper reads in its own transaction, and starts only if its snapshot has the chain head verify's
+ * snapshot has (every change the store makes appends an event). A helper that sees another head vouches for
+ * nothing and sends no claims: verify's thread then does that work itself.
+ */
+
+/** Below this many nodes a helper costs more to start (~50-100 ms) than it saves. */
+export const PARALLEL_MIN = 50_000;
+
+/** How many threads verify uses for `nodes` nodes: every core (at most 8), or one below `from`. */
+export function verifyThreadCount(nodes: number, from = PARALLEL_MIN): number {
+  return nodes >= from ? Math.max(1, Math.min(8, availableParallelism())) : 1;
+}
+
+/**
+ * Chunks of about 16 per thread, from one page to 8: small enough that a thread that starts late or runs slower
+ * leaves the others little to wait for.
+ */
+function chunkSize(maxId: number, threads: number): number {
+  return Math.min(8 * PAGE, Math.max(PAGE, Math.ceil(maxId / (16 * threads))));
+}
+
+/** What a helper is given. */
+export interface VerifyJob {
+  path: string;
+  head: { seq: number; hash: string };
+  guardedBelow: number;
+  chunks: { lo: number; hi: number }[];
+  /**
+   * Int32 at 0: the next chunk to take; at 1: the claims' state; then each chunk's state (0 pending, 1 answered,
+   * 2 not vouched; for the claims, 1 sent, 2 none).
+   */
+  shared: SharedArrayBuffer;
+  /** Whether this helper rebuilds the claims first. */
+  claims: boolean;
+  port: MessagePort;
+}
+
+export type VerifyMessage =
+  | { kind: 'chunk'; k: number; chunk: FastChunk }
+  | { kind: 'claims'; claims: ChainClaims | null };
+
+const PENDING = 0;
+const ANSWERED = 1;
+const NOT_VOUCHED = 2;
+
+export function chunkState(shared: SharedArrayBuffer, chunks: number) {
+  return {
+    next: new Int32Array(shared, 0, 1),
+    claims: new Int32Array(shared, 4, 1),
+    state: new Int32Array(shared, 8, chunks),
+  };
+}
+
+/** The helper that rebuilds the claims says it is done (sent, or none), so verify's thread stops waiting. */
+export function claimsDone(shared: SharedArrayBuffer, sent: boolean): void {
+  const claims = new Int32Array(shared, 4, 1);
+  Atomics.store(claims, 0, sent ? ANSWERED : NOT_VOUCHED);
+  Atomics.notify(claims, 0);
+}
+
+/** Takes chunks from the shared counter until none is left; `answer` gets each result (null: not vouched). */
+export function takeChunks(
+  pages: PageStatements,
+  job: Pick<VerifyJob, 'chunks' | 'shared'>,
+  answer: (k: number, c: FastChunk | null) => void,
+): void {
+  const { next, state } = chunkState(job.shared, job.chunks.length);
+  for (let k = Atomics.add(next, 0, 1); k < job.chunks.length; k = Atomics.add(next, 0, 1)) {
+    let c: FastChunk | null = null;
+    try {
+      c = fastChunk(pages, job.chunks[k].lo, job.chunks[k].hi);
+      answer(k, c);
+    } finally {
+      Atomics.store(state, k, c ? ANSWERED : NOT_VOUCHED);
+      Atomics.notify(state, k);
+    }
+  }
+}
+
+export class VerifyHelpers {
+  private readonly workers: Worker[] = [];
+  /** One port per helper (a port can be given to one thread only), read here without an event loop. */
+  private readonly ports: MessagePort[] = [];
+  private readonly own = new Map<number, FastChunk | null>();
+  private readonly received = new Map<number, FastChunk>();
+  private claimsAnswer: ChainClaims | null | undefined = undefined;
+  private fromHelpers = 0;
+  private readonly state: Int32Array;
+  private readonly claimsState: Int32Array;
+
+  private constructor(
+    readonly chunks: { lo: number; hi: number }[],
+    private readonly shared: SharedArrayBuffer,
+  ) {
+    const views = chunkState(shared, chunks.length);
+    this.state = views.state;
+    this.claimsState = views.claims;
+  }
+
+  /**
+   * Helpers for a verify of `db` (read in verify's transaction, so `head` is its snapshot's), or null when the
+   * shard is too small to share, is not a file, has sparse ids, or has no worker build (run from TypeScript).
+   */
+  static start(
+    db: Database.Database,
+    head: { seq: number; hash: string },
+    maxId: number,
+    total: number,
+    guardedBelow: number,
+    from = PARALLEL_MIN,
+  ): VerifyHelpers | null {
+    const threads = Math.max(verifyThreadCount(total, from), from < PARALLEL_MIN ? 2 : 1);
+    const size = chunkSize(maxId, threads);
+    if (threads < 2 || db.memory || maxId > 2 * total + size) return null;
+    const url = new URL('./verify-worker.js', import.meta.url);
+    if (url.protocol !== 'file:' || !existsSync(fileURLToPath(url))) return null;
+    const chunks: { lo: number; hi: number }[] = [];
+    for (let lo = 0; lo < maxId; lo += size) chunks.push({ lo, hi: Math.min(lo + size, maxId) });
+    const shared = new SharedArrayBuffer(8 + 4 * chunks.length);
+    const helpers = new VerifyHelpers(chunks, shared);
+    for (let t = 1; t < threads; t++) {
+      const { port1, port2 } = new MessageChannel();
+      const job: VerifyJob = {
+        path: db.name,
+        head,
+        guardedBelow,
+        chunks,
+        shared,
+        claims: t === 1,
+        port: port2,
+      };
+      try {
+        const w = new Worker(url, { workerData: job, transferList: [port2], stdout: true, stderr: true });
+        w.unref();
+        helpers.workers.push(w);
+        helpers.ports.push(port1);
+      } catch {
+        port1.close();
+        if (t === 1) helpers.claimsAnswer = null; // nobody rebuilds the claims: verify's thread does
+        break;
+      }
+    }
+    return helpers;
+  }
+
+  /** This thread's share of the chunks, on its own connection's statements. */
+  work(pages: PageStatements): void {
+    takeChunks(pages, { chunks: this.chunks, shared: this.shared }, (k, c) => this.own.set(k, c));
+  }
+
+  /** What the helpers did (VerifyStats), once every result was taken. */
+  stats(): { chunks: number; helperChunks: number; helperClaims: boolean } {
+    return { chunks: this.chunks.length, helperChunks: this.fromHelpers, helperClaims: !!this.claimsAnswer };
+  }
+
+  /** Chunk k, waiting (bounded) for the helper that took it; null when nobody vouched for it. */
+  result(k: number): FastChunk | null {
+    if (this.own.has(k)) return this.own.get(k) ?? null;
+    for (let waited = 0; Atomics.load(this.state, k) === PENDING && waited < 120_000; waited += 50)
+      Atomics.wait(this.state, k, PENDING, 50);
+    if (Atomics.load(this.state, k) !== ANSWERED) return null;
+    for (let waited = 0; !this.received.has(k) && waited < 120_000; ) {
+      if (!this.drain()) {
+        Atomics.wait(this.state, k, ANSWERED, 10);
+        waited += 10;
+      }
+    }
+    const c = this.received.get(k) ?? null;
+    this.received.delete(k);
+    if (c) this.fromHelpers++;
+    return c;
+  }
+
+  /** The claims the first helper rebuilt, or null (verify's thread rebuilds them). */
+  claims(): ChainClaims | null {
+    if (this.claimsAnswer !== undefined) return this.claimsAnswer;
+    for (let waited = 0; Atomics.load(this.claimsState, 0) === PENDING && waited < 120_000; waited += 50)
+      Atomics.wait(this.claimsState, 0, PENDING, 50);
+    if (Atomics.load(this.claimsState, 0) !== ANSWERED) return null;
+    for (let waited = 0; this.claimsAnswer === undefined && waited < 120_000; ) {
+      if (!this.drain()) {
+        Atomics.wait(this.claimsState, 0, ANSWERED, 10);
+        waited += 10;
+      }
+    }
+    return this.claimsAnswer ?? null;
+  }
+
+  close(): void {
+    for (const w of this.workers) void w.terminate().catch(() => undefined);
+    for (const p of this.ports) p.close();
+  }
+
+  /** Takes one waiting message; false when none is waiting. */
+  private drain(): boolean {
+    let any = false;
+    for (const port of this.ports) {
+      const m = receiveMessageOnPort(port)?.message as VerifyMessage | undefined;
+      if (m === undefined) continue;
+      any = true;
+      if (m.kind === 'chunk') this.received.set(m.k, m.chunk);
+      else this.claimsAnswer = m.claims === null ? null : reviveClaims(m.claims);
+    }
+    return any;
+  }
+}
+
+/** Claims as they arrive: a plain object with the same fields, its Buffers plain Uint8Arrays. */
+function reviveClaims(data: ChainClaims): ChainClaims {
+  const claims = Object.assign(Object.create(ChainClaims.prototype) as ChainClaims, data);
+  for (const s of claims.sessions.values())
+    s.hashes = Buffer.from(s.hashes.buffer, s.hashes.byteOffset, s.hashes.byteLength);
+  return claims;
+}

@@ -1,0 +1,83 @@
+import { existsSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import type * as Store from '../../src/store/index.js';
+import type * as Verify from '../../src/store/verify.js';
+import { tempDb } from '../support/tmp.js';
+
+/**
+ * verify on a large shard shares the nodes and the chain's claims with helper threads (verify-parallel.ts). The
+ * helpers run from the compiled build (dist/, made by `npm test`'s pretest), so this test drives the compiled
+ * store, with the size from which helpers start lowered so that a shard of a few thousand turns uses them.
+ */
+const dist = new URL('../../dist/src/store/index.js', import.meta.url);
+const distVerify = new URL('../../dist/src/store/verify.js', import.meta.url);
+
+describe.skipIf(!existsSync(dist))('verify with helper threads', () => {
+  it('gives exactly the report of the one-thread verify: intact, and after edits in any chunk', async () => {
+    const { Shard } = (await import(dist.href)) as typeof Store;
+    const { verifyShard } = (await import(distVerify.href)) as typeof Verify;
+    const s = Shard.open(tempDb());
+    try {
+      s.createSession({ sid: 'pppp' });
+      s.createSession({ sid: 'qqqq' });
+      const N = 6000;
+      const turns = Array.from({ length: N }, (_, i) => ({
+        sid: i % 3 === 0 ? 'qqqq' : 'pppp',
+        parent: i % 40 === 0 ? null : i - 1,
+        content: { question: `q ${i} é`, answer_text: `a ${i}\n"x"\t`, cited_titles: [`t${i}`] },
+      }));
+      const bates = s.addTurnsBulk(turns, { kind: 'nodes.bulk', data: {} }).added.map((a) => a.bates);
+      const both = () => {
+        const one = verifyShard(s.db);
+        const stats = { chunks: 0, helperChunks: 0, helperClaims: false };
+        const many = verifyShard(s.db, { parallelFrom: 1000, stats });
+        expect(many).toEqual(one);
+        // The helper rebuilt the claims (it does that first); chunks go to whichever thread is free.
+        expect(stats).toMatchObject({ chunks: 6, helperClaims: true });
+        return many;
+      };
+      expect(both()).toMatchObject({ ok: true, nodes: N });
+      const id = (b: string) => s.db.prepare('SELECT id FROM nodes WHERE bates = ?').pluck().get(b) as number;
+      // An edited answer late in the id range (a helper's chunk, when the helper takes it), one early, a stored
+      // subtree hash, a node deleted behind the store's back, a body of the chain's node.add claims changed.
+      s.db.prepare("UPDATE nodes SET answer_text = 'edited' WHERE bates = ?").run(bates[5500]);
+      s.db.prepare("UPDATE nodes SET question = 'edited' WHERE bates = ?").run(bates[10]);
+      s.db.prepare('UPDATE node_subtree SET subtree_hash = zeroblob(32) WHERE id = ?').run(id(bates[3000]));
+      const r = both();
+      expect(r.ok).toBe(false);
+      expect(r.edited).toEqual([bates[10], bates[5500]]);
+      expect(r.mismatches).toContain(bates[3000]);
+      s.db.prepare('DELETE FROM node_subtree WHERE id = ?').run(id(bates[4000]));
+      s.db.pragma('foreign_keys = OFF'); // as an attacker would
+      s.db.prepare('DELETE FROM nodes WHERE id = ?').run(id(bates[4500]));
+      expect(both().problems?.length).toBeGreaterThan(0);
+    } finally {
+      s.close();
+    }
+  }, 120_000);
+
+  it('starts no helper inside a caller’s transaction, whose changes only this connection sees', async () => {
+    const { Shard } = (await import(dist.href)) as typeof Store;
+    const { verifyShard } = (await import(distVerify.href)) as typeof Verify;
+    const s = Shard.open(tempDb());
+    try {
+      s.createSession({ sid: 'rrrr' });
+      const turns = Array.from({ length: 3000 }, (_, i) => ({
+        sid: 'rrrr',
+        parent: i % 25 === 0 ? null : i - 1,
+        content: { question: `q ${i}`, answer_text: `a ${i}` },
+      }));
+      s.addTurnsBulk(turns, { kind: 'nodes.bulk', data: {} });
+      const clean = verifyShard(s.db);
+      // Inside a transaction with a change the helpers could not see: no helpers, and the change is seen.
+      s.db.exec('BEGIN');
+      s.db.prepare("UPDATE nodes SET answer_text = 'in the transaction' WHERE id = 2999").run();
+      const inside = verifyShard(s.db, { parallelFrom: 1000 });
+      s.db.exec('ROLLBACK');
+      expect(inside.edited).toHaveLength(1);
+      expect(verifyShard(s.db, { parallelFrom: 1000 })).toEqual(clean);
+    } finally {
+      s.close();
+    }
+  }, 120_000);
+});
