@@ -33,6 +33,7 @@ const results = await Promise.all([
       'find-worker': 'src/ui/runtime/find-worker.ts',
       'check-worker': 'src/store/audit/check-worker.ts',
       'verify-worker': 'src/store/verify-worker.ts',
+      'fts-build-worker': 'src/store/find/fts-build-worker.ts',
     },
   }),
   // `arborist` with no command (bin/arborist picks it): the browser without the other commands and their packages.

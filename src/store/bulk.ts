@@ -3,7 +3,7 @@ import { crashPoint } from './crash.js';
 import { cachedStatement } from './db/statements.js';
 import { badInput, notFound } from './errors.js';
 import { TextIndexer } from './find/vocabulary.js';
-import { nodeHash, sha256, subtreeHash } from './hash.js';
+import { canon, eventHash, nodeHash, sha256, subtreeHash } from './hash.js';
 import { formatBates } from './ids.js';
 import type { Merkle } from './merkle.js';
 import { encodeChunk } from './sources.js';
@@ -56,6 +56,8 @@ export interface BulkContext {
   readonly audit: AuditLog;
   readonly merkle: Merkle;
   readonly deferIndexing: boolean;
+  /** A fresh build (build.ts): no FTS row now; the build indexes every turn once at its end. */
+  readonly indexAtEnd: boolean;
 }
 
 /** Records are compressed a chunk at a time: one compression call per turn cost ~85 us, more than the rest of an add. */
@@ -123,6 +125,43 @@ class ChunkWriter {
     this.bytes = 0;
     this.pending = [];
   }
+}
+
+export interface NodeAddData {
+  bates: string;
+  node_hash: string;
+  parent_bates: string | null;
+  records?: [number, number, number];
+}
+
+function jsonString(s: string): string | undefined {
+  return s.isWellFormed() ? JSON.stringify(s) : undefined;
+}
+
+/**
+ * The stored body of a node.add event, canon({ data, kind, seq, ts }), built by hand for its fixed shape: the
+ * general canonicaliser (key sorts, a scan of every string for lone surrogates, recursion) was a tenth of a bulk
+ * write. RFC 8785 writes a well-formed string as JSON.stringify does and a safe integer in plain digits; anything
+ * else takes canon() itself. tests/store/build.test.ts checks the two agree.
+ */
+export function nodeAddBody(seq: number, ts: string, data: NodeAddData): string {
+  const bates = jsonString(data.bates);
+  const hash = jsonString(data.node_hash);
+  const parent = data.parent_bates === null ? 'null' : jsonString(data.parent_bates);
+  const time = jsonString(ts);
+  const r = data.records;
+  const recordsOk = r === undefined || (r.length === 3 && r.every((x) => Number.isSafeInteger(x)));
+  if (
+    bates === undefined ||
+    hash === undefined ||
+    parent === undefined ||
+    time === undefined ||
+    !recordsOk ||
+    !Number.isSafeInteger(seq)
+  )
+    return canon({ data, kind: 'node.add', seq, ts });
+  const records = r === undefined ? '' : `,"records":[${r[0]},${r[1]},${r[2]}]`;
+  return `{"data":{"bates":${bates},"node_hash":${hash},"parent_bates":${parent}${records}},"kind":"node.add","seq":${seq},"ts":${time}}`;
 }
 
 /** Must run inside the caller's write (Shard.addTurnsBulk). All or nothing: any bad turn refuses the batch. */
@@ -226,9 +265,15 @@ export function insertBulk(ctx: BulkContext, turns: readonly BulkTurn[], event: 
     db,
     `INSERT INTO nodes (bates, sid, seq, parent_id, is_top, depth, n_children, question, answer_text,
       cited_titles_json, n_cited_sources, audit, cache_key, source, source_id, created_at, node_hash)
-      VALUES (@bates, @sid, @seq, @parent_id, @is_top, @depth, @n_children, @question, @answer_text,
-      @cited_titles_json, @n_cited_sources, @audit, @cache_key, @source, @source_id, @created_at, @node_hash)`,
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
+  // The node.add events are appended here, the chain's head kept in memory (AuditLog.append reads it back from the
+  // table each time), with the same statement, bytes and hashes as AuditLog.append.
+  const insertEvent = cachedStatement(
+    db,
+    'INSERT INTO audit_events (seq, ts, kind, body, prev_hash, event_hash) VALUES (?, ?, ?, ?, ?, ?)',
+  );
+  let head = ctx.audit.head();
   const insertSubtree = cachedStatement(db, 'INSERT INTO node_subtree (id, subtree_hash) VALUES (?, ?)');
   const insertPending = cachedStatement(db, 'INSERT INTO fts_pending (id) VALUES (?)');
   const indexer = new TextIndexer(db);
@@ -240,28 +285,30 @@ export function insertBulk(ctx: BulkContext, turns: readonly BulkTurn[], event: 
     const p = placed[i];
     const parentId = p.parentIndex >= 0 ? placed[p.parentIndex].id : p.parentId;
     const cited_titles_json = JSON.stringify(p.turn.cited_titles);
-    const info = insertNode.run({
-      bates: p.bates,
-      sid: p.sid,
-      seq: p.seq,
-      parent_id: parentId,
-      is_top: p.parentSid === null || p.parentSid !== p.sid ? 1 : 0,
-      depth: p.depth,
-      n_children: p.children.length,
-      question: p.turn.question,
-      answer_text: p.turn.answer_text,
+    const info = insertNode.run(
+      p.bates,
+      p.sid,
+      p.seq,
+      parentId,
+      p.parentSid === null || p.parentSid !== p.sid ? 1 : 0,
+      p.depth,
+      p.children.length,
+      p.turn.question,
+      p.turn.answer_text,
       cited_titles_json,
-      n_cited_sources: p.turn.n_cited_sources,
-      audit: p.turn.audit,
-      cache_key: p.turn.cache_key,
-      source: p.turn.source,
-      source_id: p.turn.source_id,
-      created_at: p.turn.created_at,
-      node_hash: p.nodeHash,
-    });
+      p.turn.n_cited_sources,
+      p.turn.audit,
+      p.turn.cache_key,
+      p.turn.source,
+      p.turn.source_id,
+      p.turn.created_at,
+      p.nodeHash,
+    );
     p.id = Number(info.lastInsertRowid);
     insertSubtree.run(p.id, subtree[i]);
-    if (ctx.deferIndexing) insertPending.run(p.id);
+    if (ctx.indexAtEnd) {
+      // indexed by ShardBuild.finish
+    } else if (ctx.deferIndexing) insertPending.run(p.id);
     else
       indexer.add({
         id: p.id,
@@ -270,14 +317,18 @@ export function insertBulk(ctx: BulkContext, turns: readonly BulkTurn[], event: 
         cited_titles_json,
       });
     const records = turns[i].records;
-    const data: Record<string, unknown> = {
+    const data: NodeAddData = {
       bates: p.bates,
       node_hash: p.nodeHash.toString('hex'),
       parent_bates: p.parentBates,
     };
     if (records !== undefined) data.records = chunks.add(p.bates, records);
-    ctx.audit.append('node.add', data, ts);
-    added.push({ bates: p.bates, sid: p.sid, seq: p.seq, node_hash: data.node_hash as string });
+    const seq = head.seq + 1;
+    const body = Buffer.from(nodeAddBody(seq, ts, data), 'utf8');
+    const h = eventHash(head.hash, body);
+    insertEvent.run(seq, ts, 'node.add', body, head.hash, h);
+    head = { seq, hash: h };
+    added.push({ bates: p.bates, sid: p.sid, seq: p.seq, node_hash: data.node_hash });
     sids.add(p.sid);
   }
   chunks.flush();

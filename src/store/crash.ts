@@ -2,7 +2,7 @@
  * Test hook: ARBORIST_TEST_CRASH_AFTER=POINT[:N] makes the process SIGKILL itself the N-th time (default 1st) it
  * reaches POINT, to prove that a crash leaves the before or the after state, never half. Points inside the
  * archive transaction: serialise, delete-fts, delete-nodes, delete-session, ripple, archive-record, audit; inside a
- * restore: insert-nodes, ripple; inside a bulk write (an import's file): bulk-rows; after any maintenance transaction committed: commit. Unset, it costs one
+ * restore: insert-nodes, ripple; inside a bulk write (an import's file): bulk-rows; a fresh build (build.ts) indexed and closed, before its link: build-link; after any maintenance transaction committed: commit. Unset, it costs one
  * environment lookup per point.
  */
 

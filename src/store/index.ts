@@ -12,6 +12,7 @@ export {
 export type { Problem } from './audit/claims.js';
 export { type HeadState, statePathFor } from './audit/head-state.js';
 export { type AuditEvent, AuditLog, type ChainCheck, formatHead } from './audit/log.js';
+export { ShardBuild } from './build.js';
 export type { BulkAdded, BulkEvent, BulkResult, BulkTurn } from './bulk.js';
 export { CRASH_HOOK_ENV } from './crash.js';
 export { asArboristError, type OpenOptions, openDatabase } from './db/open.js';
@@ -82,7 +83,7 @@ export {
   planMaintenance,
 } from './retention.js';
 export type { ArchivedNodeRow, Session, TurnNode } from './rows.js';
-export type { SessionListing } from './sessions.js';
+export type { NewSession, SessionListing } from './sessions.js';
 export { parentCycle, type Resolved, Shard, type TurnTarget } from './shard.js';
 export type { SessionSource, SessionSourceInfo } from './sources.js';
 export {

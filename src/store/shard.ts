@@ -140,6 +140,7 @@ export class Shard {
         })
         .immediate();
       this.afterCommit();
+      this.onCommit?.();
       return out;
     } catch (err) {
       dropWaitingVocabulary(this.db);
@@ -158,6 +159,11 @@ export class Shard {
    * 10-12 ms for the second. Off (the default), every add indexes its own row at once.
    */
   deferIndexing = false;
+
+  /** Set by a fresh build (build.ts): bulk turns get no FTS row until the build indexes them all at its end. */
+  indexAtEnd = false;
+  /** Called after every commit of an outermost write (a fresh build sends the committed turns to be indexed). */
+  onCommit: (() => void) | undefined;
 
   /** Indexes every turn waiting in fts_pending, from any process. Cheap when none waits. */
   flushIndex(): number {

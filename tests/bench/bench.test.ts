@@ -73,6 +73,33 @@ describe('bench/gen', () => {
     }
   }, 120_000);
 
+  it('makes the same shard with the texts made inline as on its worker thread (timestamps of events aside)', () => {
+    const other = join(dir, 'gen-inline.db');
+    const r = script('gen.js', ['--nodes', '600', '--db', other, '--batch', '100', '--inline', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const [a, b] = [db, other].map((p) => Shard.open(p, { readonly: true }));
+    try {
+      for (const sql of [
+        'SELECT bates, hex(node_hash) FROM nodes ORDER BY id',
+        'SELECT id, hex(subtree_hash) FROM node_subtree ORDER BY id',
+        'SELECT sid, label, created_at, hex(session_root) FROM sessions ORDER BY sid',
+        'SELECT term, n FROM fts_terms ORDER BY term',
+        "SELECT seq, kind, json_remove(body, '$.ts') FROM audit_events ORDER BY seq",
+      ])
+        expect(b.db.prepare(sql).raw(true).all(), sql).toEqual(a.db.prepare(sql).raw(true).all());
+      expect(a.db.prepare('SELECT count(*) FROM nodes').pluck().get()).toBe(600);
+    } finally {
+      a.close();
+      b.close();
+    }
+  }, 120_000);
+
+  it('says in one line, exit 2, when the shard cannot be made there', () => {
+    const r = script('gen.js', ['--nodes', '10', '--db', join(db, 'inside.db')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.split('\n')[0]).toBe(`gen: ${join(db, 'inside.db')} cannot be created (ENOTDIR)`);
+  });
+
   it('refuses to overwrite a shard without --force, in one line, exit 2', () => {
     const r = script('gen.js', ['--nodes', '10', '--db', db]);
     expect(r.code).toBe(2);

@@ -33,6 +33,11 @@ export interface OpenOptions {
    * that says nothing for that long looks hung.
    */
   onUpgrade?: (note: string) => void;
+  /**
+   * A fresh build under a temporary name (../build.ts): no WAL, a rollback journal in memory and no fsync. A crash
+   * loses the whole file, which nothing else has seen yet; a failed write still rolls back.
+   */
+  build?: boolean;
 }
 
 // better-sqlite3 is CommonJS. Loaded with require, Node does not lex its sources for named exports as it does for an
@@ -128,7 +133,10 @@ export function openDatabase(path: string, opts: OpenOptions = {}): DatabaseType
         `${path} holds no tables, not a shard: if it held one, it was emptied; remove it to start anew`,
       );
     }
-    if (!readonly) {
+    if (!readonly && opts.build) {
+      db.pragma('journal_mode = MEMORY');
+      db.pragma('synchronous = OFF');
+    } else if (!readonly) {
       db.pragma('journal_mode = WAL');
       // ARBORIST_SYNC=full makes FULL the default for every process on the shard (the TUI, the CLI, importers).
       const durable = opts.durable ?? process.env.ARBORIST_SYNC === 'full';
