@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { cachedStatement } from './db/statements.js';
-import { equal32, sessionRoot, sha256, sha256Into } from './hash.js';
+import { copy32, equal32, sessionRoot, sha256, sha256Into } from './hash.js';
 import type { ReadNodes } from './verify-state.js';
 
 /** verify's hashes above the nodes (verify.ts): subtrees folded bottom-up, session roots, archive bodies. */
@@ -27,6 +27,8 @@ export function foldSubtrees(nodes: ReadNodes): Buffer {
   const computedSub = Buffer.alloc(32 * n);
   const scratch = Buffer.alloc(33 + 32 * maxKids);
   scratch[0] = 0x01;
+  // One view per number of children, made once: a subarray per node cost as much as copying its hashes.
+  const views: Buffer[] = [];
   for (let k = n - 1; k >= 0; k--) {
     const from = childStart[k];
     const to = childStart[k + 1];
@@ -34,10 +36,10 @@ export function foldSubtrees(nodes: ReadNodes): Buffer {
       const sorted = Array.from(childList.subarray(from, to)).sort(bySidSeq);
       childList.set(sorted, from);
     }
-    computedNode.copy(scratch, 1, 32 * k, 32 * k + 32);
-    for (let j = from; j < to; j++)
-      computedSub.copy(scratch, 33 + 32 * (j - from), 32 * childList[j], 32 * childList[j] + 32);
-    sha256Into(scratch.subarray(0, 33 + 32 * (to - from)), computedSub, 32 * k);
+    copy32(scratch, 1, computedNode, 32 * k);
+    for (let j = from; j < to; j++) copy32(scratch, 33 + 32 * (j - from), computedSub, 32 * childList[j]);
+    views[to - from] ??= scratch.subarray(0, 33 + 32 * (to - from));
+    sha256Into(views[to - from], computedSub, 32 * k);
     if (oddSub.has(k) || !equal32(computedSub, 32 * k, storedSub, 32 * k)) mismatch.add(k);
   }
 
