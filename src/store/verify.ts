@@ -4,10 +4,10 @@ import { compareClaims } from './audit/compare.js';
 import { compareSources } from './audit/compare-sources.js';
 import { cachedStatement } from './db/statements.js';
 import { damaged } from './errors.js';
-import { equal32, nodeHash, sha256Into } from './hash.js';
+import { nodeHash } from './hash.js';
 import { NODE_COLUMNS, type NodeRow } from './rows.js';
 import { badArchiveBodies, badSessionRoots, foldSubtrees } from './verify-hashes.js';
-import { cutCanonical, type FastChunk, guardedUpTo, PAGE, pageStatements, readPage } from './verify-nodes.js';
+import { type FastChunk, fastChunk, guardedUpTo, PAGE, pageStatements } from './verify-nodes.js';
 import { VerifyHelpers, verifyThreadCount } from './verify-parallel.js';
 import { archivedRows, type ReadNodes, structureProblems, turnClaimProblems } from './verify-state.js';
 
@@ -215,86 +215,12 @@ function readNodes(
     }
   };
 
-  const bounds = new Int32Array(PAGE + 1);
-  const nextId = cachedStatement(db, 'SELECT min(id) FROM nodes WHERE id > ?', 'pluck');
-  /** Nodes with ids in (from, to], page by page: the fast path, else the exact path, node by node or page by page. */
-  const sequential = (from: number, to: number) => {
-    for (let lo = from, hi = Math.min(from + PAGE, to); lo < to; lo = hi, hi = Math.min(lo + PAGE, to)) {
-      const [
-        n,
-        idList,
-        parentList,
-        sidList,
-        seqList,
-        topList,
-        depthList,
-        kidList,
-        odd,
-        canonBlob,
-        nodeBlob,
-        subBlob,
-      ] = readPage(pages, lo, hi);
-      if (n === 0) {
-        // A gap in the ids (ids are never reused, but may have been edited): jump to the next one.
-        const next = nextId.get(hi) as number | null;
-        if (next === null || next > to) break;
-        hi = next - 1;
-        continue;
-      }
-      const cut = canonBlob !== null && odd === 0 && cutCanonical(canonBlob, n, bounds);
-      const idParts = idList?.split(',') ?? [];
-      const sidParts = sidList.split(',');
-      if (
-        !cut ||
-        canonBlob === null ||
-        idParts.length !== n ||
-        sidParts.length !== n ||
-        topList.length !== n ||
-        nodeBlob?.length !== 32 * n ||
-        subBlob?.length !== 32 * n
-      ) {
-        exactPage(lo, hi);
-        continue;
-      }
-      const parentParts = parentList.split(',');
-      const seqParts = seqList.split(',');
-      const depthParts = depthList.split(',');
-      const kidParts = kidList.split(',');
-      storedSub.set(subBlob, 32 * i);
-      for (let k = 0; k < n; k++) {
-        const id = Number(idParts[k]);
-        const parentId = Number(parentParts[k]);
-        const parentIdx = parentId === 0 ? parentIndex(null) : parentIndex(parentId);
-        index.set(id, i);
-        ids[i] = id;
-        parentIds[i] = parentId;
-        depths[i] = Number(depthParts[k]);
-        childCounts[i] = Number(kidParts[k]);
-        sids[i] = intern(sidParts[k]);
-        seqs[i] = Number(seqParts[k]);
-        parents[i] = parentIdx;
-        tops[i] = topList.charCodeAt(k) === 49 ? 1 : 0;
-        sha256Into(canonBlob.subarray(bounds[k], bounds[k + 1]), computedNode, 32 * i);
-        if (!equal32(computedNode, 32 * i, nodeBlob, 32 * k)) {
-          // Not vouched for: the exact path decides.
-          const r = rowsStmt.get(id - 1, id) as NodeRow | undefined;
-          // A row the page listed but a lookup cannot find: a damaged index (bit flips do this). Not vouched for.
-          const nh = r ? exactNodeHash(r, parentIdx) : Buffer.alloc(32);
-          nh.copy(computedNode, 32 * i);
-          if (!r || !equal32(computedNode, 32 * i, nodeBlob, 32 * k)) {
-            mismatch.add(i);
-            editedIdx.push(i);
-          }
-        }
-        i++;
-      }
-    }
-  };
   /** A chunk the fast path vouched for (this thread's or a helper's), appended in id order. */
   const append = (c: FastChunk) => {
     if (i + c.n > total) throw new RangeError('more nodes than counted');
-    computedNode.set(c.nodeHashes, 32 * i);
-    storedSub.set(c.subtreeHashes, 32 * i);
+    // A chunk's buffers are sized for every id of its range; ids may be missing (archived turns, edits).
+    computedNode.set(c.nodeHashes.subarray(0, 32 * c.n), 32 * i);
+    storedSub.set(c.subtreeHashes.subarray(0, 32 * c.n), 32 * i);
     for (let k = 0; k < c.n; k++) {
       const parentId = c.parentIds[k];
       index.set(c.ids[k], i);
@@ -307,6 +233,23 @@ function readNodes(
       parents[i] = parentId === 0 ? -1 : parentIndex(parentId);
       tops[i] = c.tops[k];
       i++;
+    }
+  };
+  const nextId = cachedStatement(db, 'SELECT min(id) FROM nodes WHERE id > ?', 'pluck');
+  /**
+   * Nodes with ids in (from, to], page by page: a page the fast path vouches for whole is appended as it is; any
+   * other (an odd row, a node whose content does not hash to its stored hash) is read on the exact path.
+   */
+  const sequential = (from: number, to: number) => {
+    for (let lo = from, hi = Math.min(from + PAGE, to); lo < to; lo = hi, hi = Math.min(lo + PAGE, to)) {
+      const c = fastChunk(pages, lo, hi);
+      if (c?.n === 0) {
+        // A gap in the ids (ids are never reused, but may have been edited): jump to the next one.
+        const next = nextId.get(hi) as number | null;
+        if (next === null || next > to) break;
+        hi = next - 1;
+      } else if (c) append(c);
+      else exactPage(lo, hi);
     }
   };
   if (helpers === null) sequential(Math.min(0, minId - 1), maxId);
