@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { cachedStatement } from './db/statements.js';
 
 /**
  * Guards: partial indexes that hold exactly the rows with a value the store never writes (a storage class, a content
@@ -73,15 +74,18 @@ export function guardSql(g: Guard): string {
  */
 export function firstGuarded(db: Database.Database, g: Guard): number | null | undefined {
   try {
-    const sql = db
-      .prepare("SELECT sql FROM sqlite_schema WHERE type = 'index' AND name = ? AND tbl_name = ?")
-      .pluck()
-      .get(g.name, g.table);
+    // Cached: `arborist status` asks on every call (a tmux status line, every few seconds).
+    const sql = cachedStatement(
+      db,
+      "SELECT sql FROM sqlite_schema WHERE type = 'index' AND name = ? AND tbl_name = ?",
+      'pluck',
+    ).get(g.name, g.table);
     if (sql !== guardSql(g)) return undefined;
-    const low = db
-      .prepare(`SELECT min(${g.key}) FROM ${g.table} INDEXED BY ${g.name} WHERE ${g.where}`)
-      .pluck()
-      .get();
+    const low = cachedStatement(
+      db,
+      `SELECT min(${g.key}) FROM ${g.table} INDEXED BY ${g.name} WHERE ${g.where}`,
+      'pluck',
+    ).get();
     return typeof low === 'number' ? low : low === null ? null : undefined;
   } catch {
     return undefined;

@@ -15,15 +15,13 @@ try {
   // Loaded here, not at the top, so that a failure to load leaves the work to verify's thread.
   const { default: Database } = await import('better-sqlite3');
   const { readClaims } = await import('./audit/claims.js');
+  const { AuditLog } = await import('./audit/log.js');
   const { pageStatements } = await import('./verify-nodes.js');
   const db = new Database(job.path, { readonly: true, fileMustExist: true });
   try {
     db.exec('BEGIN');
-    const head = db
-      .prepare('SELECT seq, hex(event_hash) FROM audit_events ORDER BY seq DESC LIMIT 1')
-      .raw()
-      .get() as [number, string] | undefined;
-    const same = head !== undefined && head[0] === job.head.seq && head[1].toLowerCase() === job.head.hash;
+    const head = new AuditLog(db).head();
+    const same = head.seq === job.head.seq && head.hash.toString('hex') === job.head.hash;
     if (same) {
       if (job.claims) {
         const claims = readClaims(db);

@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { type ChainClaims, type Problem, readClaims } from './audit/claims.js';
 import { compareClaims } from './audit/compare.js';
 import { compareSources } from './audit/compare-sources.js';
+import { AuditLog } from './audit/log.js';
 import { cachedStatement } from './db/statements.js';
 import { damaged } from './errors.js';
 import { nodeHash } from './hash.js';
@@ -288,16 +289,12 @@ function readNodes(
 }
 
 function verifyAll(db: Database.Database, opts: VerifyOptions, parallel = false): VerifyReport {
-  const head = cachedStatement(
-    db,
-    'SELECT seq, lower(hex(event_hash)) FROM audit_events ORDER BY seq DESC LIMIT 1',
-    'raw',
-  ).get() as [number, string] | undefined;
+  const head = new AuditLog(db).head();
   const { nodes, helpers } = readNodes(db, (maxId, total, guardedBelow) =>
-    parallel && head
+    parallel && head.seq > 0
       ? VerifyHelpers.start(
           db,
-          { seq: head[0], hash: head[1] },
+          { seq: head.seq, hash: head.hash.toString('hex') },
           maxId,
           total,
           guardedBelow,

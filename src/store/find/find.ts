@@ -2,13 +2,7 @@ import type Database from 'better-sqlite3';
 import { cachedStatement as stmt } from '../db/statements.js';
 import { maxTurnId, newestMatches, newestQuestionMatches, snippetsFor } from './candidates.js';
 import { matchExpression, queryTerms } from './terms.js';
-import {
-  PREFIX_TERMS,
-  PREFIX_TERMS_WITH_OTHERS,
-  requiredTerms,
-  SNIPPET_PREFIX_TERMS,
-  termsUnder,
-} from './vocabulary.js';
+import { queryPlan } from './vocabulary.js';
 
 export { matchExpression, queryTerms };
 
@@ -62,10 +56,9 @@ export function findTurns(db: Database.Database, text: string, opts: FindOptions
   if (terms.length === 0) return [];
   const prefixLast = (opts.prefix ?? true) && !/\s$/.test(text);
   // As search does (search.ts): the rarest words required, fewer prefix terms beside them and for snippets.
-  const required = requiredTerms(db, terms, prefixLast, maxTurnId(db));
-  const k = required.length > 1 ? PREFIX_TERMS_WITH_OTHERS : PREFIX_TERMS;
-  const expr = matchExpression(required, prefixLast, (p) => termsUnder(db, p, k));
-  const snippetExpr = matchExpression(required, prefixLast, (p) => termsUnder(db, p, SNIPPET_PREFIX_TERMS));
+  const { required, under, snippetUnder } = queryPlan(db, terms, prefixLast, maxTurnId(db));
+  const expr = matchExpression(required, prefixLast, under);
+  const snippetExpr = matchExpression(required, prefixLast, snippetUnder);
   const inQuestion = new Set(newestQuestionMatches(db, expr, CANDIDATES, opts.scope));
   const ids = new Set(inQuestion);
   for (const id of newestMatches(db, expr, CANDIDATES, opts.scope)) ids.add(id);

@@ -4,15 +4,7 @@ import { cachedStatement, type RowMode } from '../db/statements.js';
 import { newestMatches, newestQuestionMatches, snippetsFor } from './candidates.js';
 import type { Candidate } from './find.js';
 import { matchExpression, prefixGroup, queryTerms, quoteTerm, type TermsUnder } from './terms.js';
-import {
-  indexTerms,
-  knownTerms,
-  PREFIX_TERMS,
-  PREFIX_TERMS_WITH_OTHERS,
-  requiredTerms,
-  SNIPPET_PREFIX_TERMS,
-  termsUnder,
-} from './vocabulary.js';
+import { indexTerms, knownTerms, queryPlan, termsUnder } from './vocabulary.js';
 
 /**
  * Find: every turn of every session, as you type, with typos forgiven.
@@ -243,18 +235,11 @@ export function search(db: Database.Database, text: string, opts: SearchOptions 
       add(any, 'answer');
       return q.length + any.length;
     };
-    const required = requiredTerms(db, terms, prefixLast, derivedData(db).all);
-    const k = required.length > 1 ? PREFIX_TERMS_WITH_OTHERS : PREFIX_TERMS;
-    // One vocabulary lookup a prefix: the snippets' few terms are the most frequent of the same list.
-    const looked = new Map<string, string[]>();
-    const under = (p: string) => {
-      const known = looked.get(p);
-      if (known) return known;
-      const t = termsUnder(db, p, k);
-      looked.set(p, t);
-      return t;
-    };
-    const underForSnippets = (p: string) => under(p).slice(0, SNIPPET_PREFIX_TERMS);
+    const {
+      required,
+      under,
+      snippetUnder: underForSnippets,
+    } = queryPlan(db, terms, prefixLast, derivedData(db).all);
     expr = matchExpression(required, prefixLast, under);
     snippetExpr = matchExpression(required, prefixLast, underForSnippets);
     if (prefixLast) prefixMark = indexTerms(terms[terms.length - 1]).pop();

@@ -256,6 +256,31 @@ export function requiredTerms(
   return prefixLast ? [...out, terms[terms.length - 1]] : out;
 }
 
+/**
+ * How find and search ask FTS5 for a query: the words required (requiredTerms), and the terms a prefix stands for,
+ * fewer beside other words and fewer still for snippets (the most frequent of the same list: one vocabulary lookup
+ * a prefix).
+ */
+export function queryPlan(
+  db: Database.Database,
+  terms: readonly string[],
+  prefixLast: boolean,
+  turns: number,
+): { required: string[]; under: (prefix: string) => string[]; snippetUnder: (prefix: string) => string[] } {
+  const required = requiredTerms(db, terms, prefixLast, turns);
+  const k = required.length > 1 ? PREFIX_TERMS_WITH_OTHERS : PREFIX_TERMS;
+  const looked = new Map<string, string[]>();
+  const under = (p: string) => {
+    let t = looked.get(p);
+    if (t === undefined) {
+      t = termsUnder(db, p, k);
+      looked.set(p, t);
+    }
+    return t;
+  };
+  return { required, under, snippetUnder: (p) => under(p).slice(0, SNIPPET_PREFIX_TERMS) };
+}
+
 const UNDER_PREFIX = `SELECT term FROM fts_terms WHERE term >= @p AND term < @p || char(1114111)
   ORDER BY n DESC, term LIMIT @k`;
 const UNDER_PREFIX_OVERLAID = `SELECT term FROM (
