@@ -27,7 +27,7 @@ import type Database from 'better-sqlite3';
 import { chainCheckThreads } from '../src/store/audit/check.js';
 import { CANON_SQL } from '../src/store/canon-sql.js';
 import { Shard } from '../src/store/index.js';
-import { verifyThreads } from '../src/store/verify.js';
+import { verifyThreadCount } from '../src/store/verify-parallel.js';
 import type { CeilingJob } from './ceiling-worker.js';
 import { pairsAsync, Report } from './ratio.js';
 
@@ -305,7 +305,8 @@ export async function benchVerify(report: Report, dbPath: string, runs = 5): Pro
   try {
     const db = shard.db;
     const { strings, nodes, sqlNull } = verifyInputs(db);
-    const threads = verifyThreads(nodes);
+    // verify hashes and reads on the same threads (verify-parallel.ts): the ceiling gets as many of each.
+    const threads = { hash: verifyThreadCount(nodes), read: verifyThreadCount(nodes) };
     report.fact('verify nodes', nodes);
     report.fact('verify threads', `${threads.hash} hashing, ${threads.read} reading`);
     report.fact('verify strings hashed', strings.n);

@@ -21,7 +21,7 @@ import { type FastChunk, fastChunk, PAGE, type PageStatements } from './verify-n
 /** Below this many nodes a helper costs more to start (~50-100 ms) than it saves. */
 export const PARALLEL_MIN = 50_000;
 
-/** How many threads verify uses for `nodes` nodes: every core (at most 8), or one below `from`. */
+/** How many threads verify uses for `nodes` nodes: every core (at most 8), or one below `from` (bench/chain.ts gives its ceiling as many). */
 export function verifyThreadCount(nodes: number, from = PARALLEL_MIN): number {
   return nodes >= from ? Math.max(1, Math.min(8, availableParallelism())) : 1;
 }

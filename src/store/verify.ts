@@ -9,7 +9,7 @@ import { nodeHash } from './hash.js';
 import { NODE_COLUMNS, type NodeRow } from './rows.js';
 import { badArchiveBodies, badSessionRoots, foldSubtrees } from './verify-hashes.js';
 import { type FastChunk, fastChunk, guardedUpTo, PAGE, pageStatements } from './verify-nodes.js';
-import { VerifyHelpers, verifyThreadCount } from './verify-parallel.js';
+import { VerifyHelpers } from './verify-parallel.js';
 import { archivedRows, type ReadNodes, structureProblems, turnClaimProblems } from './verify-state.js';
 
 /** Starts helpers for a read of `total` nodes (ids up to maxId), or gives null. */
@@ -45,12 +45,6 @@ const MAX_PROBLEMS = 10_000;
 const EXACT_ROWS = `SELECT ${NODE_COLUMNS}
   FROM nodes n LEFT JOIN node_subtree h ON h.id = n.id LEFT JOIN nodes p ON p.id = n.parent_id AND p.id < n.id
   WHERE n.id > ? AND n.id <= ? ORDER BY n.id`;
-
-/** How many threads verify hashes and reads with (bench/chain.ts measures its ceiling on as many). */
-export function verifyThreads(nodes: number): { hash: number; read: number } {
-  const threads = verifyThreadCount(nodes);
-  return { hash: threads, read: threads };
-}
 
 /**
  * Recomputes every hash from content alone. Children always have larger ids than their parents (a parent must
