@@ -135,8 +135,8 @@ function removeStaleBuilds(path: string): void {
   for (const name of readdirSync(dirname(path))) {
     if (!name.startsWith(prefix)) continue;
     const pid = Number(name.slice(prefix.length).split('-')[0]);
-    if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid)) continue;
-    if (pid === process.pid) continue;
+    // Ours, or a process still running (a build in progress): left alone.
+    if (pid === process.pid || (Number.isInteger(pid) && pid > 0 && isAlive(pid))) continue;
     rmSync(join(dirname(path), name), { force: true });
   }
 }
