@@ -14,7 +14,7 @@ let claimsSent = false;
 try {
   // Loaded here, not at the top, so that a failure to load leaves the work to verify's thread.
   const { default: Database } = await import('better-sqlite3');
-  const { readClaims } = await import('./audit/claims.js');
+  const { readClaims } = await import('./audit/claims-read.js');
   const { AuditLog } = await import('./audit/log.js');
   const { pageStatements } = await import('./verify-nodes.js');
   const db = new Database(job.path, { readonly: true, fileMustExist: true });

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
-import { type ChainClaims, type Problem, readClaims } from './audit/claims.js';
+import type { ChainClaims, Problem } from './audit/claims.js';
+import { readClaims } from './audit/claims-read.js';
 import { compareClaims } from './audit/compare.js';
 import { compareSources } from './audit/compare-sources.js';
 import { AuditLog } from './audit/log.js';

@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ChainClaims, readClaims } from '../../src/store/audit/claims.js';
+import { ChainClaims } from '../../src/store/audit/claims.js';
+import { readClaims } from '../../src/store/audit/claims-read.js';
 import { Shard } from '../../src/store/index.js';
 import { tempDb } from '../support/tmp.js';
 import { newShard } from './util.js';

@@ -1,4 +1,3 @@
-import type Database from 'better-sqlite3';
 import { canon } from '../hash.js';
 
 /**
@@ -60,6 +59,11 @@ export interface ClaimedSessionSource {
   source_session: string;
   info_json: string;
   event: number;
+}
+
+/** The value of a lower-case hex digit's byte (the caller has checked it is one). */
+function hexValue(c: number): number {
+  return c <= 57 ? c - 48 : c - 87;
 }
 
 export class ChainClaims {
@@ -142,16 +146,7 @@ export class ChainClaims {
       return;
     }
     const seq = Number(m[2]);
-    if (seq >= s.addedBy.length) {
-      let cap = s.addedBy.length;
-      while (cap <= seq) cap *= 2;
-      const hashes = Buffer.alloc(32 * cap);
-      s.hashes.copy(hashes);
-      const by = new Int32Array(cap);
-      by.set(s.addedBy);
-      s.hashes = hashes;
-      s.addedBy = by;
-    }
+    this.grow(s, seq);
     if (s.addedBy[seq] !== 0) {
       this.problems.push({
         kind: 'event',
@@ -163,6 +158,51 @@ export class ChainClaims {
     s.hashes.write(hash, 32 * seq, 'hex');
     s.addedBy[seq] = event;
     if (seq > s.maxSeq) s.maxSeq = seq;
+  }
+
+  /**
+   * node.add of (sid, seq) with its node hash as 64 lower-case hex digits at src[hexAt, hexAt + 64), as
+   * claims-read.ts reads the store's own form of the event straight from its bytes; false, having applied nothing,
+   * when the chain never created sid or already added that turn (the general path then says so, as for any
+   * event). `bates` is needed only with `records`.
+   */
+  addedFromBytes(
+    sid: string,
+    seq: number,
+    src: Uint8Array,
+    hexAt: number,
+    event: number,
+    records?: { bates: string; chunk: number; start: number; length: number },
+  ): boolean {
+    const s = this.sessions.get(sid);
+    if (!s || (seq < s.addedBy.length && s.addedBy[seq] !== 0)) return false;
+    this.events++;
+    this.grow(s, seq);
+    for (let i = 0, at = 32 * seq; i < 32; i++)
+      s.hashes[at + i] = (hexValue(src[hexAt + 2 * i]) << 4) | hexValue(src[hexAt + 2 * i + 1]);
+    s.addedBy[seq] = event;
+    if (seq > s.maxSeq) s.maxSeq = seq;
+    if (records)
+      this.sourceRefs.set(records.bates, {
+        chunk: records.chunk,
+        start: records.start,
+        length: records.length,
+        event,
+      });
+    return true;
+  }
+
+  /** Room in s's arrays for seq. */
+  private grow(s: ClaimedSession, seq: number): void {
+    if (seq < s.addedBy.length) return;
+    let cap = s.addedBy.length;
+    while (cap <= seq) cap *= 2;
+    const hashes = Buffer.alloc(32 * cap);
+    s.hashes.copy(hashes);
+    const by = new Int32Array(cap);
+    by.set(s.addedBy);
+    s.hashes = hashes;
+    s.addedBy = by;
   }
 
   private entry(
@@ -317,95 +357,6 @@ export class ChainClaims {
         break;
     }
   }
-}
-
-const PAGE = 2000;
-
-/**
- * A page of events (seq in (lo, hi]) as a handful of values rather than one JavaScript row each (making a row of a
- * number, two strings and a Buffer per event cost more than parsing its body): the seqs, the body lengths and the
- * kinds and timestamps as lists, the bodies back to back in one blob. `odd` counts the rows this cannot carry
- * exactly (a body that is not a blob, a kind or ts that is not text or holds the separator); a page with any, or
- * whose lists do not split into as many parts as it has rows, is read row by row instead.
- */
-const FAST_PAGE_SQL = `SELECT count(*), max(seq), group_concat(seq), group_concat(length(body)),
-    group_concat(kind, char(31)), group_concat(ts, char(31)), CAST(group_concat(body, '') AS BLOB),
-    sum(typeof(body) <> 'blob' OR typeof(kind) <> 'text' OR typeof(ts) <> 'text'
-        OR instr(kind, char(31)) > 0 OR instr(ts, char(31)) > 0)
-  FROM audit_events WHERE seq > ? AND seq <= ?`;
-type FastPage = [number, number | null, string, string, string, string, Buffer | null, number];
-
-/** One event as stored: its body parsed and checked against the seq, kind and ts stored beside it. */
-function applyEvent(
-  claims: ChainClaims,
-  seq: number,
-  kindCol: unknown,
-  tsCol: unknown,
-  text: string | null,
-): void {
-  let ev: { data?: unknown; kind?: unknown; seq?: unknown; ts?: unknown };
-  try {
-    if (text === null) throw new Error('not bytes');
-    ev = JSON.parse(text);
-    if (ev === null || typeof ev !== 'object') throw new Error('not an object');
-  } catch {
-    claims.problems.push({ kind: 'event', id: String(seq), detail: 'its body is not an event' });
-    return;
-  }
-  if (ev.seq !== seq || ev.kind !== kindCol || ev.ts !== tsCol) {
-    // kind and ts are stored beside the body for queries; only the body is hashed, so they must agree with it.
-    claims.problems.push({
-      kind: 'event',
-      id: String(seq),
-      detail: 'its columns disagree with its body',
-    });
-  }
-  const data = ev.data !== null && typeof ev.data === 'object' ? (ev.data as Record<string, unknown>) : {};
-  claims.apply(seq, String(ev.kind), String(ev.ts), data);
-}
-
-/**
- * Reads the chain once and rebuilds its claims. Bodies are read as stored (the bytes chain-check hashes); a body
- * that is not canonical JSON of an event is a problem here too, though chain-check names it first. Page by page
- * in seq order, each page as one set of values (FAST_PAGE_SQL) or, when it holds an odd row, row by row.
- */
-export function readClaims(db: Database.Database): ChainClaims {
-  const claims = new ChainClaims();
-  const fast = db.prepare(FAST_PAGE_SQL).raw(true);
-  const rows = db
-    .prepare('SELECT seq, kind, ts, body FROM audit_events WHERE seq > ? AND seq <= ? ORDER BY seq')
-    .raw(true);
-  const nextSeq = db.prepare('SELECT min(seq) FROM audit_events WHERE seq > ?').pluck();
-  const first = nextSeq.get(Number.MIN_SAFE_INTEGER) as number | null;
-  if (first === null) return claims;
-  for (let lo = first - 1; ; ) {
-    const hi = lo + PAGE;
-    const [n, , seqList, lenList, kindList, tsList, blob, odd] = fast.get(lo, hi) as FastPage;
-    if (n === 0) {
-      // A gap in the seqs (they are consecutive unless edited): jump to the next one.
-      const next = nextSeq.get(hi) as number | null;
-      if (next === null) break;
-      lo = Math.max(next - 1, hi); // never back: a damaged index may answer a seq it just said is not there
-      continue;
-    }
-    const seqs = odd === 0 && blob !== null ? seqList.split(',') : [];
-    const lens = seqs.length === n ? lenList.split(',') : [];
-    const kinds = lens.length === n ? kindList.split('\x1f') : [];
-    const tss = kinds.length === n ? tsList.split('\x1f') : [];
-    if (tss.length === n && blob !== null) {
-      let at = 0;
-      for (let k = 0; k < n; k++) {
-        const end = at + Number(lens[k]);
-        applyEvent(claims, Number(seqs[k]), kinds[k], tss[k], blob.toString('utf8', at, end));
-        at = end;
-      }
-    } else {
-      for (const [seq, kindCol, tsCol, body] of rows.all(lo, hi) as [number, unknown, unknown, unknown][])
-        applyEvent(claims, seq, kindCol, tsCol, Buffer.isBuffer(body) ? body.toString('utf8') : null);
-    }
-    lo = hi;
-  }
-  return claims;
 }
 
 /** The entry's stored JSON as the store writes it (canon of the three fields). */

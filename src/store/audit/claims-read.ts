@@ -1,0 +1,214 @@
+import type Database from 'better-sqlite3';
+import { ChainClaims } from './claims.js';
+
+/**
+ * Reading the chain once to rebuild its claims (claims.ts): page by page in seq order, each page as one set of
+ * values or, when it holds an odd row, row by row; the events the store writes most (a turn's node.add, in its
+ * one fixed form) are read by a check of that form, every other body by JSON.parse.
+ */
+
+const PAGE = 2000;
+
+/**
+ * A page of events (seq in (lo, hi]) as a handful of values rather than one JavaScript row each (making a row of a
+ * number, two strings and a Buffer per event cost more than parsing its body): the body lengths and the kinds and
+ * timestamps as lists, the bodies back to back in one blob. seq is the rowid, so a page holding hi - lo rows holds
+ * every seq of the range, in order; any other page is read row by row. `odd` counts the rows this cannot carry
+ * exactly (a body that is not a blob, a kind or ts that is not text or holds the separator); a page with any, or
+ * whose lists do not split into as many parts as it has rows, is read row by row too.
+ */
+const FAST_PAGE_SQL = `SELECT count(*), group_concat(length(body)),
+    group_concat(kind, char(31)), group_concat(ts, char(31)), CAST(group_concat(body, '') AS BLOB),
+    sum(typeof(body) <> 'blob' OR typeof(kind) <> 'text' OR typeof(ts) <> 'text'
+        OR instr(kind, char(31)) > 0 OR instr(ts, char(31)) > 0)
+  FROM audit_events WHERE seq > ? AND seq <= ?`;
+type FastPage = [number, string, string, string, Buffer | null, number];
+
+/** One event as stored: its body parsed and checked against the seq, kind and ts stored beside it. */
+export function applyEvent(
+  claims: ChainClaims,
+  seq: number,
+  kindCol: unknown,
+  tsCol: unknown,
+  text: string | null,
+): void {
+  let ev: { data?: unknown; kind?: unknown; seq?: unknown; ts?: unknown };
+  try {
+    if (text === null) throw new Error('not bytes');
+    ev = JSON.parse(text);
+    if (ev === null || typeof ev !== 'object') throw new Error('not an object');
+  } catch {
+    claims.problems.push({ kind: 'event', id: String(seq), detail: 'its body is not an event' });
+    return;
+  }
+  if (ev.seq !== seq || ev.kind !== kindCol || ev.ts !== tsCol) {
+    // kind and ts are stored beside the body for queries; only the body is hashed, so they must agree with it.
+    claims.problems.push({
+      kind: 'event',
+      id: String(seq),
+      detail: 'its columns disagree with its body',
+    });
+  }
+  const data = ev.data !== null && typeof ev.data === 'object' ? (ev.data as Record<string, unknown>) : {};
+  claims.apply(seq, String(ev.kind), String(ev.ts), data);
+}
+
+const lit = (s: string) => Buffer.from(s, 'latin1');
+const HEAD = lit('{"data":{"bates":"');
+const HASH_KEY = lit('","node_hash":"');
+const NO_PARENT = lit('","parent_bates":null');
+const PARENT_KEY = lit('","parent_bates":"');
+const RECORDS_KEY = lit(',"records":[');
+const KIND_SEQ = lit('},"kind":"node.add","seq":');
+const TS_KEY = lit(',"ts":"');
+
+/** b[at, at + l.length) equals l, within [.., end). */
+function literal(b: Uint8Array, at: number, end: number, l: Uint8Array): boolean {
+  if (at + l.length > end) return false;
+  for (let i = 0; i < l.length; i++) if (b[at + i] !== l[i]) return false;
+  return true;
+}
+/** Byte classes, one bit each (a table: range tests per byte were most of the cost of reading the form). */
+const DIGIT = 1;
+const HEX = 2;
+const ID = 4;
+const TS = 8;
+const CLASS = new Uint8Array(256);
+for (let c = 0; c < 128; c++) {
+  const ch = String.fromCharCode(c);
+  if (/[0-9]/.test(ch)) CLASS[c] |= DIGIT;
+  if (/[0-9a-f]/.test(ch)) CLASS[c] |= HEX;
+  if (/[0-9a-z]/.test(ch)) CLASS[c] |= ID;
+  // What a timestamp may hold here: nothing JSON escapes, nothing outside ASCII (the store writes ISO 8601).
+  if (/[0-9A-Za-z:.+-]/.test(ch)) CLASS[c] |= TS;
+}
+const isDigit = (c: number) => (CLASS[c] & DIGIT) !== 0;
+
+/**
+ * Where an integer in canonical JSON (no sign, no leading zero, at most 15 digits, so an exact double) that starts
+ * at b[at] ends, and its value; null when none does.
+ */
+function integerAt(b: Uint8Array, at: number, end: number): { end: number; value: number } | null {
+  let p = at;
+  let value = 0;
+  while (p < end && p - at < 16 && isDigit(b[p])) value = value * 10 + (b[p++] - 48);
+  const n = p - at;
+  return n === 0 || n > 15 || (n > 1 && b[at] === 48) ? null : { end: p, value };
+}
+
+/**
+ * A node.add event in the one form the store writes it (bulk.ts, nodeAddBody), read straight from its bytes
+ * b[at, end) and applied; false, having applied nothing, for any other bytes. The body must be exactly
+ *   {"data":{"bates":"SID-DIGITS","node_hash":"H","parent_bates":null|"P"[,"records":[a,b,c]]},
+ *    "kind":"node.add","seq":S,"ts":"T"}
+ * (one line) with SID and DIGITS as ChainClaims.added parses a Bates id (6 to 9 digits here), H 64 lower-case hex
+ * digits, P of id characters, a, b and c canonical integers, S the seq column and T the ts column. Every part is a
+ * literal or a value with nothing to unescape, no key can repeat and no byte outside ASCII is accepted, so
+ * JSON.parse of the same bytes gives exactly these values and the general path would apply the same claim (and
+ * find the columns agree). Turning each body into a string, JSON.parse and the general path's checks were three
+ * quarters of rebuilding the claims.
+ */
+export function nodeAddForm(
+  claims: ChainClaims,
+  seq: number,
+  ts: string,
+  b: Buffer,
+  at: number,
+  end: number,
+): boolean {
+  if (!literal(b, at, end, HEAD)) return false;
+  const sid0 = at + HEAD.length;
+  let p = sid0;
+  while (p < end && (CLASS[b[p]] & ID) !== 0) p++;
+  const sidEnd = p;
+  if (sidEnd === sid0 || b[p++] !== 45) return false; // '-'
+  let turn = 0;
+  const digits0 = p;
+  while (p < end && p - digits0 < 10 && isDigit(b[p])) turn = turn * 10 + (b[p++] - 48);
+  const batesEnd = p;
+  if (p - digits0 < 6 || p - digits0 > 9 || !literal(b, p, end, HASH_KEY)) return false;
+  const hexAt = p + HASH_KEY.length;
+  if (hexAt + 64 > end) return false;
+  let all = HEX;
+  for (let i = hexAt; i < hexAt + 64; i++) all &= CLASS[b[i]];
+  if (all === 0) return false;
+  p = hexAt + 64;
+  if (literal(b, p, end, NO_PARENT)) p += NO_PARENT.length;
+  else if (literal(b, p, end, PARENT_KEY)) {
+    p += PARENT_KEY.length;
+    while (p < end && ((CLASS[b[p]] & ID) !== 0 || b[p] === 45)) p++;
+    if (b[p++] !== 34) return false; // '"'
+  } else return false;
+  let records: { bates: string; chunk: number; start: number; length: number } | undefined;
+  if (literal(b, p, end, RECORDS_KEY)) {
+    const chunk = integerAt(b, p + RECORDS_KEY.length, end);
+    const start = chunk && b[chunk.end] === 44 ? integerAt(b, chunk.end + 1, end) : null;
+    const length = start && b[start.end] === 44 ? integerAt(b, start.end + 1, end) : null;
+    if (!chunk || !start || !length || b[length.end] !== 93) return false; // ']'
+    p = length.end + 1;
+    records = {
+      bates: b.toString('latin1', sid0, batesEnd),
+      chunk: chunk.value,
+      start: start.value,
+      length: length.value,
+    };
+  }
+  if (!literal(b, p, end, KIND_SEQ)) return false;
+  const s = integerAt(b, p + KIND_SEQ.length, end);
+  if (!s || s.value !== seq || !literal(b, s.end, end, TS_KEY)) return false;
+  p = s.end + TS_KEY.length;
+  if (p + ts.length + 2 !== end) return false;
+  for (let i = 0; i < ts.length; i++) {
+    const c = ts.charCodeAt(i);
+    if (c > 127 || (CLASS[c] & TS) === 0 || b[p + i] !== c) return false;
+  }
+  if (b[end - 2] !== 34 || b[end - 1] !== 125) return false; // '"}'
+  return claims.addedFromBytes(b.toString('latin1', sid0, sidEnd), turn, b, hexAt, seq, records);
+}
+
+/**
+ * Reads the chain once and rebuilds its claims. Bodies are read as stored (the bytes chain-check hashes); a body
+ * that is not canonical JSON of an event is a problem here too, though chain-check names it first.
+ */
+export function readClaims(db: Database.Database): ChainClaims {
+  const claims = new ChainClaims();
+  const fast = db.prepare(FAST_PAGE_SQL).raw(true);
+  const rows = db
+    .prepare('SELECT seq, kind, ts, body FROM audit_events WHERE seq > ? AND seq <= ? ORDER BY seq')
+    .raw(true);
+  const nextSeq = db.prepare('SELECT min(seq) FROM audit_events WHERE seq > ?').pluck();
+  const [first, last] = db.prepare('SELECT min(seq), max(seq) FROM audit_events').raw(true).get() as [
+    number | null,
+    number | null,
+  ];
+  if (first === null || last === null) return claims;
+  for (let lo = first - 1; lo < last; ) {
+    const hi = Math.min(lo + PAGE, last);
+    const [n, lenList, kindList, tsList, blob, odd] = fast.get(lo, hi) as FastPage;
+    if (n === 0) {
+      // A gap in the seqs (they are consecutive unless edited): jump to the next one.
+      const next = nextSeq.get(hi) as number | null;
+      if (next === null) break;
+      lo = Math.max(next - 1, hi); // never back: a damaged index may answer a seq it just said is not there
+      continue;
+    }
+    const lens = n === hi - lo && odd === 0 && blob !== null ? lenList.split(',') : [];
+    const kinds = lens.length === n ? kindList.split('\x1f') : [];
+    const tss = kinds.length === n ? tsList.split('\x1f') : [];
+    if (tss.length === n && blob !== null) {
+      let at = 0;
+      for (let k = 0; k < n; k++) {
+        const end = at + Number(lens[k]);
+        const seq = lo + 1 + k;
+        if (!(kinds[k] === 'node.add' && nodeAddForm(claims, seq, tss[k], blob, at, end)))
+          applyEvent(claims, seq, kinds[k], tss[k], blob.toString('utf8', at, end));
+        at = end;
+      }
+    } else {
+      for (const [seq, kindCol, tsCol, body] of rows.all(lo, hi) as [number, unknown, unknown, unknown][])
+        applyEvent(claims, seq, kindCol, tsCol, Buffer.isBuffer(body) ? body.toString('utf8') : null);
+    }
+    lo = hi;
+  }
+  return claims;
+}
