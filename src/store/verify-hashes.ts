@@ -5,45 +5,103 @@ import type { ReadNodes } from './verify-state.js';
 
 /** verify's hashes above the nodes (verify.ts): subtrees folded bottom-up, session roots, archive bodies. */
 
-/** Computed subtree hashes, bottom-up by index (descending id); a node whose stored one differs joins `mismatch`. */
-export function foldSubtrees(nodes: ReadNodes): Buffer {
-  const { n, sids, seqs, parents, computedNode, storedSub, oddSub, mismatch } = nodes;
+/**
+ * Each node's children as compressed lists (childList[childStart[k], childStart[k + 1]) for node k), in (sid, seq)
+ * order, the order its subtree hash takes them in; in shared memory, so helper threads can check subtrees too.
+ */
+export interface ChildLists {
+  childStart: Int32Array;
+  childList: Int32Array;
+  maxKids: number;
+}
 
-  // Children of each node (compressed lists), in (sid, seq) order. Most nodes have zero or one child.
-  const childStart = new Int32Array(n + 1);
+export function childLists(nodes: ReadNodes): ChildLists {
+  const { n, sids, seqs, parents } = nodes;
+  const childStart = new Int32Array(new SharedArrayBuffer(4 * (n + 1)));
   for (let c = 0; c < n; c++) if (parents[c] >= 0) childStart[parents[c] + 1]++;
   let maxKids = 0;
   for (let k = 0; k < n; k++) {
     maxKids = Math.max(maxKids, childStart[k + 1]);
     childStart[k + 1] += childStart[k];
   }
-  const childList = new Int32Array(childStart[n]);
+  const childList = new Int32Array(new SharedArrayBuffer(4 * Math.max(1, childStart[n])));
   const fill = childStart.slice(0, n);
   for (let c = 0; c < n; c++) if (parents[c] >= 0) childList[fill[parents[c]]++] = c;
+  // Most nodes have zero or one child.
   const bySidSeq = (a: number, b: number) =>
     sids[a] < sids[b] ? -1 : sids[a] > sids[b] ? 1 : seqs[a] - seqs[b];
-
-  // subtree_hash = H(0x01 || node_hash || subtree_hash(child)...), assembled in one scratch buffer.
-  const computedSub = Buffer.alloc(32 * n);
-  const scratch = Buffer.alloc(33 + 32 * maxKids);
-  scratch[0] = 0x01;
-  // One view per number of children, made once: a subarray per node cost as much as copying its hashes.
-  const views: Buffer[] = [];
-  for (let k = n - 1; k >= 0; k--) {
+  for (let k = 0; k < n; k++) {
     const from = childStart[k];
     const to = childStart[k + 1];
-    if (to - from > 1) {
-      const sorted = Array.from(childList.subarray(from, to)).sort(bySidSeq);
-      childList.set(sorted, from);
-    }
-    copy32(scratch, 1, computedNode, 32 * k);
-    for (let j = from; j < to; j++) copy32(scratch, 33 + 32 * (j - from), computedSub, 32 * childList[j]);
-    views[to - from] ??= scratch.subarray(0, 33 + 32 * (to - from));
-    sha256Into(views[to - from], computedSub, 32 * k);
+    if (to - from > 1) childList.set(Array.from(childList.subarray(from, to)).sort(bySidSeq), from);
+  }
+  return { childStart, childList, maxKids };
+}
+
+/**
+ * subtree_hash = H(0x01 || node_hash || subtree_hash(child)...) of node k, from `node` and `sub` (32 bytes a node),
+ * written into out[at, at + 32). `scratch` holds 33 + 32 * maxKids bytes and starts with 0x01; `views` caches one
+ * view of it per number of children (a subarray per node cost as much as copying its hashes).
+ */
+function innerHash(
+  k: number,
+  lists: ChildLists,
+  node: Uint8Array,
+  sub: Uint8Array,
+  scratch: Buffer,
+  views: Buffer[],
+  out: Uint8Array,
+  at: number,
+): void {
+  const { childStart, childList } = lists;
+  const from = childStart[k];
+  const to = childStart[k + 1];
+  copy32(scratch, 1, node, 32 * k);
+  for (let j = from; j < to; j++) copy32(scratch, 33 + 32 * (j - from), sub, 32 * childList[j]);
+  views[to - from] ??= scratch.subarray(0, 33 + 32 * (to - from));
+  sha256Into(views[to - from], out, at);
+}
+
+function scratchFor(lists: ChildLists): Buffer {
+  const scratch = Buffer.alloc(33 + 32 * lists.maxKids);
+  scratch[0] = 0x01;
+  return scratch;
+}
+
+/** Computed subtree hashes, bottom-up by index (descending id); a node whose stored one differs joins `mismatch`. */
+export function foldSubtrees(nodes: ReadNodes, lists: ChildLists): Buffer {
+  const { n, computedNode, storedSub, oddSub, mismatch } = nodes;
+  const computedSub = Buffer.alloc(32 * n);
+  const scratch = scratchFor(lists);
+  const views: Buffer[] = [];
+  for (let k = n - 1; k >= 0; k--) {
+    innerHash(k, lists, computedNode, computedSub, scratch, views, computedSub, 32 * k);
     if (oddSub.has(k) || !equal32(computedSub, 32 * k, storedSub, 32 * k)) mismatch.add(k);
   }
-
   return computedSub;
+}
+
+/**
+ * Whether every node in [from, to) has the stored subtree hash H(0x01 || its computed node hash || its children's
+ * STORED subtree hashes). Each node is checked alone, so threads can share the range. When every node of the shard
+ * passes, the fold gives exactly the stored hashes (by induction from the leaves up: a leaf's stored hash is its
+ * computed one, and then so is its parent's), so they stand for it; when any fails, the fold runs and names them.
+ */
+export function subtreesHold(
+  computedNode: Uint8Array,
+  storedSub: Uint8Array,
+  lists: ChildLists,
+  from: number,
+  to: number,
+): boolean {
+  const scratch = scratchFor(lists);
+  const views: Buffer[] = [];
+  const h = new Uint8Array(32);
+  for (let k = from; k < to; k++) {
+    innerHash(k, lists, computedNode, storedSub, scratch, views, h, 0);
+    if (!equal32(h, 0, storedSub, 32 * k)) return false;
+  }
+  return true;
 }
 
 /** Sessions whose stored root differs from the one over their top nodes' computed subtree hashes, by seq. */

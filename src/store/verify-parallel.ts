@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 import { ChainClaims } from './audit/claims.js';
+import { type ChildLists, subtreesHold } from './verify-hashes.js';
 import { type FastChunk, fastChunk, PAGE, type PageStatements } from './verify-nodes.js';
 
 /**
@@ -41,8 +42,9 @@ export interface VerifyJob {
   guardedBelow: number;
   chunks: { lo: number; hi: number }[];
   /**
-   * Int32 at 0: the next chunk to take; at 1: the claims' state; then each chunk's state (0 pending, 1 answered,
-   * 2 not vouched; for the claims, 1 sent, 2 none).
+   * Int32 at 0: the next chunk to take; at 1: the claims' state; at 2: the subtree check's (0 not yet, 1 sent on
+   * the port, 2 none: the helper can go); then each chunk's state (0 pending, 1 answered, 2 not vouched; for the
+   * claims, 1 sent, 2 none).
    */
   shared: SharedArrayBuffer;
   /** Whether this helper rebuilds the claims first. */
@@ -54,16 +56,70 @@ export type VerifyMessage =
   | { kind: 'chunk'; k: number; chunk: FastChunk }
   | { kind: 'claims'; claims: ChainClaims | null };
 
+/**
+ * The subtree check verify's thread hands its helpers once every node is read (verify-hashes.ts, subtreesHold):
+ * the hashes and child lists in shared memory, cut into ranges taken from a shared counter. `state`: Int32 at 0,
+ * the next range; then each range's state (0 pending, 1 holds, 2 does not, or was not checked).
+ */
+export interface SubtreeJob {
+  kind: 'subtrees';
+  computedNode: Uint8Array;
+  storedSub: Uint8Array;
+  lists: ChildLists;
+  ranges: { from: number; to: number }[];
+  state: SharedArrayBuffer;
+}
+
+/** Nodes a range of the subtree check holds: big enough that taking one costs nothing, small enough to share. */
+const SUBTREE_RANGE = 32_768;
+
 const PENDING = 0;
 const ANSWERED = 1;
 const NOT_VOUCHED = 2;
+
+/** Bytes of VerifyJob.shared before the chunks' states. */
+const HEADER = 12;
 
 export function chunkState(shared: SharedArrayBuffer, chunks: number) {
   return {
     next: new Int32Array(shared, 0, 1),
     claims: new Int32Array(shared, 4, 1),
-    state: new Int32Array(shared, 8, chunks),
+    subtrees: new Int32Array(shared, 8, 1),
+    state: new Int32Array(shared, HEADER, chunks),
   };
+}
+
+/**
+ * A helper, its chunks done: waits for the subtree check (bounded: verify's thread sends it, or says there is none,
+ * once it has joined every chunk) and takes ranges of it until none is left.
+ */
+export function takeSubtreeRanges(job: Pick<VerifyJob, 'shared' | 'port'>): void {
+  const flag = new Int32Array(job.shared, 8, 1);
+  for (let waited = 0; Atomics.load(flag, 0) === PENDING && waited < 120_000; waited += 100)
+    Atomics.wait(flag, 0, PENDING, 100);
+  if (Atomics.load(flag, 0) !== ANSWERED) return;
+  let m: SubtreeJob | undefined;
+  for (let waited = 0; m === undefined && waited < 120_000; waited += 10) {
+    m = receiveMessageOnPort(job.port)?.message as SubtreeJob | undefined;
+    if (m === undefined) Atomics.wait(flag, 0, ANSWERED, 10);
+  }
+  if (m?.kind === 'subtrees') checkRanges(m);
+}
+
+/** Takes ranges of the subtree check from its counter until none is left. */
+function checkRanges(job: SubtreeJob): void {
+  const next = new Int32Array(job.state, 0, 1);
+  const state = new Int32Array(job.state, 4, job.ranges.length);
+  for (let r = Atomics.add(next, 0, 1); r < job.ranges.length; r = Atomics.add(next, 0, 1)) {
+    let holds = false;
+    try {
+      const { from, to } = job.ranges[r];
+      holds = subtreesHold(job.computedNode, job.storedSub, job.lists, from, to);
+    } finally {
+      Atomics.store(state, r, holds ? ANSWERED : NOT_VOUCHED);
+      Atomics.notify(state, r);
+    }
+  }
 }
 
 /** The helper that rebuilds the claims says it is done (sent, or none), so verify's thread stops waiting. */
@@ -102,6 +158,7 @@ export class VerifyHelpers {
   private fromHelpers = 0;
   private readonly state: Int32Array;
   private readonly claimsState: Int32Array;
+  private readonly subtreeFlag: Int32Array;
 
   private constructor(
     readonly chunks: { lo: number; hi: number }[],
@@ -110,6 +167,7 @@ export class VerifyHelpers {
     const views = chunkState(shared, chunks.length);
     this.state = views.state;
     this.claimsState = views.claims;
+    this.subtreeFlag = views.subtrees;
   }
 
   /**
@@ -131,7 +189,7 @@ export class VerifyHelpers {
     if (url.protocol !== 'file:' || !existsSync(fileURLToPath(url))) return null;
     const chunks: { lo: number; hi: number }[] = [];
     for (let lo = 0; lo < maxId; lo += size) chunks.push({ lo, hi: Math.min(lo + size, maxId) });
-    const shared = new SharedArrayBuffer(8 + 4 * chunks.length);
+    const shared = new SharedArrayBuffer(HEADER + 4 * chunks.length);
     const helpers = new VerifyHelpers(chunks, shared);
     for (let t = 1; t < threads; t++) {
       const { port1, port2 } = new MessageChannel();
@@ -201,7 +259,48 @@ export class VerifyHelpers {
     return this.claimsAnswer ?? null;
   }
 
+  /**
+   * Hands the subtree check to the helpers (they take ranges of it while this thread does the rest of verify);
+   * `finish` takes what is left, waits (bounded) for the rest and says whether every node held.
+   */
+  checkSubtrees(
+    computedNode: Buffer,
+    storedSub: Buffer,
+    lists: ChildLists,
+    n: number,
+  ): { finish: () => boolean } {
+    const ranges: { from: number; to: number }[] = [];
+    for (let from = 0; from < n; from += SUBTREE_RANGE)
+      ranges.push({ from, to: Math.min(from + SUBTREE_RANGE, n) });
+    const job: SubtreeJob = {
+      kind: 'subtrees',
+      computedNode,
+      storedSub,
+      lists,
+      ranges,
+      state: new SharedArrayBuffer(4 + 4 * ranges.length),
+    };
+    for (const port of this.ports) port.postMessage(job);
+    Atomics.store(this.subtreeFlag, 0, ANSWERED);
+    Atomics.notify(this.subtreeFlag, 0);
+    const state = new Int32Array(job.state, 4, ranges.length);
+    return {
+      finish: () => {
+        checkRanges(job);
+        for (let r = 0; r < ranges.length; r++) {
+          for (let waited = 0; Atomics.load(state, r) === PENDING && waited < 120_000; waited += 50)
+            Atomics.wait(state, r, PENDING, 50);
+          if (Atomics.load(state, r) !== ANSWERED) return false;
+        }
+        return true;
+      },
+    };
+  }
+
   close(): void {
+    // Helpers still waiting for a subtree check are let go.
+    if (Atomics.compareExchange(this.subtreeFlag, 0, PENDING, NOT_VOUCHED) === PENDING)
+      Atomics.notify(this.subtreeFlag, 0);
     for (const w of this.workers) void w.terminate().catch(() => undefined);
     for (const p of this.ports) p.close();
   }

@@ -8,7 +8,7 @@ import { cachedStatement } from './db/statements.js';
 import { damaged } from './errors.js';
 import { nodeHash } from './hash.js';
 import { NODE_COLUMNS, type NodeRow } from './rows.js';
-import { badArchiveBodies, badSessionRoots, foldSubtrees } from './verify-hashes.js';
+import { badArchiveBodies, badSessionRoots, childLists, foldSubtrees } from './verify-hashes.js';
 import { type FastChunk, fastChunk, guardedUpTo, PAGE, pageStatements } from './verify-nodes.js';
 import { VerifyHelpers } from './verify-parallel.js';
 import { archivedRows, type ReadNodes, structureProblems, turnClaimProblems } from './verify-state.js';
@@ -65,7 +65,15 @@ const EXACT_ROWS = `SELECT ${NODE_COLUMNS}
  */
 export interface VerifyOptions {
   parallelFrom?: number;
-  stats?: { chunks: number; helperChunks: number; helperClaims: boolean };
+  stats?: VerifyStats;
+}
+
+/** What verify's helpers did: chunks, claims, and whether the subtree check they shared held ('none': not run). */
+export interface VerifyStats {
+  chunks: number;
+  helperChunks: number;
+  helperClaims: boolean;
+  subtrees?: 'held' | 'failed' | 'none';
 }
 
 export function verifyShard(db: Database.Database, opts: VerifyOptions = {}): VerifyReport {
@@ -131,8 +139,9 @@ function readNodes(
   const seqs: number[] = new Array(total);
   const parents = new Int32Array(total);
   const tops = new Uint8Array(total);
-  const computedNode = Buffer.alloc(32 * total);
-  const storedSub = Buffer.alloc(32 * total);
+  // In shared memory: helpers check the subtrees over them (verifyRest).
+  const computedNode = Buffer.from(new SharedArrayBuffer(32 * total));
+  const storedSub = Buffer.from(new SharedArrayBuffer(32 * total));
   /** Stored subtree hashes that are not 32-byte blobs: never equal to a computed one. */
   const oddSub = new Set<number>();
   const mismatch = new Set<number>();
@@ -300,18 +309,28 @@ function verifyAll(db: Database.Database, opts: VerifyOptions, parallel = false)
   try {
     const claims = helpers?.claims() ?? readClaims(db);
     if (opts.stats && helpers) Object.assign(opts.stats, helpers.stats());
-    return verifyRest(db, nodes, claims);
+    return verifyRest(db, nodes, claims, helpers, opts.stats);
   } finally {
     helpers?.close();
   }
 }
 
-function verifyRest(db: Database.Database, nodes: ReadNodes, claims: ChainClaims): VerifyReport {
+function verifyRest(
+  db: Database.Database,
+  nodes: ReadNodes,
+  claims: ChainClaims,
+  helpers: VerifyHelpers | null,
+  stats?: VerifyStats,
+): VerifyReport {
   const { n, mismatch, editedIdx, batesOf } = nodes;
-  const computedSub = foldSubtrees(nodes);
-  const badSessions = badSessionRoots(db, nodes, computedSub);
+  const lists = childLists(nodes);
+  // With helpers, they check every node's subtree hash on its own (verify-hashes.ts, subtreesHold) while this
+  // thread compares the rest; the fold, which names what differs, runs only when one does not hold.
+  const check =
+    helpers && nodes.oddSub.size === 0
+      ? helpers.checkSubtrees(nodes.computedNode, nodes.storedSub, lists, n)
+      : null;
   const badArchives = badArchiveBodies(db);
-  const mismatches = [...mismatch].sort((a, b) => a - b).map(batesOf);
   const turns = turnClaimProblems(nodes, claims);
   const all = [
     ...nodes.problems,
@@ -321,6 +340,11 @@ function verifyRest(db: Database.Database, nodes: ReadNodes, claims: ChainClaims
     ...compareClaims(db, claims, archivedRows(db), turns.counts),
     ...compareSources(db, claims),
   ];
+  const held = check?.finish();
+  if (stats) stats.subtrees = held === undefined ? 'none' : held ? 'held' : 'failed';
+  const computedSub = held ? nodes.storedSub : foldSubtrees(nodes, lists);
+  const badSessions = badSessionRoots(db, nodes, computedSub);
+  const mismatches = [...mismatch].sort((a, b) => a - b).map(batesOf);
   const problems = all.slice(0, MAX_PROBLEMS);
   if (all.length > MAX_PROBLEMS)
     problems.push({

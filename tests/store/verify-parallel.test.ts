@@ -27,17 +27,31 @@ describe.skipIf(!existsSync(dist))('verify with helper threads', () => {
         content: { question: `q ${i} é`, answer_text: `a ${i}\n"x"\t`, cited_titles: [`t${i}`] },
       }));
       const bates = s.addTurnsBulk(turns, { kind: 'nodes.bulk', data: {} }).added.map((a) => a.bates);
-      const both = () => {
+      const both = (subtrees: 'held' | 'failed' | 'none' = 'failed') => {
         const one = verifyShard(s.db);
         const stats = { chunks: 0, helperChunks: 0, helperClaims: false };
         const many = verifyShard(s.db, { parallelFrom: 1000, stats });
         expect(many).toEqual(one);
-        // The helper rebuilt the claims (it does that first); chunks go to whichever thread is free.
-        expect(stats).toMatchObject({ chunks: 6, helperClaims: true });
+        // The helper rebuilt the claims (it does that first); chunks go to whichever thread is free; the subtree
+        // check was shared, and the fold ran only when it did not hold.
+        expect(stats).toMatchObject({ chunks: 6, helperClaims: true, subtrees });
         return many;
       };
-      expect(both()).toMatchObject({ ok: true, nodes: N });
+      expect(both('held')).toMatchObject({ ok: true, nodes: N });
       const id = (b: string) => s.db.prepare('SELECT id FROM nodes WHERE bates = ?').pluck().get(b) as number;
+      // A stored subtree hash alone, then its whole path to the root rewritten from it (as an attacker who keeps
+      // the fold consistent above the edit would): the check does not hold, and the fold names the node.
+      const sub = (b: string) =>
+        s.db.prepare('SELECT subtree_hash FROM node_subtree WHERE id = ?').pluck().get(id(b)) as Buffer;
+      const setSub = (b: string, h: Buffer) =>
+        s.db.prepare('UPDATE node_subtree SET subtree_hash = ? WHERE id = ?').run(h, id(b));
+      const leaf = bates[39]; // the last of a chain of 40 (turn 40 starts a new top)
+      const original = sub(leaf);
+      setSub(leaf, Buffer.alloc(32, 7));
+      const r0 = both();
+      expect(r0.mismatches).toEqual([leaf]);
+      setSub(leaf, original);
+      expect(both('held').ok).toBe(true);
       // An edited answer late in the id range (a helper's chunk, when the helper takes it), one early, a stored
       // subtree hash, a node deleted behind the store's back, a body of the chain's node.add claims changed.
       s.db.prepare("UPDATE nodes SET answer_text = 'edited' WHERE bates = ?").run(bates[5500]);
@@ -50,7 +64,8 @@ describe.skipIf(!existsSync(dist))('verify with helper threads', () => {
       s.db.prepare('DELETE FROM node_subtree WHERE id = ?').run(id(bates[4000]));
       s.db.pragma('foreign_keys = OFF'); // as an attacker would
       s.db.prepare('DELETE FROM nodes WHERE id = ?').run(id(bates[4500]));
-      expect(both().problems?.length).toBeGreaterThan(0);
+      // A stored subtree hash missing: no check stands in for the fold.
+      expect(both('none').problems?.length).toBeGreaterThan(0);
     } finally {
       s.close();
     }
