@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { sqlCanonicalContent } from '../../src/store/canon-sql.js';
 import { firstGuarded, guardSql, NODES_ODD, SUBTREES_ODD } from '../../src/store/guards.js';
 import { hashes } from '../../src/store/index.js';
+import { integerList } from '../../src/store/verify-nodes.js';
 import { newShard } from './util.js';
 
 /**
@@ -210,5 +211,29 @@ describe('verify against a guard emptied behind its unchanged definition, and id
     expect(v.ok).toBe(false);
     expect(v.nodes).toBe(3);
     expect(v.edited).toContain(`${row.sid}-000999`);
+  });
+});
+
+describe("verify: a page's lists of integers", () => {
+  it('reads exactly what Number() of each part gives, and refuses anything else', () => {
+    const read = (s: string, n: number) => {
+      const out = new Float64Array(n + 2).fill(Number.NaN);
+      return integerList(s, out, 1, n) ? [...out.subarray(1, 1 + n)] : null;
+    };
+    const lists = ['0', '1,2,3', '-5,0,42', '123456789012345,7', '9,8,7,6,5,4,3,2,1,0'];
+    for (const s of lists) expect(read(s, s.split(',').length)).toEqual(s.split(',').map(Number));
+    // the wrong count, an empty part, a sign alone, a space, a fraction, more than 15 digits, a trailing comma
+    for (const [s, n] of [
+      ['1,2', 3],
+      ['1,2,3', 2],
+      ['1,,3', 3],
+      ['-', 1],
+      ['1, 2', 2],
+      ['1.5', 1],
+      ['1234567890123456', 1],
+      ['1,2,', 2],
+      ['', 1],
+    ] as const)
+      expect(read(s, n), s).toBeNull();
   });
 });
