@@ -4,7 +4,7 @@ import { ChainClaims } from '../../src/store/audit/claims.js';
 import { readClaims } from '../../src/store/audit/claims-read.js';
 import { Shard } from '../../src/store/index.js';
 import { tempDb } from '../support/tmp.js';
-import { newShard } from './util.js';
+import { claimsSummary, newShard } from './util.js';
 
 /**
  * verify rebuilds the chain's claims reading a page of events as a handful of values (claims.ts, FAST_PAGE_SQL),
@@ -39,20 +39,6 @@ function readClaimsByRow(s: Shard): ChainClaims {
   return claims;
 }
 
-/** What two readings must agree on: the problems, and every session's claims (roots, hashes, who added what). */
-function summary(c: ChainClaims) {
-  return {
-    events: c.events,
-    problems: c.problems,
-    sessions: [...c.sessions.values()].map((x) => ({
-      ...x,
-      hashes: x.hashes.toString('hex'),
-      addedBy: [...x.addedBy],
-    })),
-    entries: [...c.entries],
-  };
-}
-
 /** 1 init + 3 sessions + 2,600 turns: two pages and a bit, so edits can sit on a page's first and last row. */
 let template: Buffer | undefined;
 function long(): Shard {
@@ -80,7 +66,7 @@ describe('verify: the chain read a page at a time', () => {
     expect(s.audit.head().seq).toBeGreaterThan(2000 + 500);
     const fast = readClaims(s.db);
     expect(fast.problems).toEqual([]);
-    expect(summary(fast)).toEqual(summary(readClaimsByRow(s)));
+    expect(claimsSummary(fast)).toEqual(claimsSummary(readClaimsByRow(s)));
     expect(s.verify().ok).toBe(true);
   });
 
@@ -138,8 +124,8 @@ describe('verify: the chain read a page at a time', () => {
     it(`gives the row-by-row verdicts on ${e.name}`, () => {
       const s = long();
       for (const sql of e.sql) s.db.prepare(sql).run();
-      const fast = summary(readClaims(s.db));
-      expect(fast).toEqual(summary(readClaimsByRow(s)));
+      const fast = claimsSummary(readClaims(s.db));
+      expect(fast).toEqual(claimsSummary(readClaimsByRow(s)));
       if (e.problem) expect(fast.problems).toContainEqual({ kind: 'event', ...e.problem });
       // and verify, which reads the chain this way, reports the damage
       expect(s.verify().ok).toBe(false);

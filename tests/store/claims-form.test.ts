@@ -4,7 +4,7 @@ import { ChainClaims } from '../../src/store/audit/claims.js';
 import { applyEvent, nodeAddForm } from '../../src/store/audit/claims-read.js';
 import { nodeAddBody } from '../../src/store/bulk.js';
 import type { Shard } from '../../src/store/index.js';
-import { newShard } from './util.js';
+import { claimsSummary, newShard } from './util.js';
 
 /**
  * verify reads node.add events in the store's own form straight from their bytes (claims-read.ts, nodeAddForm) and
@@ -24,29 +24,16 @@ function base(): ChainClaims {
   return c;
 }
 
-function state(c: ChainClaims) {
-  return {
-    events: c.events,
-    problems: c.problems,
-    sessions: [...c.sessions.values()].map((x) => ({
-      ...x,
-      hashes: x.hashes.toString('hex'),
-      addedBy: [...x.addedBy],
-    })),
-    refs: [...c.sourceRefs],
-  };
-}
-
 /** Both readings of one body at seq 20 with the given columns: what the form did, and whether it agrees. */
 function both(body: Buffer, ts = TS, kind = 'node.add') {
   const viaForm = base();
-  const before = state(viaForm);
+  const before = claimsSummary(viaForm);
   // The body sits inside a larger buffer, as it does in a page: the form must not read past its end.
   const page = Buffer.concat([Buffer.from('{"x"'), body, Buffer.from('"}{"data"')]);
   const took = kind === 'node.add' && nodeAddForm(viaForm, 20, ts, page, 4, 4 + body.length);
   const general = base();
   applyEvent(general, 20, kind, ts, body.toString('utf8'));
-  return { took, form: state(viaForm), general: state(general), before };
+  return { took, form: claimsSummary(viaForm), general: claimsSummary(general), before };
 }
 
 function agrees(body: Buffer, ts = TS) {

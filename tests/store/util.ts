@@ -1,3 +1,4 @@
+import type { ChainClaims } from '../../src/store/audit/claims.js';
 import type { Shard } from '../../src/store/index.js';
 
 export { errorOf, openShard as newShard } from '../support/shard.js';
@@ -34,5 +35,20 @@ export function prng(seed: number): () => number {
     t = Math.imul(t ^ (t >>> 15), t | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** What two readings of the chain's claims must agree on: problems, sessions (roots, hashes, who added what), entries, sources. */
+export function claimsSummary(c: ChainClaims) {
+  return {
+    events: c.events,
+    problems: c.problems,
+    sessions: [...c.sessions.values()].map((x) => ({
+      ...x,
+      hashes: x.hashes.toString('hex'),
+      addedBy: [...x.addedBy],
+    })),
+    entries: [...c.entries],
+    refs: [...c.sourceRefs],
   };
 }
