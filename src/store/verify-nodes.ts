@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { CANON_GUARDED_SQL, CANON_SQL } from './canon-sql.js';
 import { firstGuarded, NODES_ODD, SUBTREES_ODD } from './guards.js';
 import { equal32, sha256Into } from './hash.js';
+import { integerList } from './page-lists.js';
 
 /**
  * verify's fast path over nodes (verify.ts): pages of nodes read as a handful of values, their canonical contents
@@ -61,28 +62,6 @@ export function cutCanonical(canonBlob: Buffer, n: number, bounds: Int32Array): 
   }
   bounds[n] = canonBlob.length;
   return !(at !== canonBlob.length || canonBlob.indexOf(0, bounds[n - 1] + 1) >= 0);
-}
-
-/**
- * A comma-separated list of exactly n integers as SQLite prints them (an optional minus, digits), written into
- * out[base, base + n); false for anything else, or an integer of more than 15 digits (which a double may not hold
- * exactly): the page then takes the exact path. Splitting six lists a page into strings and back was a tenth of
- * the JavaScript side of verify, most of it in the garbage collector.
- */
-export function integerList(s: string, out: Float64Array, base: number, n: number): boolean {
-  let k = 0;
-  let at = 0;
-  while (k < n) {
-    const negative = s.charCodeAt(at) === 45;
-    if (negative) at++;
-    const from = at;
-    let v = 0;
-    for (let c = s.charCodeAt(at); c >= 48 && c <= 57; c = s.charCodeAt(++at)) v = v * 10 + (c - 48);
-    if (at === from || at - from > 15) return false;
-    out[base + k++] = negative ? -v : v;
-    if (k < n && s.charCodeAt(at++) !== 44) return false;
-  }
-  return at === s.length;
 }
 
 /** The nodes of a chunk the fast path vouches for, in id order: what verify keeps of each. */

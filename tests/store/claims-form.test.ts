@@ -177,6 +177,10 @@ describe("verify's reading of node.add in the store's form", () => {
             else if (o.op === 'delete' && at < b.length)
               b = Buffer.concat([b.subarray(0, at), b.subarray(at + 1)]);
           }
+          // A Bates id edited into a large turn number sizes the claims' arrays by it (on both paths alike): kept
+          // small here, and larger numbers are in the cases above.
+          const turn = /"bates":"[^"]*-(\d+)"/.exec(b.toString('latin1'))?.[1];
+          fc.pre(turn === undefined || Number(turn) < 2_000_000);
           agrees(b);
         },
       ),

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { ChainClaims } from '../../src/store/audit/claims.js';
 import type { Shard } from '../../src/store/index.js';
 
@@ -43,10 +44,12 @@ export function claimsSummary(c: ChainClaims) {
   return {
     events: c.events,
     problems: c.problems,
+    // The arrays are sized by the highest seq claimed (a forged one may be large): compared by digest and by the
+    // turns actually added.
     sessions: [...c.sessions.values()].map((x) => ({
       ...x,
-      hashes: x.hashes.toString('hex'),
-      addedBy: [...x.addedBy],
+      hashes: createHash('sha256').update(x.hashes).digest('hex'),
+      addedBy: [...x.addedBy].flatMap((event, seq) => (event === 0 ? [] : [[seq, event]])),
     })),
     entries: [...c.entries],
     refs: [...c.sourceRefs],

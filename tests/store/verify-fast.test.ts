@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { sqlCanonicalContent } from '../../src/store/canon-sql.js';
 import { firstGuarded, guardSql, NODES_ODD, SUBTREES_ODD } from '../../src/store/guards.js';
 import { hashes } from '../../src/store/index.js';
-import { integerList } from '../../src/store/verify-nodes.js';
+import { integerList } from '../../src/store/page-lists.js';
 import { newShard } from './util.js';
 
 /**

@@ -6,6 +6,7 @@ import type Database from 'better-sqlite3';
 import { cachedStatement } from '../db/statements.js';
 import { EVENTS_NOT_BYTES, firstGuarded } from '../guards.js';
 import { equal32, eventHash, sha256Equals, ZERO_HASH } from '../hash.js';
+import { integerList } from '../page-lists.js';
 
 /**
  * Checking the audit chain (docs/sessions.md, "The audit chain"): page by page on a fast path that only ever says
@@ -125,6 +126,8 @@ export function checkChain(
 }
 
 const PAGE = 2000;
+/** The body lengths of the page being checked (a thread checks one page at a time). */
+const pageLengths = new Float64Array(PAGE);
 /** Below this many events a second thread costs more to start (~50 ms) than it saves. */
 const PARALLEL_MIN = 150_000;
 
@@ -315,16 +318,16 @@ function pageIntact(
   const n = hi - lo;
   if (lengths === null || bodies === null || hashes === null || odd !== 0) return null;
   if (!Buffer.isBuffer(first) || first.length !== 32 || (prev !== null && !first.equals(prev))) return null;
-  const lens = lengths.split(',');
-  if (lens.length !== n || hashes.length !== 32 * n) return null;
+  const lens = pageLengths;
+  if (hashes.length !== 32 * n || n > lens.length || !integerList(lengths, lens, 0, n)) return null;
   // The first event's bytes are not whole in `bodies` (its prev_hash came apart): the one copy a page makes.
-  let end = Number(lens[0]);
+  let end = lens[0];
   if (!(end <= bodies.length) || !sha256Equals(Buffer.concat([first, bodies.subarray(0, end)]), hashes, 0))
     return null;
   for (let k = 1; k < n; k++) {
     const at = end;
     if (!equal32(bodies, at, hashes, 32 * (k - 1))) return null;
-    end = at + 32 + Number(lens[k]);
+    end = at + 32 + lens[k];
     if (!(end <= bodies.length) || !sha256Equals(bodies.subarray(at, end), hashes, 32 * k)) return null;
   }
   return end === bodies.length

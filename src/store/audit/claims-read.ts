@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { integerList } from '../page-lists.js';
 import { ChainClaims } from './claims.js';
 
 /**
@@ -172,6 +173,7 @@ export function nodeAddForm(
  */
 export function readClaims(db: Database.Database): ChainClaims {
   const claims = new ChainClaims();
+  const lens = new Float64Array(PAGE);
   const fast = db.prepare(FAST_PAGE_SQL).raw(true);
   const rows = db
     .prepare('SELECT seq, kind, ts, body FROM audit_events WHERE seq > ? AND seq <= ? ORDER BY seq')
@@ -192,13 +194,13 @@ export function readClaims(db: Database.Database): ChainClaims {
       lo = Math.max(next - 1, hi); // never back: a damaged index may answer a seq it just said is not there
       continue;
     }
-    const lens = n === hi - lo && odd === 0 && blob !== null ? lenList.split(',') : [];
-    const kinds = lens.length === n ? kindList.split('\x1f') : [];
+    const whole = n === hi - lo && odd === 0 && blob !== null && integerList(lenList, lens, 0, n);
+    const kinds = whole ? kindList.split('\x1f') : [];
     const tss = kinds.length === n ? tsList.split('\x1f') : [];
     if (tss.length === n && blob !== null) {
       let at = 0;
       for (let k = 0; k < n; k++) {
-        const end = at + Number(lens[k]);
+        const end = at + lens[k];
         const seq = lo + 1 + k;
         if (!(kinds[k] === 'node.add' && nodeAddForm(claims, seq, tss[k], blob, at, end)))
           applyEvent(claims, seq, kinds[k], tss[k], blob.toString('utf8', at, end));
