@@ -87,6 +87,11 @@ describe('verify: the chain read a page at a time', () => {
       problem: { id: '10', detail: 'its columns disagree with its body' },
     },
     {
+      name: 'a ts that holds the separator, on the last row of a page',
+      sql: ["UPDATE audit_events SET ts = 'x' || char(31) || ts WHERE seq = 2000"],
+      problem: { id: '2000', detail: 'its columns disagree with its body' },
+    },
+    {
       name: 'a ts stored as a number, a kind as a blob',
       sql: [
         'UPDATE audit_events SET ts = 12345 WHERE seq = 11',
