@@ -189,6 +189,32 @@ describe('verify against a guard emptied behind its unchanged definition, and id
     }
   });
 
+  it('reads a page whose sid list does not split into one part a row (a sid holding the comma) exactly', () => {
+    const s = newShard();
+    const turns = [s.addTurn({ question: 'root', answer_text: 'a' })];
+    for (let i = 0; i < 5; i++)
+      turns.push(s.addTurn({ question: `q${i}`, answer_text: 'a', parent: turns[turns.length - 1].bates }));
+    const b = turns[2].bates;
+    const sid = b.slice(0, b.indexOf('-'));
+    s.db.pragma('foreign_keys = OFF');
+    s.db.prepare(`UPDATE nodes SET sid = sid || ',x' WHERE bates = ?`).run(b);
+    // The guard emptied after the edit, so that it does not hold the row: the guarded page reads it.
+    emptyGuard(s, NODES_ODD);
+    s.close();
+    const again = newShard(s.path);
+    try {
+      expect(firstGuarded(again.db, NODES_ODD)).toBeNull();
+      const details = again
+        .verify()
+        .problems?.filter((p) => p.id === b)
+        .map((p) => p.detail);
+      // The exact path's word for it (a list cut at the comma would shift every later sid instead).
+      expect(details).toContain(`its Bates id does not match its session (${sid},x) and turn number (3)`);
+    } finally {
+      again.close();
+    }
+  });
+
   it('reads a turn whose internal id was set to 0 or below, and names it', () => {
     const s = newShard();
     const t1 = s.addTurn({ question: 'root', answer_text: 'a1' });
