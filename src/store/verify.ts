@@ -104,8 +104,8 @@ function idIndex(
   if (minId >= 0 && Number.isSafeInteger(maxId) && maxId <= 4 * total + 65536) {
     const a = new Int32Array(maxId + 1).fill(-1);
     return {
-      // Only a number: a text '2' would index the array as 2.
-      get: (id) => (typeof id === 'number' && id >= 0 && id <= maxId ? a[id] : -1),
+      // Only an integer: a text '2' would index the array as 2, and 2.5 would give no index at all.
+      get: (id) => (Number.isInteger(id) && id >= 0 && id <= maxId ? a[id] : -1),
       set: (id, i) => {
         a[id] = i;
       },
@@ -228,6 +228,8 @@ function readNodes(
     storedSub.set(c.subtreeHashes.subarray(0, 32 * c.n), 32 * i);
     for (let k = 0; k < c.n; k++) {
       const parentId = c.parentIds[k];
+      // Looked up before the node is indexed, as on the exact path: a node named as its own parent has none.
+      parents[i] = parentId === 0 ? -1 : parentIndex(parentId);
       index.set(c.ids[k], i);
       ids[i] = c.ids[k];
       parentIds[i] = parentId;
@@ -235,7 +237,6 @@ function readNodes(
       childCounts[i] = c.childCounts[k];
       sids[i] = intern(c.sids[k]);
       seqs[i] = c.seqs[k];
-      parents[i] = parentId === 0 ? -1 : parentIndex(parentId);
       tops[i] = c.tops[k];
       i++;
     }

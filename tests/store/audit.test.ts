@@ -372,3 +372,42 @@ describe('chain-check against bytes moved between neighbouring rows', () => {
     }
   });
 });
+
+describe('chain-check against events renumbered behind the store', () => {
+  it('finds the gap before an event numbered beyond what a double holds, without sharing out its range', () => {
+    const s = busy();
+    const head = s.audit.head();
+    const seq = 9007199254740993n; // 2^53 + 1
+    const ts = '2026-12-01T00:00:00.000Z';
+    const body = Buffer.from(
+      `{"data":{"sha256":"${'ab'.repeat(32)}","sid":"aaaa"},"kind":"session.archive","seq":${seq},"ts":"${ts}"}`,
+    );
+    s.db
+      .prepare('INSERT INTO audit_events VALUES (?, ?, ?, ?, ?, ?)')
+      .run(seq, ts, 'session.archive', body, head.hash, sha256(head.hash, body));
+    const c = s.chainCheck();
+    expect(c.ok).toBe(false);
+    expect(c.first_broken_seq).toBe(head.seq + 1);
+    expect(c.reason).toMatch(/missing/);
+    expect(s.verify().ok).toBe(false);
+  });
+
+  it('reads a table rebuilt with seq as a plain column row by row, and sees a seq moved onto its neighbour', () => {
+    const s = busy();
+    s.db.exec(`CREATE TABLE ae2 (seq INTEGER, ts TEXT NOT NULL, kind TEXT NOT NULL, body BLOB NOT NULL,
+        prev_hash BLOB NOT NULL, event_hash BLOB NOT NULL);
+      INSERT INTO ae2 SELECT * FROM audit_events ORDER BY seq;
+      DROP TABLE audit_events;
+      ALTER TABLE ae2 RENAME TO audit_events;`);
+    expect(s.chainCheck().ok).toBe(true); // the same rows, in a table of another shape
+    s.db.prepare('UPDATE audit_events SET seq = 10 WHERE seq = 11').run();
+    const c = s.chainCheck();
+    expect(c.ok).toBe(false);
+    expect(c.first_broken_seq).toBe(11);
+    expect(s.verify().problems).toContainEqual({
+      kind: 'event',
+      id: '10',
+      detail: 'its columns disagree with its body',
+    });
+  });
+});

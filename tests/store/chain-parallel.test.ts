@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type * as Check from '../../src/store/audit/check.js';
@@ -130,4 +131,25 @@ describe.skipIf(!existsSync(dist))('chain-check on a long chain (two threads)', 
       s.close();
     }
   }, 120_000);
+  it('shares out no range for a head numbered beyond any real chain, and names the gap before it', async () => {
+    const { Shard } = (await import(dist.href)) as typeof Store;
+    const s = Shard.open(tempDb());
+    try {
+      s.createSession({ sid: 'aaaa' });
+      const head = s.audit.head();
+      // A consistent event appended at 2^53 + 1: the range to the head would be 2^53 events to cut into chunks.
+      const seq = 9007199254740993n;
+      const ts = '2026-12-01T00:00:00.000Z';
+      const body = Buffer.from(`{"data":{},"kind":"x","seq":${seq},"ts":"${ts}"}`);
+      const h = createHash('sha256')
+        .update(Buffer.concat([head.hash, body]))
+        .digest();
+      s.db
+        .prepare('INSERT INTO audit_events VALUES (?, ?, ?, ?, ?, ?)')
+        .run(seq, ts, 'x', body, head.hash, h);
+      expect(s.chainCheck()).toMatchObject({ ok: false, first_broken_seq: head.seq + 1 });
+    } finally {
+      s.close();
+    }
+  }, 60_000);
 });

@@ -1,7 +1,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { ChainClaims } from '../../src/store/audit/claims.js';
 import { readClaims } from '../../src/store/audit/claims-read.js';
+import { AUDIT_EVENTS_TABLE } from '../../src/store/db/events-table.js';
 import { Shard } from '../../src/store/index.js';
 import { tempDb } from '../support/tmp.js';
 import { claimsSummary, newShard } from './util.js';
@@ -13,7 +15,7 @@ import { claimsSummary, newShard } from './util.js';
  */
 
 /** The reference: every event one row at a time, in seq order, as readClaims read them before the fast page. */
-function readClaimsByRow(s: Shard): ChainClaims {
+function readClaimsByRow(s: Pick<Shard, 'db'>): ChainClaims {
   const claims = new ChainClaims();
   const rows = s.db.prepare('SELECT seq, kind, ts, body FROM audit_events ORDER BY seq').raw(true).all() as [
     number,
@@ -120,6 +122,24 @@ describe('verify: the chain read a page at a time', () => {
     },
     { name: 'every event renumbered below 1', sql: ['UPDATE audit_events SET seq = seq - 1000000'] },
     {
+      name: 'an event copied to a seq beyond what a double holds',
+      sql: [
+        'INSERT INTO audit_events SELECT 9007199254740993, ts, kind, body, prev_hash, event_hash FROM audit_events WHERE seq = 2600',
+      ],
+    },
+    {
+      name: 'the table rebuilt with seq as a plain column, a seq moved onto its neighbour',
+      sql: [
+        `CREATE TABLE ae2 (seq INTEGER, ts TEXT NOT NULL, kind TEXT NOT NULL, body BLOB NOT NULL,
+          prev_hash BLOB NOT NULL, event_hash BLOB NOT NULL)`,
+        'INSERT INTO ae2 SELECT * FROM audit_events ORDER BY seq DESC',
+        'DROP TABLE audit_events',
+        'ALTER TABLE ae2 RENAME TO audit_events',
+        'UPDATE audit_events SET seq = 10 WHERE seq = 11',
+      ],
+      problem: { id: '10', detail: 'its columns disagree with its body' },
+    },
+    {
       name: 'an event moved far past the end',
       sql: ['UPDATE audit_events SET seq = 900000 WHERE seq = 50'],
       problem: { id: '900000', detail: 'its columns disagree with its body' },
@@ -136,4 +156,21 @@ describe('verify: the chain read a page at a time', () => {
       expect(s.verify().ok).toBe(false);
     });
   }
+  it('reads a chain kept in a UTF-16 database (where SQLite re-encodes text) as row by row does', () => {
+    const s = long();
+    const db = new Database(tempDb());
+    try {
+      db.pragma("encoding = 'UTF-16le'");
+      db.exec(AUDIT_EVENTS_TABLE);
+      const insert = db.prepare('INSERT INTO audit_events VALUES (?, ?, ?, ?, ?, ?)');
+      const rows = s.db.prepare('SELECT * FROM audit_events ORDER BY seq').raw(true).all() as unknown[][];
+      db.transaction(() => {
+        for (const r of rows) insert.run(...r);
+      })();
+      expect(claimsSummary(readClaims(db))).toEqual(claimsSummary(readClaimsByRow({ db })));
+      expect(readClaims(db).problems).toEqual([]);
+    } finally {
+      db.close();
+    }
+  });
 });

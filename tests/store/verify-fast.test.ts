@@ -215,6 +215,26 @@ describe('verify against a guard emptied behind its unchanged definition, and id
     }
   });
 
+  it('names a turn made its own parent the same way on the fast path as on the exact one', () => {
+    const s = newShard();
+    const t1 = s.addTurn({ question: 'root', answer_text: 'a1' });
+    const t2 = s.addTurn({ question: 'leaf', answer_text: 'a2', parent: t1.bates });
+    s.db.pragma('foreign_keys = OFF');
+    // A top turn: its content (no parent) still hashes as stored, so the fast path reads it.
+    s.db.prepare('UPDATE nodes SET parent_id = id WHERE bates = ?').run(t1.bates);
+    const words = (v: ReturnType<typeof s.verify>) => ({
+      turn: v.problems?.filter((p) => p.id === t1.bates).map((p) => p.detail),
+      mismatches: v.mismatches,
+    });
+    const fast = words(s.verify());
+    expect(fast.turn).toContain('it is its own ancestor: a parent cycle');
+    // The same page with a row only the exact path reads (a REAL count of sources): the same words for the turn.
+    s.db.prepare('UPDATE nodes SET n_cited_sources = 0.5 WHERE bates = ?').run(t2.bates);
+    const exact = words(s.verify());
+    expect(exact.turn).toEqual(fast.turn);
+    expect(fast.mismatches).toEqual([]); // its own child on the fast path would have folded into a mismatch
+  });
+
   it('reads a turn whose internal id was set to 0 or below, and names it', () => {
     const s = newShard();
     const t1 = s.addTurn({ question: 'root', answer_text: 'a1' });

@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
+import { eventsSeqIsRowid } from '../db/events-table.js';
 import { cachedStatement } from '../db/statements.js';
 import { EVENTS_NOT_BYTES, firstGuarded } from '../guards.js';
 import { equal32, eventHash, sha256Equals, ZERO_HASH } from '../hash.js';
@@ -46,8 +47,11 @@ export function checkChain(
   const notBytes = firstGuarded(db, EVENTS_NOT_BYTES);
   const guarded = notBytes !== undefined;
   const fastPage = cachedStatement(db, fastPageSql(guarded), 'raw');
-  const fastTo = Math.min(headSeq, notBytes == null ? headSeq : notBytes - 1);
   let prevSeq = from?.seq ?? 0;
+  // The fast page counts rows (n rows over (lo, hi] are every seq of it): only where seq is the table's rowid.
+  const fastTo = !eventsSeqIsRowid(db)
+    ? prevSeq
+    : Math.min(headSeq, notBytes == null ? headSeq : notBytes - 1);
   let prev = from?.hash ?? ZERO_HASH;
   let checked = 0;
   const broken = (seq: number, reason: string): ChainCheck => ({
@@ -130,6 +134,8 @@ const PAGE = 2000;
 const pageLengths = new Float64Array(PAGE);
 /** Below this many events a second thread costs more to start (~50 ms) than it saves. */
 const PARALLEL_MIN = 150_000;
+/** The longest range shared between threads (its chunks' state is 68 bytes each, in one SharedArrayBuffer). */
+const MAX_SHARED = 2 ** 31;
 
 /**
  * A page of events (seq in (@lo, @hi]) as a handful of values: making three Buffers per event cost more than hashing
@@ -241,7 +247,9 @@ function checkInParallel(
   onProgress: (checked: number) => void,
 ): { seq: number; hash: Buffer } | null {
   const threads = chainCheckThreads(to - from);
-  if (threads < 2 || db.memory || db.inTransaction) return null;
+  // A head numbered far beyond any real chain (an edit) is no reason to cut billions of chunks: the pass below
+  // finds the gap before it.
+  if (threads < 2 || db.memory || db.inTransaction || !(to - from <= MAX_SHARED)) return null;
   const url = new URL('./check-worker.js', import.meta.url);
   if (url.protocol !== 'file:' || !existsSync(fileURLToPath(url))) return null; // e.g. run from TypeScript sources
   const chunks = chainChunks(from, to, threads);

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { eventsSeqIsRowid } from '../db/events-table.js';
 import { integerList } from '../page-lists.js';
 import { ChainClaims } from './claims.js';
 
@@ -168,6 +169,13 @@ export function nodeAddForm(
   return claims.addedFromBytes(b.toString('latin1', sid0, sidEnd), turn, b, hexAt, seq, records);
 }
 
+/** lens[0] + ... + lens[n - 1]: a blob of another length (a database in UTF-16 re-encodes text) is not cut by them. */
+function sum(lens: Float64Array, n: number): number {
+  let total = 0;
+  for (let k = 0; k < n; k++) total += lens[k];
+  return total;
+}
+
 /**
  * Reads the chain once and rebuilds its claims. Bodies are read as stored (the bytes chain-check hashes); a body
  * that is not canonical JSON of an event is a problem here too, though chain-check names it first.
@@ -180,11 +188,25 @@ export function readClaims(db: Database.Database): ChainClaims {
     .prepare('SELECT seq, kind, ts, body FROM audit_events WHERE seq > ? AND seq <= ? ORDER BY seq')
     .raw(true);
   const nextSeq = db.prepare('SELECT min(seq) FROM audit_events WHERE seq > ?').pluck();
-  const [first, last] = db.prepare('SELECT min(seq), max(seq) FROM audit_events').raw(true).get() as [
-    number | null,
-    number | null,
-  ];
-  if (first === null || last === null) return claims;
+  const [low, high] = db
+    .prepare('SELECT min(seq), max(seq) FROM audit_events')
+    .safeIntegers(true)
+    .raw(true)
+    .get() as [bigint | null, bigint | null];
+  if (low === null || high === null) return claims;
+  // Pages are ranges of numbers: only a rowid seq (see eventsSeqIsRowid) within what a double holds exactly.
+  const safe = (v: bigint) =>
+    v >= BigInt(Number.MIN_SAFE_INTEGER) + 1n && v <= BigInt(Number.MAX_SAFE_INTEGER);
+  if (!eventsSeqIsRowid(db) || !safe(low) || !safe(high)) {
+    const all = db.prepare('SELECT seq, kind, ts, body FROM audit_events ORDER BY seq').raw(true);
+    for (const [seq, kindCol, tsCol, body] of all.iterate() as IterableIterator<
+      [number, unknown, unknown, unknown]
+    >)
+      applyEvent(claims, seq, kindCol, tsCol, Buffer.isBuffer(body) ? body.toString('utf8') : null);
+    return claims;
+  }
+  const first = Number(low);
+  const last = Number(high);
   for (let lo = first - 1; lo < last; ) {
     const hi = Math.min(lo + PAGE, last);
     const [n, lenList, kindList, tsList, blob, odd] = fast.get(lo, hi) as FastPage;
@@ -195,7 +217,12 @@ export function readClaims(db: Database.Database): ChainClaims {
       lo = Math.max(next - 1, hi); // never back: a damaged index may answer a seq it just said is not there
       continue;
     }
-    const whole = n === hi - lo && odd === 0 && blob !== null && integerList(lenList, lens, 0, n);
+    const whole =
+      n === hi - lo &&
+      odd === 0 &&
+      blob !== null &&
+      integerList(lenList, lens, 0, n) &&
+      sum(lens, n) === blob.length;
     const kinds = whole ? kindList.split('\x1f') : [];
     const tss = kinds.length === n ? tsList.split('\x1f') : [];
     if (tss.length === n && blob !== null) {

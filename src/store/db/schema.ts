@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { rebuildVocabulary } from '../find/vocabulary.js';
 import { GUARDS, guardSql } from '../guards.js';
+import { AUDIT_EVENTS_TABLE } from './events-table.js';
 
 /**
  * Forward-only migrations. PRAGMA user_version holds how many have run. A shard whose version is higher than
@@ -55,14 +56,7 @@ export const MIGRATIONS: Migration[] = [
   );
   CREATE VIRTUAL TABLE nodes_vocab USING fts5vocab(nodes_fts, 'row');
 
-  CREATE TABLE audit_events (
-    seq        INTEGER PRIMARY KEY,
-    ts         TEXT NOT NULL,
-    kind       TEXT NOT NULL,
-    body       BLOB NOT NULL,     -- the canonical JSON bytes exactly as hashed
-    prev_hash  BLOB NOT NULL,
-    event_hash BLOB NOT NULL
-  );
+  ${AUDIT_EVENTS_TABLE};
 
   CREATE TABLE answer_cache (
     cache_key         TEXT PRIMARY KEY,
