@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { decodeBody } from './archive-body.js';
-import type { ChainClaims, Problem } from './audit/claims.js';
+import type { ChainClaims, ClaimedSession, Problem } from './audit/claims.js';
 import { cachedStatement } from './db/statements.js';
 import { ArboristError } from './errors.js';
 import { equal32 } from './hash.js';
@@ -102,24 +102,28 @@ export function turnClaimProblems(
 ): { problems: Problem[]; counts: Map<string, number> } {
   const { n, sids, seqs, computedNode, batesOf } = nodes;
   const out: Problem[] = [];
-  const counts = new Map<string, number>();
-  const seen = new Map<string, Uint8Array>();
+  // One lookup a node (this loop runs on verify's thread alone): the session's count, claims and seqs seen.
+  const bySid = new Map<
+    string,
+    { count: number; session: ClaimedSession | undefined; seen: Uint8Array | null }
+  >();
   for (let k = 0; k < n; k++) {
     const sid = sids[k];
-    counts.set(sid, (counts.get(sid) ?? 0) + 1);
-    const session = claims.sessions.get(sid);
+    let at = bySid.get(sid);
+    if (!at) {
+      at = { count: 0, session: claims.sessions.get(sid), seen: null };
+      bySid.set(sid, at);
+    }
+    at.count++;
+    const session = at.session;
     const seq = seqs[k];
-    // claims.node(sid, seq), without a view and an object a node (this loop runs on verify's thread alone).
+    // claims.node(sid, seq), without a view and an object a node.
     if (!session || seq < 1 || seq > session.maxSeq || session.addedBy[seq] === 0) {
       out.push({ kind: 'turn', id: batesOf(k), detail: 'no event added this turn' });
       continue;
     }
-    let mark = seen.get(sid);
-    if (!mark) {
-      mark = new Uint8Array(session.maxSeq + 1);
-      seen.set(sid, mark);
-    }
-    mark[seq] = 1;
+    at.seen ??= new Uint8Array(session.maxSeq + 1);
+    at.seen[seq] = 1;
     if (!equal32(computedNode, 32 * k, session.hashes, 32 * seq))
       out.push({
         kind: 'turn',
@@ -135,7 +139,7 @@ export function turnClaimProblems(
   }
   for (const c of claims.sessions.values()) {
     if (c.state !== 'live') continue;
-    const mark = seen.get(c.sid);
+    const mark = bySid.get(c.sid)?.seen;
     for (let seq = 1; seq <= c.maxSeq; seq++) {
       if (c.addedBy[seq] !== 0 && !mark?.[seq])
         out.push({
@@ -145,6 +149,8 @@ export function turnClaimProblems(
         });
     }
   }
+  const counts = new Map<string, number>();
+  for (const [sid, at] of bySid) counts.set(sid, at.count);
   return { problems: out, counts };
 }
 
