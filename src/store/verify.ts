@@ -295,24 +295,28 @@ function readNodes(
 
 function verifyAll(db: Database.Database, opts: VerifyOptions, parallel = false): VerifyReport {
   const head = new AuditLog(db).head();
-  const { nodes, helpers } = readNodes(db, (maxId, total, guardedBelow) =>
-    parallel && head.seq > 0
-      ? VerifyHelpers.start(
-          db,
-          { seq: head.seq, hash: head.hash.toString('hex') },
-          maxId,
-          total,
-          guardedBelow,
-          opts.parallelFrom,
-        )
-      : null,
-  );
+  // Closed whatever happens once started, a read that throws included: helpers wait for work until told.
+  let started: VerifyHelpers | null = null;
   try {
+    const { nodes, helpers } = readNodes(db, (maxId, total, guardedBelow) => {
+      started =
+        parallel && head.seq > 0
+          ? VerifyHelpers.start(
+              db,
+              { seq: head.seq, hash: head.hash.toString('hex') },
+              maxId,
+              total,
+              guardedBelow,
+              opts.parallelFrom,
+            )
+          : null;
+      return started;
+    });
     const claims = helpers?.claims() ?? readClaims(db);
     if (opts.stats && helpers) Object.assign(opts.stats, helpers.stats());
     return verifyRest(db, nodes, claims, helpers, opts.stats);
   } finally {
-    helpers?.close();
+    (started as VerifyHelpers | null)?.close();
   }
 }
 
