@@ -41,10 +41,11 @@ describe('browsing the demo shard', () => {
     // Right goes to the first child, j moves on: the transcript shows the path root first
     t.press('l', 'j', 'j', 'j');
     await t.waitFor(`${wal}-000004 · grounded`);
+    // The status bar may come a frame after the pane: wait for it, then read the whole screen.
+    await t.waitFor(`${wal}-000004 depth 2`);
     let screen = t.screen();
     expect(screen).toContain('Q How can a long-running reader');
     expect(screen).toContain(`session ${wal} · sqlite wal`);
-    expect(screen).toMatch(new RegExp(`${wal}-000004 depth 2`));
     // onto the link, then Right: the linked turn in its own session, with the crossing marked
     t.press('j');
     await t.waitFor(`${fork}-000001 depth 3`);
