@@ -77,6 +77,16 @@ const PENDING = 0;
 const ANSWERED = 1;
 const NOT_VOUCHED = 2;
 
+/**
+ * Waits while view[i] is PENDING, at most two minutes (a thread that died never answers), and gives what it holds
+ * then.
+ */
+function waitWhilePending(view: Int32Array, i: number): number {
+  for (let waited = 0; Atomics.load(view, i) === PENDING && waited < 120_000; waited += 50)
+    Atomics.wait(view, i, PENDING, 50);
+  return Atomics.load(view, i);
+}
+
 /** Bytes of VerifyJob.shared before the chunks' states. */
 const HEADER = 12;
 
@@ -95,9 +105,7 @@ export function chunkState(shared: SharedArrayBuffer, chunks: number) {
  */
 export function takeSubtreeRanges(job: Pick<VerifyJob, 'shared' | 'port'>): void {
   const flag = new Int32Array(job.shared, 8, 1);
-  for (let waited = 0; Atomics.load(flag, 0) === PENDING && waited < 120_000; waited += 100)
-    Atomics.wait(flag, 0, PENDING, 100);
-  if (Atomics.load(flag, 0) !== ANSWERED) return;
+  if (waitWhilePending(flag, 0) !== ANSWERED) return;
   let m: SubtreeJob | undefined;
   for (let waited = 0; m === undefined && waited < 120_000; waited += 10) {
     m = receiveMessageOnPort(job.port)?.message as SubtreeJob | undefined;
@@ -229,9 +237,7 @@ export class VerifyHelpers {
   /** Chunk k, waiting (bounded) for the helper that took it; null when nobody vouched for it. */
   result(k: number): FastChunk | null {
     if (this.own.has(k)) return this.own.get(k) ?? null;
-    for (let waited = 0; Atomics.load(this.state, k) === PENDING && waited < 120_000; waited += 50)
-      Atomics.wait(this.state, k, PENDING, 50);
-    if (Atomics.load(this.state, k) !== ANSWERED) return null;
+    if (waitWhilePending(this.state, k) !== ANSWERED) return null;
     for (let waited = 0; !this.received.has(k) && waited < 120_000; ) {
       if (!this.drain()) {
         Atomics.wait(this.state, k, ANSWERED, 10);
@@ -247,9 +253,7 @@ export class VerifyHelpers {
   /** The claims the first helper rebuilt, or null (verify's thread rebuilds them). */
   claims(): ChainClaims | null {
     if (this.claimsAnswer !== undefined) return this.claimsAnswer;
-    for (let waited = 0; Atomics.load(this.claimsState, 0) === PENDING && waited < 120_000; waited += 50)
-      Atomics.wait(this.claimsState, 0, PENDING, 50);
-    if (Atomics.load(this.claimsState, 0) !== ANSWERED) return null;
+    if (waitWhilePending(this.claimsState, 0) !== ANSWERED) return null;
     for (let waited = 0; this.claimsAnswer === undefined && waited < 120_000; ) {
       if (!this.drain()) {
         Atomics.wait(this.claimsState, 0, ANSWERED, 10);
@@ -287,11 +291,7 @@ export class VerifyHelpers {
     return {
       finish: () => {
         checkRanges(job);
-        for (let r = 0; r < ranges.length; r++) {
-          for (let waited = 0; Atomics.load(state, r) === PENDING && waited < 120_000; waited += 50)
-            Atomics.wait(state, r, PENDING, 50);
-          if (Atomics.load(state, r) !== ANSWERED) return false;
-        }
+        for (let r = 0; r < ranges.length; r++) if (waitWhilePending(state, r) !== ANSWERED) return false;
         return true;
       },
     };

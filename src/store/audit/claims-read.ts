@@ -87,6 +87,22 @@ for (let c = 0; c < 128; c++) {
 }
 const isDigit = (c: number) => (CLASS[c] & DIGIT) !== 0;
 
+/** The node hash being read (nodeAddForm reads one event at a time). */
+const nodeHash = new Uint8Array(32);
+
+/** 64 lower-case hex digits at b[at, at + 64) decoded into out; false (out then undefined) for any other byte. */
+function hexInto(b: Uint8Array, at: number, out: Uint8Array): boolean {
+  let all = HEX;
+  for (let i = 0; i < 32; i++) {
+    const hi = b[at + 2 * i];
+    const lo = b[at + 2 * i + 1];
+    all &= CLASS[hi] & CLASS[lo];
+    // A digit's value: '0'-'9' are 48-57, 'a'-'f' 97-102 (anything else fails the class test above).
+    out[i] = ((hi <= 57 ? hi - 48 : hi - 87) << 4) | (lo <= 57 ? lo - 48 : lo - 87);
+  }
+  return all !== 0;
+}
+
 /**
  * Where an integer in canonical JSON (no sign, no leading zero, at most 15 digits, so an exact double) that starts
  * at b[at] ends, and its value; null when none does.
@@ -131,10 +147,7 @@ export function nodeAddForm(
   const batesEnd = p;
   if (p - digits0 < 6 || p - digits0 > 9 || !literal(b, p, end, HASH_KEY)) return false;
   const hexAt = p + HASH_KEY.length;
-  if (hexAt + 64 > end) return false;
-  let all = HEX;
-  for (let i = hexAt; i < hexAt + 64; i++) all &= CLASS[b[i]];
-  if (all === 0) return false;
+  if (hexAt + 64 > end || !hexInto(b, hexAt, nodeHash)) return false;
   p = hexAt + 64;
   if (literal(b, p, end, NO_PARENT)) p += NO_PARENT.length;
   else if (literal(b, p, end, PARENT_KEY)) {
@@ -166,7 +179,7 @@ export function nodeAddForm(
     if (c > 127 || (CLASS[c] & TS) === 0 || b[p + i] !== c) return false;
   }
   if (b[end - 2] !== 34 || b[end - 1] !== 125) return false; // '"}'
-  return claims.addedFromBytes(b.toString('latin1', sid0, sidEnd), turn, b, hexAt, seq, records);
+  return claims.addedFromBytes(b.toString('latin1', sid0, sidEnd), turn, nodeHash, seq, records);
 }
 
 /** lens[0] + ... + lens[n - 1]: a blob of another length (a database in UTF-16 re-encodes text) is not cut by them. */

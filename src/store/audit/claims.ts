@@ -61,11 +61,6 @@ export interface ClaimedSessionSource {
   event: number;
 }
 
-/** The value of a lower-case hex digit's byte (the caller has checked it is one). */
-function hexValue(c: number): number {
-  return c <= 57 ? c - 48 : c - 87;
-}
-
 export class ChainClaims {
   readonly sessions = new Map<string, ClaimedSession>();
   readonly entries = new Map<string, ClaimedEntry>();
@@ -161,16 +156,14 @@ export class ChainClaims {
   }
 
   /**
-   * node.add of (sid, seq) with its node hash as 64 lower-case hex digits at src[hexAt, hexAt + 64), as
-   * claims-read.ts reads the store's own form of the event straight from its bytes; false, having applied nothing,
-   * when the chain never created sid or already added that turn (the general path then says so, as for any
-   * event). `bates` is needed only with `records`.
+   * node.add of (sid, seq) with its node hash (32 bytes), as claims-read.ts reads the store's own form of the event
+   * straight from its bytes; false, having applied nothing, when the chain never created sid or already added that
+   * turn (the general path then says so, as for any event). `bates` is needed only with `records`.
    */
   addedFromBytes(
     sid: string,
     seq: number,
-    src: Uint8Array,
-    hexAt: number,
+    hash: Uint8Array,
     event: number,
     records?: { bates: string; chunk: number; start: number; length: number },
   ): boolean {
@@ -178,8 +171,7 @@ export class ChainClaims {
     if (!s || (seq < s.addedBy.length && s.addedBy[seq] !== 0)) return false;
     this.events++;
     this.grow(s, seq);
-    for (let i = 0, at = 32 * seq; i < 32; i++)
-      s.hashes[at + i] = (hexValue(src[hexAt + 2 * i]) << 4) | hexValue(src[hexAt + 2 * i + 1]);
+    s.hashes.set(hash, 32 * seq);
     s.addedBy[seq] = event;
     if (seq > s.maxSeq) s.maxSeq = seq;
     if (records)
