@@ -12,11 +12,16 @@ import { tempDb } from '../support/tmp.js';
 const dist = new URL('../../dist/src/store/index.js', import.meta.url);
 const distVerify = new URL('../../dist/src/store/verify.js', import.meta.url);
 
+/** The compiled store and verify, and a new shard opened with it. */
+async function compiled() {
+  const store = (await import(dist.href)) as typeof Store;
+  const { verifyShard } = (await import(distVerify.href)) as typeof Verify;
+  return { store, verifyShard, s: store.Shard.open(tempDb()) };
+}
+
 describe.skipIf(!existsSync(dist))('verify with helper threads', () => {
   it('gives exactly the report of the one-thread verify: intact, and after edits in any chunk', async () => {
-    const { Shard } = (await import(dist.href)) as typeof Store;
-    const { verifyShard } = (await import(distVerify.href)) as typeof Verify;
-    const s = Shard.open(tempDb());
+    const { s, verifyShard } = await compiled();
     try {
       s.createSession({ sid: 'pppp' });
       s.createSession({ sid: 'qqqq' });
@@ -72,9 +77,7 @@ describe.skipIf(!existsSync(dist))('verify with helper threads', () => {
   }, 120_000);
 
   it('gives the same report when ids have gaps (an archived session) inside and at the end of chunks', async () => {
-    const store = (await import(dist.href)) as typeof Store;
-    const { verifyShard } = (await import(distVerify.href)) as typeof Verify;
-    const s = store.Shard.open(tempDb());
+    const { s, verifyShard, store } = await compiled();
     try {
       for (const sid of ['kkkk', 'gone', 'last']) s.createSession({ sid });
       const turns = Array.from({ length: 6000 }, (_, i) => ({
@@ -101,9 +104,7 @@ describe.skipIf(!existsSync(dist))('verify with helper threads', () => {
   }, 120_000);
 
   it('starts no helper inside a caller’s transaction, whose changes only this connection sees', async () => {
-    const { Shard } = (await import(dist.href)) as typeof Store;
-    const { verifyShard } = (await import(distVerify.href)) as typeof Verify;
-    const s = Shard.open(tempDb());
+    const { s, verifyShard } = await compiled();
     try {
       s.createSession({ sid: 'rrrr' });
       const turns = Array.from({ length: 3000 }, (_, i) => ({
