@@ -137,11 +137,15 @@ export function claimsDone(shared: SharedArrayBuffer, sent: boolean): void {
   Atomics.notify(claims, 0);
 }
 
-/** Takes chunks from the shared counter until none is left; `answer` gets each result (null: not vouched). */
+/**
+ * Takes chunks from the shared counter until none is left; `answer` gets each result (null: not vouched), and
+ * `between`, if given, runs after each chunk's state is published.
+ */
 export function takeChunks(
   pages: PageStatements,
   job: Pick<VerifyJob, 'chunks' | 'shared'>,
   answer: (k: number, c: FastChunk | null) => void,
+  between?: () => void,
 ): void {
   const { next, state } = chunkState(job.shared, job.chunks.length);
   for (let k = Atomics.add(next, 0, 1); k < job.chunks.length; k = Atomics.add(next, 0, 1)) {
@@ -153,6 +157,7 @@ export function takeChunks(
       Atomics.store(state, k, c ? ANSWERED : NOT_VOUCHED);
       Atomics.notify(state, k);
     }
+    between?.();
   }
 }
 
@@ -224,9 +229,23 @@ export class VerifyHelpers {
     return helpers;
   }
 
-  /** This thread's share of the chunks, on its own connection's statements. */
-  work(pages: PageStatements): void {
-    takeChunks(pages, { chunks: this.chunks, shared: this.shared }, (k, c) => this.own.set(k, c));
+  /**
+   * This thread's share of the chunks, on its own connection's statements; `between` after each one (verify joins
+   * the chunks that are ready then, so that joining them is not left until every chunk is read, with the helpers
+   * idle).
+   */
+  work(pages: PageStatements, between?: () => void): void {
+    takeChunks(pages, { chunks: this.chunks, shared: this.shared }, (k, c) => this.own.set(k, c), between);
+  }
+
+  /** Whether chunk k's result can be taken without waiting (this thread's, or a helper's that has answered). */
+  ready(k: number): boolean {
+    if (this.own.has(k)) return true;
+    const s = Atomics.load(this.state, k);
+    if (s === PENDING) return false;
+    if (s !== ANSWERED || this.received.has(k)) return true;
+    while (this.drain()) if (this.received.has(k)) return true;
+    return false;
   }
 
   /** What the helpers did (VerifyStats), once every result was taken. */
@@ -234,9 +253,14 @@ export class VerifyHelpers {
     return { chunks: this.chunks.length, helperChunks: this.fromHelpers, helperClaims: !!this.claimsAnswer };
   }
 
-  /** Chunk k, waiting (bounded) for the helper that took it; null when nobody vouched for it. */
+  /** Chunk k (taken once), waiting (bounded) for the helper that took it; null when nobody vouched for it. */
   result(k: number): FastChunk | null {
-    if (this.own.has(k)) return this.own.get(k) ?? null;
+    if (this.own.has(k)) {
+      // Taken once (verify joins each chunk once), and let go: a million nodes' chunks would otherwise stay alive.
+      const c = this.own.get(k) ?? null;
+      this.own.delete(k);
+      return c;
+    }
     if (waitWhilePending(this.state, k) !== ANSWERED) return null;
     for (let waited = 0; !this.received.has(k) && waited < 120_000; ) {
       if (!this.drain()) {

@@ -262,12 +262,16 @@ function readNodes(
   else {
     // Every thread takes chunks from the shared counter; then they are joined here in id order, and a chunk the
     // fast path did not vouch for is read again on this thread's exact path.
-    helpers.work(pages);
-    helpers.chunks.forEach((chunk, k) => {
+    let joined = 0;
+    const join = (k: number) => {
       const c = helpers.result(k);
       if (c) append(c);
-      else sequential(chunk.lo, chunk.hi);
+      else sequential(helpers.chunks[k].lo, helpers.chunks[k].hi);
+    };
+    helpers.work(pages, () => {
+      while (joined < helpers.chunks.length && helpers.ready(joined)) join(joined++);
     });
+    while (joined < helpers.chunks.length) join(joined++);
   }
   // Every row counted was read, and no other (a damaged b-tree can hand back rows its own count does not see).
   if (i !== total) throw new RangeError(`read ${i} nodes of ${total}`);
