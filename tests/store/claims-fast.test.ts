@@ -156,6 +156,21 @@ describe('verify: the chain read a page at a time', () => {
       expect(s.verify().ok).toBe(false);
     });
   }
+  it('reads timestamps of other lengths in place from the page, body and column alike, and names the one that differs', () => {
+    const s = long();
+    // The page's timestamps are one list read by position: a shorter and a longer one before an edited one.
+    const rewrite = s.db.prepare(
+      'UPDATE audit_events SET ts = ?, body = CAST(replace(CAST(body AS TEXT), ts, ?) AS BLOB) WHERE seq = ?',
+    );
+    rewrite.run('2026-01-01T00:00Z', '2026-01-01T00:00Z', 1499);
+    rewrite.run('2026-01-01T00:00:00.000000+01:00', '2026-01-01T00:00:00.000000+01:00', 1500);
+    s.db.prepare("UPDATE audit_events SET ts = substr(ts, 1, 22) || '9Z' WHERE seq = 1501").run();
+    const fast = readClaims(s.db);
+    expect(claimsSummary(fast)).toEqual(claimsSummary(readClaimsByRow(s)));
+    expect(fast.problems).toEqual([{ kind: 'event', id: '1501', detail: 'its columns disagree with its body' }]);
+    expect(fast.events).toBe(2604);
+  });
+
   it('reads a chain kept in a UTF-16 database (where SQLite re-encodes text) as row by row does', () => {
     const s = long();
     const db = new Database(tempDb());

@@ -18,8 +18,8 @@ const PAGE = 2000;
  * every seq of the range, in order; any other page is read row by row. `odd` counts the rows this cannot carry
  * exactly (a body that is not a blob, a kind or ts that is not text); a page with any, or whose lists do not split
  * into as many parts as it has rows, is read row by row too. With no NULL among them (text only), a list of n values
- * splits into more than n parts exactly when a value holds the separator: the split's count answers that, as
- * instr() of every kind and ts did at a fifth of this query's cost.
+ * splits into more than n parts exactly when a value holds the separator: counting the separators (listStarts)
+ * answers that, as instr() of every kind and ts did at a fifth of this query's cost.
  */
 const FAST_PAGE_SQL = `SELECT count(*), group_concat(length(body)),
     group_concat(kind, char(31)), group_concat(ts, char(31)), CAST(group_concat(body, '') AS BLOB),
@@ -90,29 +90,40 @@ const isDigit = (c: number) => (CLASS[c] & DIGIT) !== 0;
 /** The node hash being read (nodeAddForm reads one event at a time). */
 const nodeHash = new Uint8Array(32);
 
+/**
+ * Two bytes (first << 8 | second) that are two lower-case hex digits -> their value; -1 for any other pair. One
+ * lookup a byte pair: testing and converting each digit on its own was a third of reading the form.
+ */
+const HEX_PAIR = new Int16Array(65536).fill(-1);
+for (let hi = 0; hi < 16; hi++)
+  for (let lo = 0; lo < 16; lo++)
+    HEX_PAIR[('0123456789abcdef'.charCodeAt(hi) << 8) | '0123456789abcdef'.charCodeAt(lo)] = (hi << 4) | lo;
+
 /** 64 lower-case hex digits at b[at, at + 64) decoded into out; false (out then undefined) for any other byte. */
 function hexInto(b: Uint8Array, at: number, out: Uint8Array): boolean {
-  let all = HEX;
+  let bad = 0;
   for (let i = 0; i < 32; i++) {
-    const hi = b[at + 2 * i];
-    const lo = b[at + 2 * i + 1];
-    all &= CLASS[hi] & CLASS[lo];
-    // A digit's value: '0'-'9' are 48-57, 'a'-'f' 97-102 (anything else fails the class test above).
-    out[i] = ((hi <= 57 ? hi - 48 : hi - 87) << 4) | (lo <= 57 ? lo - 48 : lo - 87);
+    const v = HEX_PAIR[(b[at + 2 * i] << 8) | b[at + 2 * i + 1]];
+    bad |= v; // negative once any pair is not hex
+    out[i] = v;
   }
-  return all !== 0;
+  return bad >= 0;
 }
+
+/** The value of the integer integerEnd read last (one event is read at a time; no object per integer). */
+let integerValue = 0;
 
 /**
  * Where an integer in canonical JSON (no sign, no leading zero, at most 15 digits, so an exact double) that starts
- * at b[at] ends, and its value; null when none does.
+ * at b[at] ends, its value left in integerValue; -1 when none does.
  */
-function integerAt(b: Uint8Array, at: number, end: number): { end: number; value: number } | null {
+function integerEnd(b: Uint8Array, at: number, end: number): number {
   let p = at;
   let value = 0;
   while (p < end && p - at < 16 && isDigit(b[p])) value = value * 10 + (b[p++] - 48);
   const n = p - at;
-  return n === 0 || n > 15 || (n > 1 && b[at] === 48) ? null : { end: p, value };
+  integerValue = value;
+  return n === 0 || n > 15 || (n > 1 && b[at] === 48) ? -1 : p;
 }
 
 /**
@@ -125,15 +136,18 @@ function integerAt(b: Uint8Array, at: number, end: number): { end: number; value
  * literal or a value with nothing to unescape, no key can repeat and no byte outside ASCII is accepted, so
  * JSON.parse of the same bytes gives exactly these values and the general path would apply the same claim (and
  * find the columns agree). Turning each body into a string, JSON.parse and the general path's checks were three
- * quarters of rebuilding the claims.
+ * quarters of rebuilding the claims. The ts column is tsList[tsAt, tsAt + tsLength) (a page's list, read in place),
+ * by default all of it.
  */
 export function nodeAddForm(
   claims: ChainClaims,
   seq: number,
-  ts: string,
+  tsList: string,
   b: Buffer,
   at: number,
   end: number,
+  tsAt = 0,
+  tsLength = tsList.length - tsAt,
 ): boolean {
   if (!literal(b, at, end, HEAD)) return false;
   const sid0 = at + HEAD.length;
@@ -157,29 +171,44 @@ export function nodeAddForm(
   } else return false;
   let records: { bates: string; chunk: number; start: number; length: number } | undefined;
   if (literal(b, p, end, RECORDS_KEY)) {
-    const chunk = integerAt(b, p + RECORDS_KEY.length, end);
-    const start = chunk && b[chunk.end] === 44 ? integerAt(b, chunk.end + 1, end) : null;
-    const length = start && b[start.end] === 44 ? integerAt(b, start.end + 1, end) : null;
-    if (!chunk || !start || !length || b[length.end] !== 93) return false; // ']'
-    p = length.end + 1;
-    records = {
-      bates: b.toString('latin1', sid0, batesEnd),
-      chunk: chunk.value,
-      start: start.value,
-      length: length.value,
-    };
+    const chunkEnd = integerEnd(b, p + RECORDS_KEY.length, end);
+    const chunk = integerValue;
+    const startEnd = chunkEnd >= 0 && b[chunkEnd] === 44 ? integerEnd(b, chunkEnd + 1, end) : -1;
+    const start = integerValue;
+    const lengthEnd = startEnd >= 0 && b[startEnd] === 44 ? integerEnd(b, startEnd + 1, end) : -1;
+    if (lengthEnd < 0 || b[lengthEnd] !== 93) return false; // ']'
+    p = lengthEnd + 1;
+    records = { bates: b.toString('latin1', sid0, batesEnd), chunk, start, length: integerValue };
   }
   if (!literal(b, p, end, KIND_SEQ)) return false;
-  const s = integerAt(b, p + KIND_SEQ.length, end);
-  if (!s || s.value !== seq || !literal(b, s.end, end, TS_KEY)) return false;
-  p = s.end + TS_KEY.length;
-  if (p + ts.length + 2 !== end) return false;
-  for (let i = 0; i < ts.length; i++) {
-    const c = ts.charCodeAt(i);
+  const seqEnd = integerEnd(b, p + KIND_SEQ.length, end);
+  if (seqEnd < 0 || integerValue !== seq || !literal(b, seqEnd, end, TS_KEY)) return false;
+  p = seqEnd + TS_KEY.length;
+  if (p + tsLength + 2 !== end) return false;
+  for (let i = 0; i < tsLength; i++) {
+    const c = tsList.charCodeAt(tsAt + i);
     if (c > 127 || (CLASS[c] & TS) === 0 || b[p + i] !== c) return false;
   }
   if (b[end - 2] !== 34 || b[end - 1] !== 125) return false; // '"}'
   return claims.addedFromBytes(b.toString('latin1', sid0, sidEnd), turn, nodeHash, seq, records);
+}
+
+/**
+ * Where each of the n values of a list joined by \x1f starts (starts[k]; starts[n] is one past the end, as if a
+ * separator followed the last), or false when it does not split into exactly n: a value then holds the separator.
+ * Positions, not strings: a page's 4,000 kinds and timestamps as strings were most of its garbage.
+ */
+function listStarts(list: string, n: number, starts: Int32Array): boolean {
+  let at = 0;
+  for (let k = 0; k < n - 1; k++) {
+    starts[k] = at;
+    const sep = list.indexOf('\x1f', at);
+    if (sep < 0) return false;
+    at = sep + 1;
+  }
+  starts[n - 1] = at;
+  starts[n] = list.length + 1;
+  return list.indexOf('\x1f', at) < 0;
 }
 
 /** lens[0] + ... + lens[n - 1]: a blob of another length (a database in UTF-16 re-encodes text) is not cut by them. */
@@ -196,6 +225,8 @@ function sum(lens: Float64Array, n: number): number {
 export function readClaims(db: Database.Database): ChainClaims {
   const claims = new ChainClaims();
   const lens = new Float64Array(PAGE);
+  const kindStarts = new Int32Array(PAGE + 1);
+  const tsStarts = new Int32Array(PAGE + 1);
   const fast = db.prepare(FAST_PAGE_SQL).raw(true);
   const rows = db
     .prepare('SELECT seq, kind, ts, body FROM audit_events WHERE seq > ? AND seq <= ? ORDER BY seq')
@@ -236,15 +267,23 @@ export function readClaims(db: Database.Database): ChainClaims {
       blob !== null &&
       integerList(lenList, lens, 0, n) &&
       sum(lens, n) === blob.length;
-    const kinds = whole ? kindList.split('\x1f') : [];
-    const tss = kinds.length === n ? tsList.split('\x1f') : [];
-    if (tss.length === n && blob !== null) {
+    if (whole && listStarts(kindList, n, kindStarts) && listStarts(tsList, n, tsStarts)) {
       let at = 0;
       for (let k = 0; k < n; k++) {
         const end = at + lens[k];
         const seq = lo + 1 + k;
-        if (!(kinds[k] === 'node.add' && nodeAddForm(claims, seq, tss[k], blob, at, end)))
-          applyEvent(claims, seq, kinds[k], tss[k], blob.toString('utf8', at, end));
+        const kindAt = kindStarts[k];
+        const tsAt = tsStarts[k];
+        const tsLength = tsStarts[k + 1] - 1 - tsAt;
+        const isAdd = kindStarts[k + 1] - 1 - kindAt === 8 && kindList.startsWith('node.add', kindAt);
+        if (!(isAdd && nodeAddForm(claims, seq, tsList, blob, at, end, tsAt, tsLength)))
+          applyEvent(
+            claims,
+            seq,
+            kindList.slice(kindAt, kindStarts[k + 1] - 1),
+            tsList.slice(tsAt, tsAt + tsLength),
+            blob.toString('utf8', at, end),
+          );
         at = end;
       }
     } else {
