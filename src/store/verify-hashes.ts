@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { cachedStatement } from './db/statements.js';
-import { copy32, equal32, sessionRoot, sha256, sha256Into } from './hash.js';
+import { copy32, equal32, sessionRoot, sha256, sha256Equals, sha256Into } from './hash.js';
 import type { ReadNodes } from './verify-state.js';
 
 /** verify's hashes above the nodes (verify.ts): subtrees folded bottom-up, session roots, archive bodies. */
@@ -39,27 +39,26 @@ export function childLists(nodes: ReadNodes): ChildLists {
 }
 
 /**
- * subtree_hash = H(0x01 || node_hash || subtree_hash(child)...) of node k, from `node` and `sub` (32 bytes a node),
- * written into out[at, at + 32). `scratch` holds 33 + 32 * maxKids bytes and starts with 0x01; `views` caches one
- * view of it per number of children (a subarray per node cost as much as copying its hashes).
+ * The input of node k's subtree_hash, 0x01 || node_hash || subtree_hash(child)..., from `node` and `sub` (32 bytes a
+ * node): a view of `scratch`, valid until the next call. `scratch` holds 33 + 32 * maxKids bytes and starts with
+ * 0x01; `views` caches one view of it per number of children (a subarray per node cost as much as copying its
+ * hashes).
  */
-function innerHash(
+function innerInput(
   k: number,
   lists: ChildLists,
   node: Uint8Array,
   sub: Uint8Array,
   scratch: Buffer,
   views: Buffer[],
-  out: Uint8Array,
-  at: number,
-): void {
+): Buffer {
   const { childStart, childList } = lists;
   const from = childStart[k];
   const to = childStart[k + 1];
   copy32(scratch, 1, node, 32 * k);
   for (let j = from; j < to; j++) copy32(scratch, 33 + 32 * (j - from), sub, 32 * childList[j]);
   views[to - from] ??= scratch.subarray(0, 33 + 32 * (to - from));
-  sha256Into(views[to - from], out, at);
+  return views[to - from];
 }
 
 function scratchFor(lists: ChildLists): Buffer {
@@ -75,7 +74,7 @@ export function foldSubtrees(nodes: ReadNodes, lists: ChildLists): Buffer {
   const scratch = scratchFor(lists);
   const views: Buffer[] = [];
   for (let k = n - 1; k >= 0; k--) {
-    innerHash(k, lists, computedNode, computedSub, scratch, views, computedSub, 32 * k);
+    sha256Into(innerInput(k, lists, computedNode, computedSub, scratch, views), computedSub, 32 * k);
     if (oddSub.has(k) || !equal32(computedSub, 32 * k, storedSub, 32 * k)) mismatch.add(k);
   }
   return computedSub;
@@ -96,11 +95,9 @@ export function subtreesHold(
 ): boolean {
   const scratch = scratchFor(lists);
   const views: Buffer[] = [];
-  const h = new Uint8Array(32);
-  for (let k = from; k < to; k++) {
-    innerHash(k, lists, computedNode, storedSub, scratch, views, h, 0);
-    if (!equal32(h, 0, storedSub, 32 * k)) return false;
-  }
+  for (let k = from; k < to; k++)
+    if (!sha256Equals(innerInput(k, lists, computedNode, storedSub, scratch, views), storedSub, 32 * k))
+      return false;
   return true;
 }
 

@@ -349,10 +349,13 @@ function verifyRest(
     ...compareClaims(db, claims, archivedRows(db), turns.counts),
     ...compareSources(db, claims),
   ];
+  // The roots over the stored subtree hashes, while the helpers still check them: they are the computed ones if the
+  // check holds, and the roots are taken again over the fold if it does not.
+  const rootsOverStored = check ? badSessionRoots(db, nodes, nodes.storedSub) : null;
   const held = check?.finish();
   if (stats) stats.subtrees = held === undefined ? 'none' : held ? 'held' : 'failed';
-  const computedSub = held ? nodes.storedSub : foldSubtrees(nodes, lists);
-  const badSessions = badSessionRoots(db, nodes, computedSub);
+  const badSessions =
+    held && rootsOverStored ? rootsOverStored : badSessionRoots(db, nodes, foldSubtrees(nodes, lists));
   const mismatches = [...mismatch].sort((a, b) => a - b).map(batesOf);
   const problems = all.slice(0, MAX_PROBLEMS);
   if (all.length > MAX_PROBLEMS)

@@ -57,6 +57,19 @@ describe.skipIf(!existsSync(dist))('verify with helper threads', () => {
       expect(r0.mismatches).toEqual([leaf]);
       setSub(leaf, original);
       expect(both('held').ok).toBe(true);
+      // A top node's stored subtree hash alone: the roots taken over the stored hashes while the check ran would
+      // name its session; the check fails, and the roots are taken again over the fold, which does not.
+      const top = bates[40];
+      const topOriginal = sub(top);
+      setSub(top, Buffer.alloc(32, 9));
+      expect(both()).toMatchObject({ mismatches: [top], sessions: [] });
+      setSub(top, topOriginal);
+      // A session's stored root alone: the check holds, and the roots over the stored hashes name the session.
+      const root = s.db.prepare("SELECT session_root FROM sessions WHERE sid = 'qqqq'").pluck().get();
+      s.db.prepare("UPDATE sessions SET session_root = zeroblob(32) WHERE sid = 'qqqq'").run();
+      expect(both('held')).toMatchObject({ ok: false, mismatches: [], sessions: ['qqqq'] });
+      s.db.prepare("UPDATE sessions SET session_root = ? WHERE sid = 'qqqq'").run(root);
+      expect(both('held').ok).toBe(true);
       // An edited answer late in the id range (a helper's chunk, when the helper takes it), one early, a stored
       // subtree hash, a node deleted behind the store's back, a body of the chain's node.add claims changed.
       s.db.prepare("UPDATE nodes SET answer_text = 'edited' WHERE bates = ?").run(bates[5500]);
