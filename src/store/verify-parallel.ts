@@ -90,7 +90,8 @@ function waitWhilePending(view: Int32Array, i: number): number {
 /** Bytes of VerifyJob.shared before the chunks' states. */
 const HEADER = 12;
 
-export function chunkState(shared: SharedArrayBuffer, chunks: number) {
+/** The views of VerifyJob.shared: its header, and (with `chunks`) each chunk's state. */
+export function chunkState(shared: SharedArrayBuffer, chunks = 0) {
   return {
     next: new Int32Array(shared, 0, 1),
     claims: new Int32Array(shared, 4, 1),
@@ -104,7 +105,7 @@ export function chunkState(shared: SharedArrayBuffer, chunks: number) {
  * once it has joined every chunk) and takes ranges of it until none is left.
  */
 export function takeSubtreeRanges(job: Pick<VerifyJob, 'shared' | 'port'>): void {
-  const flag = new Int32Array(job.shared, 8, 1);
+  const flag = chunkState(job.shared).subtrees;
   if (waitWhilePending(flag, 0) !== ANSWERED) return;
   let m: SubtreeJob | undefined;
   for (let waited = 0; m === undefined && waited < 120_000; waited += 10) {
@@ -132,7 +133,7 @@ function checkRanges(job: SubtreeJob): void {
 
 /** The helper that rebuilds the claims says it is done (sent, or none), so verify's thread stops waiting. */
 export function claimsDone(shared: SharedArrayBuffer, sent: boolean): void {
-  const claims = new Int32Array(shared, 4, 1);
+  const { claims } = chunkState(shared);
   Atomics.store(claims, 0, sent ? ANSWERED : NOT_VOUCHED);
   Atomics.notify(claims, 0);
 }
@@ -261,13 +262,7 @@ export class VerifyHelpers {
       this.own.delete(k);
       return c;
     }
-    if (waitWhilePending(this.state, k) !== ANSWERED) return null;
-    for (let waited = 0; !this.received.has(k) && waited < 120_000; ) {
-      if (!this.drain()) {
-        Atomics.wait(this.state, k, ANSWERED, 10);
-        waited += 10;
-      }
-    }
+    if (!this.awaitMessage(this.state, k, () => this.received.has(k))) return null;
     const c = this.received.get(k) ?? null;
     this.received.delete(k);
     if (c) this.fromHelpers++;
@@ -277,13 +272,7 @@ export class VerifyHelpers {
   /** The claims the first helper rebuilt, or null (verify's thread rebuilds them). */
   claims(): ChainClaims | null {
     if (this.claimsAnswer !== undefined) return this.claimsAnswer;
-    if (waitWhilePending(this.claimsState, 0) !== ANSWERED) return null;
-    for (let waited = 0; this.claimsAnswer === undefined && waited < 120_000; ) {
-      if (!this.drain()) {
-        Atomics.wait(this.claimsState, 0, ANSWERED, 10);
-        waited += 10;
-      }
-    }
+    if (!this.awaitMessage(this.claimsState, 0, () => this.claimsAnswer !== undefined)) return null;
     return this.claimsAnswer ?? null;
   }
 
@@ -327,6 +316,21 @@ export class VerifyHelpers {
       Atomics.notify(this.subtreeFlag, 0);
     for (const w of this.workers) void w.terminate().catch(() => undefined);
     for (const p of this.ports) p.close();
+  }
+
+  /**
+   * Waits (bounded) until view[i] says a helper answered, then takes messages until `arrived` (the answer is posted
+   * before its state is set); false when the helper said it has none, or never answered.
+   */
+  private awaitMessage(view: Int32Array, i: number, arrived: () => boolean): boolean {
+    if (waitWhilePending(view, i) !== ANSWERED) return false;
+    for (let waited = 0; !arrived() && waited < 120_000; ) {
+      if (!this.drain()) {
+        Atomics.wait(view, i, ANSWERED, 10);
+        waited += 10;
+      }
+    }
+    return true;
   }
 
   /** Takes one waiting message; false when none is waiting. */

@@ -2,9 +2,9 @@
  * A helper thread of verify on a large shard (verify-parallel.ts): on its own read-only connection, in one read
  * transaction whose chain head must be the one verify's thread sees, it rebuilds the chain's claims (the first
  * helper) and then takes chunks of nodes from the shared counter and computes them on the fast path, answering on
- * its port; once verify's thread has joined them, ranges of the subtree check. verify's thread waits with Atomics.wait and reads the port with receiveMessageOnPort, so it needs no
- * event loop. A helper that cannot start, or sees another head, vouches for nothing: the work is done by verify's
- * thread.
+ * its port; once verify's thread has joined them, ranges of the subtree check. verify's thread waits with
+ * Atomics.wait and reads the port with receiveMessageOnPort, so it needs no event loop. A helper that cannot start,
+ * or sees another head, vouches for nothing: the work is done by verify's thread.
  */
 import { workerData } from 'node:worker_threads';
 import {
