@@ -56,6 +56,14 @@ export function applyEvent(
   claims.apply(seq, String(ev.kind), String(ev.ts), data);
 }
 
+/** An event row as stored (seq, kind, ts, body), any column of any type. */
+type EventRow = [number, unknown, unknown, unknown];
+
+/** One event row read row by row: a body that is not bytes is no event. */
+function applyRow(claims: ChainClaims, [seq, kindCol, tsCol, body]: EventRow): void {
+  applyEvent(claims, seq, kindCol, tsCol, Buffer.isBuffer(body) ? body.toString('utf8') : null);
+}
+
 const lit = (s: string) => Buffer.from(s, 'latin1');
 const HEAD = lit('{"data":{"bates":"');
 const HASH_KEY = lit('","node_hash":"');
@@ -95,9 +103,10 @@ const nodeHash = new Uint8Array(32);
  * lookup a byte pair: testing and converting each digit on its own was a third of reading the form.
  */
 const HEX_PAIR = new Int16Array(65536).fill(-1);
+const HEX_DIGITS = '0123456789abcdef';
 for (let hi = 0; hi < 16; hi++)
   for (let lo = 0; lo < 16; lo++)
-    HEX_PAIR[('0123456789abcdef'.charCodeAt(hi) << 8) | '0123456789abcdef'.charCodeAt(lo)] = (hi << 4) | lo;
+    HEX_PAIR[(HEX_DIGITS.charCodeAt(hi) << 8) | HEX_DIGITS.charCodeAt(lo)] = (hi << 4) | lo;
 
 /** 64 lower-case hex digits at b[at, at + 64) decoded into out; false (out then undefined) for any other byte. */
 function hexInto(b: Uint8Array, at: number, out: Uint8Array): boolean {
@@ -243,10 +252,7 @@ export function readClaims(db: Database.Database): ChainClaims {
     v >= BigInt(Number.MIN_SAFE_INTEGER) + 1n && v <= BigInt(Number.MAX_SAFE_INTEGER);
   if (!eventsSeqIsRowid(db) || !safe(low) || !safe(high)) {
     const all = db.prepare('SELECT seq, kind, ts, body FROM audit_events ORDER BY seq').raw(true);
-    for (const [seq, kindCol, tsCol, body] of all.iterate() as IterableIterator<
-      [number, unknown, unknown, unknown]
-    >)
-      applyEvent(claims, seq, kindCol, tsCol, Buffer.isBuffer(body) ? body.toString('utf8') : null);
+    for (const row of all.iterate() as IterableIterator<EventRow>) applyRow(claims, row);
     return claims;
   }
   const first = Number(low);
@@ -287,8 +293,7 @@ export function readClaims(db: Database.Database): ChainClaims {
         at = end;
       }
     } else {
-      for (const [seq, kindCol, tsCol, body] of rows.all(lo, hi) as [number, unknown, unknown, unknown][])
-        applyEvent(claims, seq, kindCol, tsCol, Buffer.isBuffer(body) ? body.toString('utf8') : null);
+      for (const row of rows.all(lo, hi) as EventRow[]) applyRow(claims, row);
     }
     lo = hi;
   }

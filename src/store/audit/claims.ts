@@ -141,8 +141,7 @@ export class ChainClaims {
       return;
     }
     const seq = Number(m[2]);
-    this.grow(s, seq);
-    if (s.addedBy[seq] !== 0) {
+    if (seq < s.addedBy.length && s.addedBy[seq] !== 0) {
       this.problems.push({
         kind: 'event',
         id: String(event),
@@ -150,9 +149,7 @@ export class ChainClaims {
       });
       return;
     }
-    s.hashes.write(hash, 32 * seq, 'hex');
-    s.addedBy[seq] = event;
-    if (seq > s.maxSeq) s.maxSeq = seq;
+    this.claimTurn(s, seq, Buffer.from(hash, 'hex'), event);
   }
 
   /**
@@ -170,10 +167,7 @@ export class ChainClaims {
     const s = this.sessions.get(sid);
     if (!s || (seq < s.addedBy.length && s.addedBy[seq] !== 0)) return false;
     this.events++;
-    this.grow(s, seq);
-    s.hashes.set(hash, 32 * seq);
-    s.addedBy[seq] = event;
-    if (seq > s.maxSeq) s.maxSeq = seq;
+    this.claimTurn(s, seq, hash, event);
     if (records)
       this.sourceRefs.set(records.bates, {
         chunk: records.chunk,
@@ -184,17 +178,21 @@ export class ChainClaims {
     return true;
   }
 
-  /** Room in s's arrays for seq. */
-  private grow(s: ClaimedSession, seq: number): void {
-    if (seq < s.addedBy.length) return;
-    let cap = s.addedBy.length;
-    while (cap <= seq) cap *= 2;
-    const hashes = Buffer.alloc(32 * cap);
-    s.hashes.copy(hashes);
-    const by = new Int32Array(cap);
-    by.set(s.addedBy);
-    s.hashes = hashes;
-    s.addedBy = by;
+  /** Turn seq of s was added by `event` with this node hash (32 bytes): the arrays grown to hold it. */
+  private claimTurn(s: ClaimedSession, seq: number, hash: Uint8Array, event: number): void {
+    if (seq >= s.addedBy.length) {
+      let cap = s.addedBy.length;
+      while (cap <= seq) cap *= 2;
+      const hashes = Buffer.alloc(32 * cap);
+      s.hashes.copy(hashes);
+      const by = new Int32Array(cap);
+      by.set(s.addedBy);
+      s.hashes = hashes;
+      s.addedBy = by;
+    }
+    s.hashes.set(hash, 32 * seq);
+    s.addedBy[seq] = event;
+    if (seq > s.maxSeq) s.maxSeq = seq;
   }
 
   private entry(
