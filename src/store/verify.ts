@@ -120,10 +120,7 @@ function idIndex(
  * else the exact path (rows, canon() in JavaScript).
  */
 // One function on purpose: the page loop, its exact-path fallback and the typed arrays they fill share one cursor.
-function readNodes(
-  db: Database.Database,
-  start: HelperStart,
-): { nodes: ReadNodes; helpers: VerifyHelpers | null } {
+function readNodes(db: Database.Database, start: HelperStart): ReadNodes {
   const [minId, maxId, total] = cachedStatement(
     db,
     'SELECT coalesce(min(id), 1), coalesce(max(id), 0), count(*) FROM nodes',
@@ -294,7 +291,7 @@ function readNodes(
     indexOf: index.get,
     problems,
   };
-  return { nodes, helpers };
+  return nodes;
 }
 
 function verifyAll(db: Database.Database, opts: VerifyOptions, parallel = false): VerifyReport {
@@ -302,7 +299,7 @@ function verifyAll(db: Database.Database, opts: VerifyOptions, parallel = false)
   // Closed whatever happens once started, a read that throws included: helpers wait for work until told.
   let started: VerifyHelpers | null = null;
   try {
-    const { nodes, helpers } = readNodes(db, (maxId, total, guardedBelow) => {
+    const nodes = readNodes(db, (maxId, total, guardedBelow) => {
       started =
         parallel && head.seq > 0
           ? VerifyHelpers.start(
@@ -316,6 +313,8 @@ function verifyAll(db: Database.Database, opts: VerifyOptions, parallel = false)
           : null;
       return started;
     });
+    // Set by the call above (TypeScript does not follow the assignment into the callback).
+    const helpers = started as VerifyHelpers | null;
     const claims = helpers?.claims() ?? readClaims(db);
     if (opts.stats && helpers) Object.assign(opts.stats, helpers.stats());
     return verifyRest(db, nodes, claims, helpers, opts.stats);
