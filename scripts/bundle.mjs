@@ -5,9 +5,10 @@
 // (node_modules is resolved at run time as before: better-sqlite3 is native). Workers are found beside the bundle
 // by name (new URL('./x-worker.js', import.meta.url)), so each keeps its file name here.
 import { rmSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { build } from 'esbuild';
 
-// Chunk names carry a content hash: the old ones would pile up beside the new.
+// Earlier builds split the browser into chunks here; none are made now.
 rmSync('dist/bundle/chunks', { recursive: true, force: true });
 
 const common = {
@@ -22,6 +23,48 @@ const common = {
   metafile: process.env.BUNDLE_META !== undefined,
 };
 
+/** Replaces `find` in `text` exactly once, or fails the build: each edit below relies on a line it knows. */
+function replaceOnce(text, find, by, file) {
+  const at = text.indexOf(find);
+  if (at < 0 || text.indexOf(find, at + find.length) >= 0) throw new Error(`bundle: expected one ${find} in ${file}`);
+  return text.slice(0, at) + by + text.slice(at + find.length);
+}
+
+/**
+ * Inlines the parts of neo-blessed the browser loads (its Screen and what that requires, 14 files) into the
+ * browser's bundle, so that they are compiled from the code cache too: required from node_modules they cost ~40 ms
+ * of the first screen, ~15 ms inlined and cached. Three edits make that possible, each checked:
+ * - src/ui/term/terminal.ts requires them through createRequire (it is an ES module); without that line its
+ *   `require` is the CommonJS one the bundler follows.
+ * - unicode.js's charWidth requires neo-blessed's index (all 34 widgets, images and a terminal emulator among them)
+ *   for a tab's width; terminal.ts replaces charWidth, so that require is left to run time, never inlined.
+ * - tput.js finds its terminfo files from __dirname, which in a bundle would be dist/bundle: it is given
+ *   neo-blessed's own lib folder instead.
+ */
+const neoBlessedParts = {
+  name: 'neo-blessed-parts',
+  setup(b) {
+    b.onLoad({ filter: /src[\\/]ui[\\/]term[\\/]terminal\.ts$/ }, async (args) => ({
+      loader: 'ts',
+      contents: replaceOnce(
+        await readFile(args.path, 'utf8'),
+        'const require = createRequire(import.meta.url);',
+        '',
+        args.path,
+      ),
+    }));
+    b.onResolve({ filter: /^\.\.\/?$/ }, (args) =>
+      /neo-blessed[\\/]lib[\\/]unicode\.js$/.test(args.importer) ? { path: 'neo-blessed', external: true } : undefined,
+    );
+    b.onLoad({ filter: /neo-blessed[\\/]lib[\\/]tput\.js$/ }, async (args) => {
+      const text = await readFile(args.path, 'utf8');
+      if (!text.includes('__dirname')) throw new Error(`bundle: expected __dirname in ${args.path}`);
+      const lib = "require('node:path').join(require('node:path').dirname(require.resolve('neo-blessed/package.json')), 'lib')";
+      return { loader: 'js', contents: `var __neo_blessed_lib = ${lib};\n${text.replaceAll('__dirname', '__neo_blessed_lib')}` };
+    });
+  },
+};
+
 const results = await Promise.all([
   build({
     ...common,
@@ -34,17 +77,29 @@ const results = await Promise.all([
       'check-worker': 'src/store/audit/check-worker.ts',
       'verify-worker': 'src/store/verify-worker.ts',
       'fts-build-worker': 'src/store/find/fts-build-worker.ts',
+      // The browser's launcher: runs tui-body.cjs (below) with its code cache.
+      tui: 'src/cli/tui-launch.ts',
     },
   }),
-  // `arborist` with no command (bin/arborist picks it): the browser without the other commands and their packages.
-  // Built alone and split: what it imports dynamically (the importers' readers and writer, behind the first start's
-  // offer and `r`'s follow of written transcripts; the answer providers) goes into chunks of its own, so the first
-  // screen does not parse them. With one entry, nothing it imports statically is split off: still one file to load.
+  // `arborist` with no command (bin/arborist picks it): the browser without the other commands and their packages,
+  // as one CommonJS file that tui.js (src/cli/tui-launch.ts) runs through V8's code cache (src/cli/code-cache.ts):
+  // from the second start on, its first screen compiles almost nothing. A script, not a module, because Node 20
+  // caches compiled code only for vm.Script. What it imports dynamically (the importers, the answer providers) is
+  // in the same file but run only when first imported; with a code cache, code never run costs next to nothing.
+  // Packages are inlined, so that they are in the cache too (canonicalize is ES-module only, so a CommonJS require
+  // could not load it anyway), except better-sqlite3, which is native. neo-blessed is inlined by neoBlessedParts.
   build({
     ...common,
-    entryPoints: { tui: 'src/cli/tui-main.ts' },
-    splitting: true,
-    chunkNames: 'chunks/tui-[name]-[hash]',
+    entryPoints: { 'tui-body': 'src/cli/tui-main.ts' },
+    format: 'cjs',
+    outExtension: { '.js': '.cjs' },
+    packages: undefined,
+    // neo-blessed's package.json is only looked up (require.resolve), to find its folder on disk.
+    external: ['better-sqlite3', 'neo-blessed/package.json'],
+    plugins: [neoBlessedParts],
+    // Worker files and createRequire are found from import.meta.url: here, the bundle's own file.
+    define: { 'import.meta.url': '__bundle_url' },
+    banner: { js: 'var __bundle_url = require("node:url").pathToFileURL(__filename).href;' },
   }),
 ]);
 for (const r of results) if (r.metafile) process.stdout.write(`${JSON.stringify(r.metafile)}\n`);

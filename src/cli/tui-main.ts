@@ -32,10 +32,13 @@ try {
 } catch {
   // a usage error: run() says it
 }
-if (first === '--version' || first === '-V' || help) {
-  // main.js runs its own entry on load, with the same process.argv (a URL, so the bundler leaves it a file apart).
-  await import(new URL('./main.js', import.meta.url).href);
-} else {
+/**
+ * `--help` and `--version` are main.js's (it runs its own entry on load, with the same process.argv): the launcher
+ * (tui-launch.ts) imports it when this is true. Not imported from here: this file is run as a CommonJS script
+ * (code-cache.ts), whose import() Node 20 supports only behind an experimental warning.
+ */
+export const handsOverToMain = first === '--version' || first === '-V' || help;
+if (!handsOverToMain) {
   endQuietlyOnClosedPipe();
   run(argv, process.env)
     .then((code) => {

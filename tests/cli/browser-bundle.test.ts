@@ -25,42 +25,28 @@ describe('arborist with no command starts the browser bundle', () => {
     const bin = readFileSync(BIN, 'utf8');
     expect(bin).toContain("'tui.js'");
     expect(existsSync(join(ROOT, 'dist/bundle/tui.js'))).toBe(true);
+    // tui.js is the launcher (node: builtins only); the browser itself is tui-body.cjs, run with its code cache.
+    const launcher = readFileSync(join(ROOT, 'dist/bundle/tui.js'), 'utf8');
+    expect(launcher).toContain('tui-body.cjs');
+    expect(
+      [...launcher.matchAll(/from "([^"]+)"/g)].map((m) => m[1]).every((m) => m.startsWith('node:')),
+    ).toBe(true);
     // The browser's bundle holds none of the other commands, nor chalk (which only their output uses).
-    const tui = readFileSync(join(ROOT, 'dist/bundle/tui.js'), 'utf8');
-    expect(tui).not.toMatch(/from "chalk"/);
+    const tui = readFileSync(join(ROOT, 'dist/bundle/tui-body.cjs'), 'utf8');
+    expect(tui).not.toMatch(/chalk/);
     expect(tui).not.toContain('import Claude Code, OpenClaw or llm histories');
     expect(readFileSync(MAIN, 'utf8')).toContain('import Claude Code, OpenClaw or llm histories');
     expect(readFileSync(MAIN, 'utf8')).toMatch(/from "chalk"/);
   });
 
-  it("loads the importers' readers and writer only when it needs them, and the chunks they are in are there", () => {
-    const dir = join(ROOT, 'dist/bundle');
-    // What the browser parses before its first screen: tui.js and the chunks it imports statically, transitively.
-    const load = (file: string, seen: Set<string>): void => {
-      if (seen.has(file)) return;
-      seen.add(file);
-      const text = readFileSync(join(dir, file), 'utf8');
-      for (const m of text.matchAll(
-        /^(?:import|export)\s[^;]*?from\s+"\.\/(chunks\/[^"]+)"|^import\s+"\.\/(chunks\/[^"]+)"/gms,
-      ))
-        load(m[1] ?? m[2], seen);
-    };
-    const eager = new Set<string>();
-    load('tui.js', eager);
-    const eagerText = [...eager].map((f) => readFileSync(join(dir, f), 'utf8')).join('\n');
-    for (const name of [
-      'function readClaude(',
-      'var openclawReader',
-      'var llmReader',
-      'function writeUnit(',
-    ]) {
-      expect(eagerText).not.toContain(name);
-    }
-    // ... and each of them is in a chunk that a dynamic import() of tui.js's graph names.
-    const lazy = [...eagerText.matchAll(/import\("\.\/(chunks\/[^"]+)"\)/g)].map((m) => m[1]);
-    expect(lazy.length).toBeGreaterThan(0);
-    for (const f of lazy) expect(existsSync(join(dir, f))).toBe(true);
-    expect(eagerText).toContain('findHistories');
+  it('the browser bundle is one script: no import() (experimental in a Node 20 vm.Script), no module syntax', () => {
+    const tui = readFileSync(join(ROOT, 'dist/bundle/tui-body.cjs'), 'utf8');
+    expect(tui).not.toMatch(/\bimport\(/);
+    expect(tui).not.toMatch(/^(?:import|export)\s/m);
+    expect(tui).not.toContain('import.meta');
+    // What it imports lazily (the importers, behind the first start's offer) is inside, but run only on demand.
+    expect(tui).toContain('function readClaude(');
+    expect(tui).toMatch(/Promise\.resolve\(\)\.then\(\(\) => \(init_offer\(\), offer_exports\)\)/);
   });
 
   it('answers help, version and every mistake exactly as the whole CLI does', () => {

@@ -1,4 +1,6 @@
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { IBufferCell, Terminal as XTerm } from '@xterm/headless';
 import type { IPty } from 'node-pty';
@@ -10,6 +12,10 @@ const pty = require('node-pty') as typeof import('node-pty');
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const BIN = `${ROOT}bin/arborist`;
+
+/** Where the TUIs started by the tests keep their code cache: shared by the test files, kept between runs. */
+export const TEST_CACHE_HOME = join(tmpdir(), 'arborist-test-cache');
+
 /** The real binary, as a user runs it. */
 export function entryPoint(): string {
   return BIN;
@@ -90,6 +96,8 @@ export class Tui {
       HOME: process.env.HOME ?? '/tmp',
       TERM: 'xterm-256color',
       LANG: 'C.UTF-8',
+      // The browser's code cache (src/cli/code-cache.ts): one for the test runs, not the user's.
+      XDG_CACHE_HOME: TEST_CACHE_HOME,
       ...opts.env,
     };
     this.proc = pty.spawn(
