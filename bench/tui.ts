@@ -5,6 +5,7 @@
  * from the emulator in a warm-up run) through the same pty and emulator and answers each key with a small repaint.
  *
  *   node dist/bench/tui.js --db SHARD [--runs 5] [--keys 120] [--cols 120] [--rows 40] [--json] [--bin bin/arborist]
+ *     [--cold]  (every start without the browser's code cache: the first start after an install)
  *
  * Per pair: the trivial program (first screen, key repaints, memory), then the TUI once with its keys timed after
  * its first chain check, then the TUI once more with its keys timed while that check runs and a find runs too.
@@ -38,6 +39,11 @@ export interface TuiBenchOptions {
   rows?: number;
   /** The binary to time (default: this build's bin/arborist). */
   bin?: string;
+  /**
+   * Every start without the browser's code cache (ARBORIST_CODE_CACHE=off): the first start after an install or
+   * an upgrade. Otherwise the warm-up run writes the cache (src/cli/code-cache.ts) and the timed runs use it.
+   */
+  cold?: boolean;
 }
 
 const SEQ: Record<string, string> = {
@@ -160,7 +166,9 @@ interface Figure {
 async function tuiRun(o: Required<TuiBenchOptions>, during: boolean, cellsOut?: string): Promise<Figure> {
   const dir = mkdtempSync(join(tmpdir(), 'arborist-tui-bench-'));
   const tracePath = join(dir, 'trace');
-  const s = Session.tui(o.db, o.cols, o.rows, { ARBORIST_HOME: dir, ARBORIST_TUI_TRACE: tracePath }, o.bin);
+  const env: Record<string, string> = { ARBORIST_HOME: dir, ARBORIST_TUI_TRACE: tracePath };
+  if (o.cold) env.ARBORIST_CODE_CACHE = 'off';
+  const s = Session.tui(o.db, o.cols, o.rows, env, o.bin);
   const first = (await s.until(() => fullScreen(s), 30_000, 'the first full screen')) - s.t0;
   if (cellsOut) writeFileSync(cellsOut, JSON.stringify(s.cells()));
   if (!during) {
@@ -217,18 +225,27 @@ export async function captureCells(
   rows: number,
   path: string,
   bin = BIN,
+  cold = false,
 ): Promise<void> {
-  await tuiRun({ db, cols, rows, runs: 1, keys: 10, bin }, false, path);
+  await tuiRun({ db, cols, rows, runs: 1, keys: 10, bin, cold }, false, path);
 }
 
 /** Runs the pairs and adds the TUI's figures to `report`. */
 export async function benchTui(opts: TuiBenchOptions, report: Report): Promise<void> {
-  const o: Required<TuiBenchOptions> = { runs: 5, keys: 120, cols: 120, rows: 40, bin: BIN, ...opts };
+  const o: Required<TuiBenchOptions> = {
+    runs: 5,
+    keys: 120,
+    cols: 120,
+    rows: 40,
+    bin: BIN,
+    cold: false,
+    ...opts,
+  };
   const dir = mkdtempSync(join(tmpdir(), 'arborist-tui-cells-'));
   const cells = join(dir, 'cells.json');
   try {
     // Warm-up: the shard's pages in the cache, and the first screen's cells for the trivial program.
-    await captureCells(o.db, o.cols, o.rows, cells, o.bin);
+    await captureCells(o.db, o.cols, o.rows, cells, o.bin, o.cold);
     const first: Pair[] = [];
     const keys: Pair[] = [];
     const during: Pair[] = [];
@@ -265,6 +282,12 @@ export async function benchTui(opts: TuiBenchOptions, report: Report): Promise<v
     report.fact('tui shard', o.db);
     report.fact('tui screen', `${o.cols}x${o.rows}`);
     if (o.bin !== BIN) report.fact('tui binary', o.bin);
+    report.fact(
+      'code cache',
+      o.cold
+        ? 'off: every start compiles the bundle (--cold)'
+        : 'written by the warm-up run, used by the rest',
+    );
     report.add({
       name: 'TUI first full screen',
       kind: 'time',
@@ -307,7 +330,7 @@ export async function benchTui(opts: TuiBenchOptions, report: Report): Promise<v
 }
 
 const USAGE =
-  'usage: node dist/bench/tui.js --db SHARD [--runs N] [--keys N] [--cols C] [--rows R] [--json] [--bin PATH]';
+  'usage: node dist/bench/tui.js --db SHARD [--runs N] [--keys N] [--cols C] [--rows R] [--json] [--bin PATH] [--cold]';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -319,6 +342,7 @@ async function main(): Promise<void> {
       rows: { type: 'string', default: '40' },
       json: { type: 'boolean', default: false },
       bin: { type: 'string' },
+      cold: { type: 'boolean', default: false },
     },
     strict: true,
   });
@@ -338,6 +362,7 @@ async function main(): Promise<void> {
       cols: Number(values.cols),
       rows: Number(values.rows),
       ...(values.bin ? { bin: values.bin } : {}),
+      cold: values.cold,
     },
     report,
   );
