@@ -99,7 +99,9 @@ const results = await Promise.all([
     plugins: [neoBlessedParts],
     // Worker files and createRequire are found from import.meta.url: here, the bundle's own file.
     define: { 'import.meta.url': '__bundle_url' },
-    banner: { js: 'var __bundle_url = require("node:url").pathToFileURL(__filename).href;' },
+    // "use strict" first, before the banner's line: the sources are ES modules, always strict, and a directive
+    // after another statement is only a string (the bundle would run sloppy).
+    banner: { js: '"use strict";\nvar __bundle_url = require("node:url").pathToFileURL(__filename).href;' },
   }),
 ]);
 for (const r of results) if (r.metafile) process.stdout.write(`${JSON.stringify(r.metafile)}\n`);

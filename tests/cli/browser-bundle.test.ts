@@ -44,6 +44,8 @@ describe('arborist with no command starts the browser bundle', () => {
     expect(tui).not.toMatch(/\bimport\(/);
     expect(tui).not.toMatch(/^(?:import|export)\s/m);
     expect(tui).not.toContain('import.meta');
+    // Strict, as the ES modules it is built from: the directive must come first, before the banner's line.
+    expect(tui.startsWith('"use strict";\n')).toBe(true);
     // What it imports lazily (the importers, behind the first start's offer) is inside, but run only on demand.
     expect(tui).toContain('function readClaude(');
     expect(tui).toMatch(/Promise\.resolve\(\)\.then\(\(\) => \(init_offer\(\), offer_exports\)\)/);

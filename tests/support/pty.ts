@@ -1,9 +1,11 @@
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { IBufferCell, Terminal as XTerm } from '@xterm/headless';
 import type { IPty } from 'node-pty';
+import { afterAll } from 'vitest';
 
 const require = createRequire(import.meta.url);
 const { Terminal } = require('@xterm/headless') as typeof import('@xterm/headless');
@@ -13,8 +15,12 @@ const pty = require('node-pty') as typeof import('node-pty');
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const BIN = `${ROOT}bin/arborist`;
 
-/** Where the TUIs started by the tests keep their code cache: shared by the test files, kept between runs. */
-export const TEST_CACHE_HOME = join(tmpdir(), 'arborist-test-cache');
+/**
+ * Where the TUIs a test file starts keep their code cache (src/cli/code-cache.ts): a private folder of its own,
+ * never the user's cache nor a shared one that another account could have made first.
+ */
+export const TEST_CACHE_HOME = mkdtempSync(join(tmpdir(), 'arborist-test-cache-'));
+afterAll(() => rmSync(TEST_CACHE_HOME, { recursive: true, force: true }));
 
 /** The real binary, as a user runs it. */
 export function entryPoint(): string {
