@@ -251,7 +251,6 @@ describe("the browser bundle's code cache", () => {
   it('the browser still starts when its cache is garbage', async () => {
     const cacheHome = tempDir('arb-cc-home-');
     const cacheDir = join(cacheHome, 'arborist');
-    const source = readFileSync(join(ROOT, 'dist/bundle/tui-body.cjs'), 'utf8');
     mkdirSync(cacheDir, { recursive: true });
     const path = join(cacheDir, nameIn(join(ROOT, 'dist/bundle/tui-body.cjs')));
     writeFileSync(path, Buffer.alloc(4096, 0x5a));
