@@ -33,7 +33,8 @@ function replaceOnce(text, find, by, file) {
 /**
  * Inlines the parts of neo-blessed the browser loads (its Screen and what that requires: 16 files, keys.js and
  * gpmclient.js among them, required later) into the browser's bundle, so that they are compiled from the code cache
- * too: required from node_modules they cost ~40 ms of the first screen, ~15 ms inlined and cached. Three edits make that possible, each checked:
+ * too: required from node_modules they cost ~40 ms of the first screen, ~15 ms inlined and cached. Three edits make
+ * that possible, each checked:
  * - src/ui/term/terminal.ts requires them through createRequire (it is an ES module); without that line its
  *   `require` is the CommonJS one the bundler follows.
  * - unicode.js's charWidth requires neo-blessed's index (all 34 widgets, images and a terminal emulator among them)

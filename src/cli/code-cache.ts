@@ -13,7 +13,7 @@ import {
 } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
-import { dirname, isAbsolute, join } from 'node:path';
+import { basename, dirname, isAbsolute, join } from 'node:path';
 import { Script } from 'node:vm';
 
 /**
@@ -79,9 +79,9 @@ function nodeFlags(): string[] {
   );
 }
 
+/** The bundle's name in its caches' names: its file name without .js or .cjs. */
 function baseName(file: string): string {
-  const name = file.slice(file.lastIndexOf('/') + 1);
-  return name.replace(/\.c?js$/, '');
+  return basename(file).replace(/\.c?js$/, '');
 }
 
 /** The sha256 of the cache's V8 data, in front of it. */
@@ -159,7 +159,7 @@ export function runCached(
           ? 'used'
           : 'rejected';
   if (cachePath !== undefined && cache !== 'used') {
-    const timer = setTimeout(() => writeCache(script, cachePath), opts.writeAfterMs ?? 1500);
+    const timer = setTimeout(() => writeCache(script, cachePath, baseName(file)), opts.writeAfterMs ?? 1500);
     // A program that ends before then writes no cache, and is not kept alive for it.
     timer.unref();
   }
@@ -175,7 +175,7 @@ export function runCached(
   return { exports: module.exports, cache };
 }
 
-function writeCache(script: Script, cachePath: string): void {
+function writeCache(script: Script, cachePath: string, base: string): void {
   const dir = dirname(cachePath);
   const tmp = `${cachePath}.${process.pid}.tmp`;
   try {
@@ -189,7 +189,7 @@ function writeCache(script: Script, cachePath: string): void {
     return;
   }
   try {
-    pruneCaches(dir, cachePath);
+    pruneCaches(dir, cachePath, base);
   } catch {
     // the folder could not be listed: the caches stay as they are
   }
@@ -199,9 +199,7 @@ function writeCache(script: Script, cachePath: string): void {
  * Keeps the KEEP newest caches of the bundle just written (by name), and removes the temporary files of writes that
  * were killed midway (older than a minute): earlier builds' caches would otherwise pile up.
  */
-function pruneCaches(dir: string, written: string): void {
-  const name = written.slice(dir.length + 1);
-  const base = name.slice(0, name.length - '-0123456789abcdef0123456789abcdef.v8cache'.length);
+function pruneCaches(dir: string, written: string, base: string): void {
   const caches: { path: string; at: number }[] = [];
   for (const entry of readdirSync(dir)) {
     const kind = cacheEntry(entry, base);

@@ -79,16 +79,17 @@ function literal(b: Uint8Array, at: number, end: number, l: Uint8Array): boolean
   for (let i = 0; i < l.length; i++) if (b[at + i] !== l[i]) return false;
   return true;
 }
-/** Byte classes, one bit each (a table: range tests per byte were most of the cost of reading the form). */
+/**
+ * Byte classes, one bit each (a table: range tests per byte were most of the cost of reading the form). Hex digits
+ * have their own table, HEX_PAIR.
+ */
 const DIGIT = 1;
-const HEX = 2;
 const ID = 4;
 const TS = 8;
 const CLASS = new Uint8Array(256);
 for (let c = 0; c < 128; c++) {
   const ch = String.fromCharCode(c);
   if (/[0-9]/.test(ch)) CLASS[c] |= DIGIT;
-  if (/[0-9a-f]/.test(ch)) CLASS[c] |= HEX;
   if (/[0-9a-z]/.test(ch)) CLASS[c] |= ID;
   // What a timestamp may hold here: nothing JSON escapes, nothing outside ASCII (the store writes ISO 8601).
   if (/[0-9A-Za-z:.+-]/.test(ch)) CLASS[c] |= TS;
