@@ -260,7 +260,11 @@ export function insertBulk(ctx: BulkContext, turns: readonly BulkTurn[], event: 
     );
   }
 
-  // 3. Rows, FTS and one node.add event per turn, parents first (a parent always has the smaller id).
+  // 3. Rows, FTS and one node.add event per turn, parents first (a parent always has the smaller id). Each table's
+  // rows go in a loop of their own: SQLite takes a new page from the end of the file when a table's last page is
+  // full, so rows written turn by turn (node, subtree, event) interleaved the three tables' pages one by one, and
+  // a read of one table in order, as verify and chain-check do, jumped across the file. Table by table, a batch's
+  // pages of each lie in runs (docs/benchmarks-chain.md, "Where the pages lie").
   const insertNode = cachedStatement(
     db,
     `INSERT INTO nodes (bates, sid, seq, parent_id, is_top, depth, n_children, question, answer_text,
@@ -281,10 +285,11 @@ export function insertBulk(ctx: BulkContext, turns: readonly BulkTurn[], event: 
   const ts = new Date().toISOString();
   const added: BulkAdded[] = [];
   const sids = new Set<string>();
+  const titles: string[] = new Array(placed.length);
   for (let i = 0; i < placed.length; i++) {
     const p = placed[i];
     const parentId = p.parentIndex >= 0 ? placed[p.parentIndex].id : p.parentId;
-    const cited_titles_json = JSON.stringify(p.turn.cited_titles);
+    titles[i] = JSON.stringify(p.turn.cited_titles);
     const info = insertNode.run(
       p.bates,
       p.sid,
@@ -295,7 +300,7 @@ export function insertBulk(ctx: BulkContext, turns: readonly BulkTurn[], event: 
       p.children.length,
       p.turn.question,
       p.turn.answer_text,
-      cited_titles_json,
+      titles[i],
       p.turn.n_cited_sources,
       p.turn.audit,
       p.turn.cache_key,
@@ -305,7 +310,10 @@ export function insertBulk(ctx: BulkContext, turns: readonly BulkTurn[], event: 
       p.nodeHash,
     );
     p.id = Number(info.lastInsertRowid);
-    insertSubtree.run(p.id, subtree[i]);
+  }
+  for (let i = 0; i < placed.length; i++) insertSubtree.run(placed[i].id, subtree[i]);
+  for (let i = 0; i < placed.length; i++) {
+    const p = placed[i];
     if (ctx.indexAtEnd) {
       // indexed by ShardBuild.finish
     } else if (ctx.deferIndexing) insertPending.run(p.id);
@@ -314,8 +322,11 @@ export function insertBulk(ctx: BulkContext, turns: readonly BulkTurn[], event: 
         id: p.id,
         question: p.turn.question,
         answer_text: p.turn.answer_text,
-        cited_titles_json,
+        cited_titles_json: titles[i],
       });
+  }
+  for (let i = 0; i < placed.length; i++) {
+    const p = placed[i];
     const records = turns[i].records;
     const data: NodeAddData = {
       bates: p.bates,
