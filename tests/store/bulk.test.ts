@@ -247,10 +247,12 @@ describe("the bulk path's pages", () => {
       content: { question: `question ${i}`, answer_text: answer, created_at: at(i) },
     }));
     s.addTurnsBulk(turns, { kind: 'nodes.bulk', data: {} });
-    // Written turn by turn (a node, its subtree hash, its event), the three tables' pages were interleaved: about
-    // 0.67 of the nodes' leaves followed their predecessor, and almost none of the subtrees' and events'.
-    for (const table of ['nodes', 'node_subtree', 'audit_events'])
-      expect(inRuns(s, table), table).toBeGreaterThan(0.9);
+    // Written turn by turn (a node, its subtree hash, its event), the three tables' pages were interleaved: 0.67 of
+    // the nodes' leaves followed their predecessor, and almost none of the subtrees' and events'. Now 0.92 (the
+    // nodes' own indexes still take pages between theirs), 1 and 1.
+    expect(inRuns(s, 'nodes')).toBeGreaterThan(0.85);
+    for (const table of ['node_subtree', 'audit_events'])
+      expect(inRuns(s, table), table).toBeGreaterThan(0.95);
     expect(s.verify().ok).toBe(true);
   });
 });
