@@ -1,5 +1,15 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ancestorKeys, buildRows, keyOfRow, prepareOutline } from '../../src/ui/features/tree/model.js';
+import {
+  ancestorKeys,
+  buildRows,
+  keyOfRow,
+  type Outline,
+  prepareOutline,
+  type Row,
+  rowKeyOf,
+  type SessionLike,
+} from '../../src/ui/features/tree/model.js';
 import { A, B, SESSIONS } from './fixtures.js';
 
 describe('outline and visible rows', () => {
@@ -67,5 +77,78 @@ describe('outline and visible rows', () => {
     const rows = buildRows(many, new Set(), new Map(), new Set());
     expect(rows).toHaveLength(100_000);
     expect(performance.now() - t).toBeLessThan(200);
+  });
+});
+
+/** The rows as buildRows made them before it kept its rows between builds: every session visited, every row new. */
+function plainRows(
+  sessions: readonly SessionLike[],
+  expanded: ReadonlySet<string>,
+  outlines: ReadonlyMap<string, Outline>,
+  collapsed: ReadonlySet<string>,
+): Row[] {
+  const out: Row[] = [];
+  sessions.forEach((ses, session) => {
+    out.push({ session, node: -1 });
+    const ol = expanded.has(ses.sid) ? outlines.get(ses.sid) : undefined;
+    if (!ol) return;
+    for (let i = 0; i < ol.rows.length; ) {
+      out.push({ session, node: i });
+      const r = ol.rows[i];
+      i = r.end > i + 1 && collapsed.has(rowKeyOf(r)) ? r.end : i + 1;
+    }
+  });
+  return out;
+}
+
+describe('the rows kept between builds', () => {
+  const sids = ['aaaa', 'bbbb', 'cccc', 'dddd'];
+  // New outline objects, of the whole sessions or of their first turns only: a session's outline that grew or
+  // shrank must not be shown with the rows made for the one before.
+  const fresh = (short: [boolean, boolean] = [false, false]) =>
+    new Map([
+      ['aaaa', prepareOutline('aaaa', short[0] ? A.slice(0, 4) : A)],
+      ['bbbb', prepareOutline('bbbb', short[1] ? B.slice(0, 1) : B)],
+    ]);
+  const keys = [...fresh().values()].flatMap((o) => o.rows.map(rowKeyOf));
+
+  it('are the rows a plain walk of every session gives, build after build, repeated sids included', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom(...sids), { maxLength: 12 }),
+        fc.array(
+          fc.record({
+            expanded: fc.subarray(sids),
+            collapsed: fc.subarray(keys),
+            newOutlines: fc.option(fc.tuple(fc.boolean(), fc.boolean()), { nil: null }),
+          }),
+          { minLength: 1, maxLength: 6 },
+        ),
+        (order, builds) => {
+          const sessions = order.map((sid) => ({ sid, label: null, created_at: '', n_nodes: 1 }));
+          let outlines = fresh();
+          for (const b of builds) {
+            if (b.newOutlines) outlines = fresh(b.newOutlines);
+            const expanded = new Set(b.expanded);
+            const collapsed = new Set(b.collapsed);
+            expect(buildRows(sessions, expanded, outlines, collapsed)).toEqual(
+              plainRows(sessions, expanded, outlines, collapsed),
+            );
+          }
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it('give a list that grew in place its own rows', () => {
+    const sessions: SessionLike[] = [{ sid: 'aaaa', label: null, created_at: '', n_nodes: 1 }];
+    const outlines = fresh();
+    buildRows(sessions, new Set(), outlines, new Set());
+    sessions.push({ sid: 'bbbb', label: null, created_at: '', n_nodes: 1 });
+    const expanded = new Set(['bbbb']);
+    expect(buildRows(sessions, expanded, outlines, new Set())).toEqual(
+      plainRows(sessions, expanded, outlines, new Set()),
+    );
   });
 });

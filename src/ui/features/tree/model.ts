@@ -116,12 +116,66 @@ export interface SessionLike {
   archived?: ArchivedTag;
 }
 
-/** A visible row: a session (node = -1) or one of its outline rows. */
+/** A visible row: a session (node = -1) or one of its outline rows. Never changed once made (see buildRows). */
 export interface Row {
   /** Index into the sessions list. */
-  session: number;
+  readonly session: number;
   /** Index into the session's outline rows; -1 for the session's own row. */
-  node: number;
+  readonly node: number;
+}
+
+/**
+ * What buildRows keeps of a sessions list: its sessions' own rows, where each sid sits, and each expanded session's
+ * outline rows for the outline they were made from. Rows are never changed, so every rebuild of the same list
+ * shares them, and a rebuild visits only the expanded sessions: expanding or collapsing on a 13,747-session shard
+ * walked and made 13,747 rows (0.4-4 ms, and most of the key's garbage) where copying the references costs a tenth.
+ */
+interface RowCache {
+  heads: Row[];
+  /** sid -> index; null when a sid appears twice (then every session is visited, as before). */
+  at: Map<string, number> | null;
+  outlines: Map<number, { outline: Outline; rows: Row[] }>;
+}
+const rowCaches = new WeakMap<readonly SessionLike[], RowCache>();
+
+function cacheOf(sessions: readonly SessionLike[]): RowCache {
+  let c = rowCaches.get(sessions);
+  // (A list is replaced, never grown in place; the length check keeps a cache of another length from being used.)
+  if (!c || c.heads.length !== sessions.length) {
+    const heads: Row[] = new Array(sessions.length);
+    let at: Map<string, number> | null = new Map();
+    for (let i = 0; i < sessions.length; i++) {
+      heads[i] = { session: i, node: -1 };
+      if (at?.has(sessions[i].sid)) at = null;
+      else at?.set(sessions[i].sid, i);
+    }
+    c = { heads, at, outlines: new Map() };
+    rowCaches.set(sessions, c);
+  }
+  return c;
+}
+
+function outlineRows(c: RowCache, session: number, outline: Outline): Row[] {
+  const known = c.outlines.get(session);
+  if (known?.outline === outline) return known.rows;
+  const rows: Row[] = new Array(outline.rows.length);
+  for (let i = 0; i < rows.length; i++) rows[i] = { session, node: i };
+  c.outlines.set(session, { outline, rows });
+  return rows;
+}
+
+/** The rows of an expanded session's outline that are visible: all but the descendants of collapsed rows. */
+function visibleRows(c: RowCache, session: number, ol: Outline, collapsed: ReadonlySet<string>): Row[] {
+  const made = outlineRows(c, session, ol);
+  const rows = ol.rows;
+  const out: Row[] = [];
+  for (let i = 0; i < rows.length; ) {
+    out.push(made[i]);
+    const r = rows[i];
+    if (r.end > i + 1 && collapsed.has(rowKeyOf(r))) i = r.end;
+    else i++;
+  }
+  return out;
 }
 
 export function buildRows(
@@ -130,22 +184,31 @@ export function buildRows(
   outlines: ReadonlyMap<string, Outline>,
   collapsed: ReadonlySet<string>,
 ): Row[] {
-  const out: Row[] = [];
-  for (let session = 0; session < sessions.length; session++) {
-    out.push({ session, node: -1 });
-    const sid = sessions[session].sid;
-    if (!expanded.has(sid)) continue;
-    const ol = outlines.get(sid);
-    if (!ol) continue;
-    const rows = ol.rows;
-    for (let i = 0; i < rows.length; ) {
-      out.push({ session, node: i });
-      const r = rows[i];
-      if (r.end > i + 1 && collapsed.has(rowKeyOf(r))) i = r.end;
-      else i++;
+  const c = cacheOf(sessions);
+  if (c.at === null) {
+    const out: Row[] = [];
+    for (let session = 0; session < sessions.length; session++) {
+      out.push(c.heads[session]);
+      const ol = expanded.has(sessions[session].sid) ? outlines.get(sessions[session].sid) : undefined;
+      if (ol) for (const r of visibleRows(c, session, ol, collapsed)) out.push(r);
     }
+    return out;
   }
-  return out;
+  const open: number[] = [];
+  for (const sid of expanded) {
+    const i = c.at.get(sid);
+    if (i !== undefined && outlines.has(sid)) open.push(i);
+  }
+  open.sort((a, b) => a - b);
+  const parts: Row[][] = [];
+  let from = 0;
+  for (const session of open) {
+    parts.push(c.heads.slice(from, session + 1));
+    parts.push(visibleRows(c, session, outlines.get(sessions[session].sid)!, collapsed));
+    from = session + 1;
+  }
+  parts.push(from === 0 ? c.heads.slice() : c.heads.slice(from));
+  return parts.length === 1 ? parts[0] : ([] as Row[]).concat(...parts);
 }
 
 export function keyOfRow(
