@@ -36,7 +36,8 @@ export function nodePageSql(guarded: boolean): string {
       sum(${guarded ? always : `${always} OR ${unguarded}`}),
       CAST(group_concat(${guarded ? CANON_GUARDED_SQL : CANON_SQL}, '') AS BLOB),
       CAST(group_concat(n.node_hash, '') AS BLOB), CAST(group_concat(h.subtree_hash, '') AS BLOB)
-    FROM nodes n LEFT JOIN nodes p ON p.id = n.parent_id AND p.id < n.id LEFT JOIN node_subtree h ON h.id = n.id
+    FROM nodes n NOT INDEXED LEFT JOIN nodes p NOT INDEXED ON p.id = n.parent_id AND p.id < n.id
+      LEFT JOIN node_subtree h NOT INDEXED ON h.id = n.id
     WHERE n.id > ? AND n.id <= ?`;
 }
 

@@ -44,7 +44,7 @@ const MAX_PROBLEMS = 10_000;
  * writes: the code below checks before it trusts.
  */
 const EXACT_ROWS = `SELECT ${NODE_COLUMNS}
-  FROM nodes n LEFT JOIN node_subtree h ON h.id = n.id LEFT JOIN nodes p ON p.id = n.parent_id AND p.id < n.id
+  FROM nodes n NOT INDEXED LEFT JOIN node_subtree h NOT INDEXED ON h.id = n.id LEFT JOIN nodes p NOT INDEXED ON p.id = n.parent_id AND p.id < n.id
   WHERE n.id > ? AND n.id <= ? ORDER BY n.id`;
 
 /**
@@ -122,10 +122,13 @@ function idIndex(
 // One function on purpose: the page loop, its exact-path fallback and the typed arrays they fill share one cursor.
 function readNodes(db: Database.Database, start: HelperStart): ReadNodes {
   // min() and max() each in a query of its own: together in one, SQLite cannot take either from the end of the
-  // b-tree and scans the whole table (~150 ms per 1M nodes, before any helper starts).
+  // b-tree and scans the whole table (~150 ms per 1M nodes, before any helper starts). Both from the table itself
+  // (NOT INDEXED), as every read of verify's: an index's b-tree can be swapped for one that leaves rows out, and
+  // a row past the ends is a row never read. The count may come from an index: it only sizes the read, and a read
+  // of another number of rows is refused as damage.
   const [minId, maxId, total] = cachedStatement(
     db,
-    `SELECT coalesce((SELECT min(id) FROM nodes), 1), coalesce((SELECT max(id) FROM nodes), 0),
+    `SELECT coalesce((SELECT min(id) FROM nodes NOT INDEXED), 1), coalesce((SELECT max(id) FROM nodes NOT INDEXED), 0),
       (SELECT count(*) FROM nodes)`,
     'raw',
   ).get() as [number, number, number];
@@ -160,7 +163,7 @@ function readNodes(db: Database.Database, start: HelperStart): ReadNodes {
   // share ids from 1 on).
   const helpers = minId >= 1 ? start(maxId, total, pages.guardedBelow) : null;
   const rowsStmt = cachedStatement(db, EXACT_ROWS);
-  const batesStmt = cachedStatement(db, 'SELECT bates FROM nodes WHERE id = ?', 'pluck');
+  const batesStmt = cachedStatement(db, 'SELECT bates FROM nodes NOT INDEXED WHERE id = ?', 'pluck');
   const batesOf = (k: number) => (batesStmt.get(ids[k]) as string | undefined) ?? `(internal id ${ids[k]})`;
 
   /** The original, exact computation for one row: JSON.parse the titles, canon() in JavaScript. */
@@ -241,7 +244,7 @@ function readNodes(db: Database.Database, start: HelperStart): ReadNodes {
       i++;
     }
   };
-  const nextId = cachedStatement(db, 'SELECT min(id) FROM nodes WHERE id > ?', 'pluck');
+  const nextId = cachedStatement(db, 'SELECT min(id) FROM nodes NOT INDEXED WHERE id > ?', 'pluck');
   /**
    * Nodes with ids in (from, to], page by page: a page the fast path vouches for whole is appended as it is; any
    * other (an odd row, a node whose content does not hash to its stored hash) is read on the exact path.

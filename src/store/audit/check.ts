@@ -30,7 +30,7 @@ export function formatHead(seq: number, hash: Buffer | string): string {
 }
 
 const PAGE_ROWS_SQL =
-  'SELECT seq, body, prev_hash, event_hash FROM audit_events WHERE seq > ? ORDER BY seq LIMIT ?';
+  'SELECT seq, body, prev_hash, event_hash FROM audit_events NOT INDEXED WHERE seq > ? ORDER BY seq LIMIT ?';
 
 /** AuditLog.check: events after `from` (or all) up to `headSeq`; `count` gives the total when the chain breaks. */
 // One loop on purpose: the parallel chunks, the fast path and the row-by-row fallback hand the same cursor around.
@@ -65,9 +65,11 @@ export function checkChain(
   // Resuming at the head: the event verified last time must still be the one verified. (With events after it, the
   // first of them no longer links to it, and the pass below names that one.)
   if (from && from.seq > 0 && from.seq >= headSeq) {
-    const still = cachedStatement(db, 'SELECT event_hash FROM audit_events WHERE seq = ?', 'pluck').get(
-      from.seq,
-    );
+    const still = cachedStatement(
+      db,
+      'SELECT event_hash FROM audit_events NOT INDEXED WHERE seq = ?',
+      'pluck',
+    ).get(from.seq);
     if (!Buffer.isBuffer(still) || !still.equals(from.hash)) {
       // Nothing is vouched for any more: the next check starts from the beginning.
       prevSeq = 0;
@@ -116,7 +118,9 @@ export function checkChain(
   }
   // The pass walked seq 1, 2, ... to the last row, so any event it did not see is numbered below 1 (every event
   // renumbered to <= 0 once passed as "intact, 0 events").
-  const low = cachedStatement(db, 'SELECT min(seq) FROM audit_events', 'pluck').get() as number | null;
+  const low = cachedStatement(db, 'SELECT min(seq) FROM audit_events NOT INDEXED', 'pluck').get() as
+    | number
+    | null;
   if (low !== null && low < 1)
     return broken(low, `event ${low} is numbered outside the chain (events start at 1)`);
   return {
@@ -151,9 +155,9 @@ const MAX_SHARED = 2 ** 31;
 export function fastPageSql(guarded: boolean): string {
   const lengths = 'length(prev_hash) <> 32 OR length(event_hash) <> 32';
   return `SELECT group_concat(length(body), ','), CAST(group_concat(body, prev_hash) AS BLOB),
-      CAST(group_concat(event_hash, '') AS BLOB), (SELECT prev_hash FROM audit_events WHERE seq = @lo + 1),
+      CAST(group_concat(event_hash, '') AS BLOB), (SELECT prev_hash FROM audit_events NOT INDEXED WHERE seq = @lo + 1),
       sum(${guarded ? lengths : `${lengths} OR ${EVENTS_NOT_BYTES.where}`})
-    FROM audit_events WHERE seq > @lo AND seq <= @hi`;
+    FROM audit_events NOT INDEXED WHERE seq > @lo AND seq <= @hi`;
 }
 type FastPage = [string | null, Buffer | null, Buffer | null, unknown, number | null];
 

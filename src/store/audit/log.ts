@@ -32,7 +32,7 @@ export class AuditLog {
   constructor(private readonly db: Database.Database) {
     this.lastStmt = cachedStatement(
       db,
-      'SELECT seq, event_hash FROM audit_events ORDER BY seq DESC LIMIT 1',
+      'SELECT seq, event_hash FROM audit_events NOT INDEXED ORDER BY seq DESC LIMIT 1',
       'raw',
     );
     this.insertStmt = cachedStatement(
@@ -73,7 +73,7 @@ export class AuditLog {
   event(seq: number): AuditEvent | undefined {
     const row = cachedStatement(
       this.db,
-      'SELECT seq, ts, kind, body, prev_hash, event_hash FROM audit_events WHERE seq = ?',
+      'SELECT seq, ts, kind, body, prev_hash, event_hash FROM audit_events NOT INDEXED WHERE seq = ?',
     ).get(seq) as
       | { seq: number; ts: string; kind: string; body: Buffer; prev_hash: Buffer; event_hash: Buffer }
       | undefined;
