@@ -20,7 +20,7 @@ export type Action =
    * `archived`: the archived sessions too, when they are shown (each with `archived` set). `total`, on the first
    * load only: `sessions` are the newest of that many live sessions, the rest follow in a second `sessions`.
    */
-  | { type: 'sessions'; sessions: SessionLike[]; archived?: SessionLike[]; total?: number }
+  | { type: 'sessions'; sessions: readonly SessionLike[]; archived?: readonly SessionLike[]; total?: number }
   | { type: 'outline'; sid: string; nodes: OutlineNode[]; reveal?: string }
   | { type: 'path'; bates: string; turns: Turn[]; error?: string }
   | { type: 'titles'; titles: [sid: string, title: string][] }

@@ -100,7 +100,7 @@ export interface State {
   rows: number;
   focus: Focus;
   /** Sessions, newest first. */
-  sessions: SessionLike[];
+  sessions: readonly SessionLike[];
   /** The first question of sessions without a label, shown in their place (loaded for visible rows only). */
   titles: ReadonlyMap<string, string>;
   loaded: boolean;

@@ -119,9 +119,9 @@ export function archivedSet(sessions: readonly SessionLike[]): ReadonlySet<strin
 export function mergeSessions(
   showArchived: boolean,
   current: readonly SessionLike[],
-  live: SessionLike[],
-  archived: SessionLike[] | undefined,
-): SessionLike[] {
+  live: readonly SessionLike[],
+  archived: readonly SessionLike[] | undefined,
+): readonly SessionLike[] {
   if (!showArchived) return live;
   const alive = new Set(live.map((x) => x.sid));
   const arch = (archived ?? current.filter((x) => x.archived)).filter((x) => !alive.has(x.sid));

@@ -174,8 +174,8 @@ export function onMouse(s: State, kind: 'mousedown' | 'wheelup' | 'wheeldown', x
 
 export function onSessions(
   s: State,
-  live: SessionLike[],
-  archived: SessionLike[] | undefined,
+  live: readonly SessionLike[],
+  archived: readonly SessionLike[] | undefined,
   total?: number,
 ): Result {
   const sessions = mergeSessions(s.showArchived, s.sessions, live, archived);
