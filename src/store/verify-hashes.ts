@@ -115,7 +115,7 @@ export function badSessionRoots(db: Database.Database, nodes: ReadNodes, compute
   const badSessions: string[] = [];
   for (const [sid, stored] of cachedStatement(
     db,
-    'SELECT sid, session_root FROM sessions ORDER BY sid',
+    'SELECT sid, session_root FROM sessions NOT INDEXED ORDER BY sid',
     'raw',
   ).iterate() as IterableIterator<[string, Buffer]>) {
     const list = (topsBySid.get(sid) ?? []).sort((a, b) => seqs[a] - seqs[b]);
@@ -139,7 +139,7 @@ export function badArchiveBodies(db: Database.Database): string[] {
   ) {
     for (const [sid, body, digest] of cachedStatement(
       db,
-      'SELECT sid, body, sha256 FROM session_archives ORDER BY sid',
+      'SELECT sid, body, sha256 FROM session_archives NOT INDEXED ORDER BY sid',
       'raw',
     ).iterate() as IterableIterator<[string, Buffer, Buffer]>) {
       if (!sha256(body).equals(digest)) badArchives.push(sid);

@@ -88,3 +88,33 @@ describe('a turn hidden from the indexes', () => {
     });
   }
 });
+
+describe('a session hidden from the indexes', () => {
+  it('is read and named by verify', () => {
+    const path = shardWithFiveTurns();
+    const db = new Database(path);
+    db.unsafeMode(true);
+    const root = db.prepare("SELECT session_root FROM sessions WHERE sid = 'aaaa'").pluck().get() as Buffer;
+    db.prepare(
+      "INSERT INTO sessions (sid, label, created_at, next_seq, n_nodes, session_root) VALUES ('zzzz', 'forged', ?, 1, 0, ?)",
+    ).run(new Date().toISOString(), root);
+    // An index that covers every column the checks read, its b-tree without the forged row, its statement whole.
+    const cols = 'sid, label, created_at, next_seq, n_nodes, session_root';
+    db.exec(`CREATE INDEX hide ON sessions(${cols}) WHERE sid <> 'zzzz'`);
+    db.pragma('writable_schema = ON');
+    db.prepare("UPDATE sqlite_schema SET sql = ? WHERE name = 'hide'").run(
+      `CREATE INDEX hide ON sessions(${cols})`,
+    );
+    db.pragma('writable_schema = OFF');
+    // Statistics that make the index look far narrower than the table, so that SQLite scans it for a whole read.
+    db.exec('ANALYZE');
+    db.prepare("DELETE FROM sqlite_stat1 WHERE tbl = 'sessions'").run();
+    db.prepare("INSERT INTO sqlite_stat1 VALUES ('sessions', 'hide', '1000 1 1 1 1 1 1 sz=2')").run();
+    db.prepare("INSERT INTO sqlite_stat1 VALUES ('sessions', NULL, '1000 sz=250')").run();
+    db.close();
+    const s = Shard.open(path, { readonly: true });
+    expect(s.listSessions().map((x) => x.sid)).toContain('zzzz');
+    s.close();
+    expect(verifies(path)).toBe(false);
+  });
+});

@@ -16,7 +16,7 @@ export function compareSources(db: Database.Database, claims: ChainClaims): Prob
 
   const seenSessions = new Set<string>();
   for (const [source, sourceSession, sid, info] of db
-    .prepare('SELECT source, source_session, sid, info_json FROM session_sources')
+    .prepare('SELECT source, source_session, sid, info_json FROM session_sources NOT INDEXED')
     .raw(true)
     .iterate() as Iterable<[unknown, unknown, unknown, unknown]>) {
     const key = String(sid);
@@ -31,7 +31,7 @@ export function compareSources(db: Database.Database, claims: ChainClaims): Prob
 
   const seenChunks = new Set<number>();
   for (const [idCol, bytes, digest, body] of db
-    .prepare('SELECT id, bytes, sha256, body FROM source_chunks')
+    .prepare('SELECT id, bytes, sha256, body FROM source_chunks NOT INDEXED')
     .raw(true)
     .iterate() as Iterable<[unknown, unknown, unknown, unknown]>) {
     const id = Number(idCol);
@@ -61,7 +61,7 @@ export function compareSources(db: Database.Database, claims: ChainClaims): Prob
 
   const seenRefs = new Set<string>();
   for (const [batesCol, chunk, start, length] of db
-    .prepare('SELECT bates, chunk_id, start, length FROM node_sources')
+    .prepare('SELECT bates, chunk_id, start, length FROM node_sources NOT INDEXED')
     .raw(true)
     .iterate() as Iterable<[unknown, unknown, unknown, unknown]>) {
     const bates = String(batesCol);

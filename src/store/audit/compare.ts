@@ -16,7 +16,7 @@ export function compareClaims(
 ): Problem[] {
   const out: Problem[] = [];
   const stored = db
-    .prepare('SELECT sid, label, next_seq, session_root, n_nodes FROM sessions')
+    .prepare('SELECT sid, label, next_seq, session_root, n_nodes FROM sessions NOT INDEXED')
     .raw(true)
     .all() as [unknown, unknown, unknown, unknown, unknown][];
   const liveSids = new Set<string>();
@@ -59,10 +59,10 @@ export function compareClaims(
       });
   }
   const archiveRows = new Map<string, unknown>();
-  for (const [sid, digest] of db.prepare('SELECT sid, sha256 FROM session_archives').raw(true).all() as [
-    string,
-    unknown,
-  ][])
+  for (const [sid, digest] of db
+    .prepare('SELECT sid, sha256 FROM session_archives NOT INDEXED')
+    .raw(true)
+    .all() as [string, unknown][])
     archiveRows.set(String(sid), digest);
   const archivedAnswers = new Set<string>();
   for (const c of claims.sessions.values()) {
@@ -155,12 +155,10 @@ function compareArchivedTurns(claims: ChainClaims, c: ClaimedSession, turns: Arc
 
 function compareEntries(db: Database.Database, claims: ChainClaims): Problem[] {
   const out: Problem[] = [];
-  const rows = db.prepare('SELECT key, sid, entry_json, updated_at FROM session_entries').raw(true).all() as [
-    unknown,
-    unknown,
-    unknown,
-    unknown,
-  ][];
+  const rows = db
+    .prepare('SELECT key, sid, entry_json, updated_at FROM session_entries NOT INDEXED')
+    .raw(true)
+    .all() as [unknown, unknown, unknown, unknown][];
   const keys = new Set<string>();
   for (const [keyCol, sid, json, updated] of rows) {
     const key = String(keyCol);
