@@ -44,7 +44,8 @@ const MAX_PROBLEMS = 10_000;
  * writes: the code below checks before it trusts.
  */
 const EXACT_ROWS = `SELECT ${NODE_COLUMNS}
-  FROM nodes n NOT INDEXED LEFT JOIN node_subtree h NOT INDEXED ON h.id = n.id LEFT JOIN nodes p NOT INDEXED ON p.id = n.parent_id AND p.id < n.id
+  FROM nodes n NOT INDEXED LEFT JOIN node_subtree h NOT INDEXED ON h.id = n.id
+    LEFT JOIN nodes p NOT INDEXED ON p.id = n.parent_id AND p.id < n.id
   WHERE n.id > ? AND n.id <= ? ORDER BY n.id`;
 
 /**

@@ -132,22 +132,23 @@ export interface Row {
  */
 interface RowCache {
   heads: Row[];
-  /** sid -> index; null when a sid appears twice (then every session is visited, as before). */
-  at: Map<string, number> | null;
+  /** Where each sid sits: a list, so that a sid listed twice (nothing makes one today) is expanded at both. */
+  at: Map<string, number[]>;
   outlines: Map<number, { outline: Outline; rows: Row[] }>;
 }
 const rowCaches = new WeakMap<readonly SessionLike[], RowCache>();
 
 function cacheOf(sessions: readonly SessionLike[]): RowCache {
   let c = rowCaches.get(sessions);
-  // (A list is replaced, never grown in place; the length check keeps a cache of another length from being used.)
+  // (The list is readonly, so never grown in place; the length check keeps a cache of another length from use.)
   if (!c || c.heads.length !== sessions.length) {
     const heads: Row[] = new Array(sessions.length);
-    let at: Map<string, number> | null = new Map();
+    const at = new Map<string, number[]>();
     for (let i = 0; i < sessions.length; i++) {
       heads[i] = { session: i, node: -1 };
-      if (at?.has(sessions[i].sid)) at = null;
-      else at?.set(sessions[i].sid, i);
+      const known = at.get(sessions[i].sid);
+      if (known) known.push(i);
+      else at.set(sessions[i].sid, [i]);
     }
     c = { heads, at, outlines: new Map() };
     rowCaches.set(sessions, c);
@@ -185,20 +186,8 @@ export function buildRows(
   collapsed: ReadonlySet<string>,
 ): Row[] {
   const c = cacheOf(sessions);
-  if (c.at === null) {
-    const out: Row[] = [];
-    for (let session = 0; session < sessions.length; session++) {
-      out.push(c.heads[session]);
-      const ol = expanded.has(sessions[session].sid) ? outlines.get(sessions[session].sid) : undefined;
-      if (ol) for (const r of visibleRows(c, session, ol, collapsed)) out.push(r);
-    }
-    return out;
-  }
   const open: number[] = [];
-  for (const sid of expanded) {
-    const i = c.at.get(sid);
-    if (i !== undefined && outlines.has(sid)) open.push(i);
-  }
+  for (const sid of expanded) if (outlines.has(sid)) for (const i of c.at.get(sid) ?? []) open.push(i);
   open.sort((a, b) => a - b);
   const parts: Row[][] = [];
   let from = 0;
@@ -207,7 +196,7 @@ export function buildRows(
     parts.push(visibleRows(c, session, outlines.get(sessions[session].sid)!, collapsed));
     from = session + 1;
   }
-  parts.push(from === 0 ? c.heads.slice() : c.heads.slice(from));
+  parts.push(c.heads.slice(from));
   return parts.length === 1 ? parts[0] : ([] as Row[]).concat(...parts);
 }
 
