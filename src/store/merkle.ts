@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { cachedStatement } from './db/statements.js';
-import { INNER, sessionRoot, sha256, subtreeHash } from './hash.js';
+import { INNER, sessionRoot, sha256Into, subtreeHash } from './hash.js';
 
 /**
  * The one place that rewrites subtree hashes and session roots (docs/sessions.md, "Hash conventions"). Two ways in:
@@ -17,18 +17,19 @@ import { INNER, sessionRoot, sha256, subtreeHash } from './hash.js';
 const SQL = {
   // The path to the root as ONE row (ids, node hashes, branch points, sessions) rather than one row per level:
   // turning 100 rows of 4 values into JS objects cost more than the recursive walk itself. A parent always has a
-  // smaller id than its child, so `n.id < a.id` also stops the walk on a (tampered) cycle.
-  ancestors: `WITH RECURSIVE a(k, id, parent_id, sid, node_hash, n_children) AS (
-          SELECT 0, id, parent_id, sid, node_hash, n_children FROM nodes INDEXED BY nodes_walk WHERE id = ?
-          UNION ALL
-          SELECT a.k + 1, n.id, n.parent_id, n.sid, n.node_hash, n.n_children FROM nodes n INDEXED BY nodes_walk
-          JOIN a ON n.id = a.parent_id
-          WHERE n.id < a.id)
-        SELECT group_concat(id, ',' ORDER BY k), group_concat(hex(node_hash), '' ORDER BY k),
-          group_concat(CASE WHEN n_children <> 1 THEN k END, ',' ORDER BY k), group_concat(DISTINCT sid) FROM a`,
+  // smaller id than its child, so `n.id < a.id` also stops the walk on a (tampered) cycle. No ORDER BY inside the
+  // aggregates: each one sorted its 100 rows in a temporary b-tree, half of the walk's cost. The walk hands the
+  // rows over in the order it makes them, which is k's; the ids say so (inWalkOrder), and `ancestorsOrdered` (the
+  // same with ORDER BY k) answers when they do not.
+  ancestors: ancestorsSql(''),
+  ancestorsOrdered: ancestorsSql(' ORDER BY k'),
   childHashes:
     'SELECT h.subtree_hash FROM nodes n JOIN node_subtree h ON h.id = n.id WHERE n.parent_id = ? ORDER BY n.sid, n.seq',
   setSubtree: 'UPDATE node_subtree SET subtree_hash = ? WHERE id = ?',
+  // A ripple's new hashes in one statement: ids as a JSON array, hashes as one blob (32 bytes each, in that order).
+  // One UPDATE per level cost as much as the walk. json_each drives the loop, each row found by its rowid.
+  setSubtrees: `UPDATE node_subtree SET subtree_hash = substr(?, 32 * j.key + 1, 32)
+    FROM json_each(?) j WHERE node_subtree.id = j.value`,
   topHashes:
     'SELECT h.subtree_hash FROM nodes n JOIN node_subtree h ON h.id = n.id WHERE n.sid = ? AND n.is_top = 1 ORDER BY n.seq',
   setRoot: 'UPDATE sessions SET session_root = ? WHERE sid = ?',
@@ -40,10 +41,35 @@ const SQL = {
   setChildren: 'UPDATE nodes SET n_children = ? WHERE id = ? AND n_children <> ?',
 };
 
+function ancestorsSql(order: string): string {
+  return `WITH RECURSIVE a(k, id, parent_id, sid, node_hash, n_children) AS (
+          SELECT 0, id, parent_id, sid, node_hash, n_children FROM nodes INDEXED BY nodes_walk WHERE id = ?
+          UNION ALL
+          SELECT a.k + 1, n.id, n.parent_id, n.sid, n.node_hash, n.n_children FROM nodes n INDEXED BY nodes_walk
+          JOIN a ON n.id = a.parent_id
+          WHERE n.id < a.id)
+        SELECT group_concat(id, ','${order}), CAST(group_concat(node_hash, ''${order}) AS BLOB),
+          group_concat(CASE WHEN n_children <> 1 THEN k END, ','${order}), group_concat(DISTINCT sid),
+          sum(typeof(node_hash) <> 'blob' OR length(node_hash) <> 32) FROM a`;
+}
+
+/**
+ * The walk makes each row with a smaller id than the one before (`n.id < a.id`), so its rows came in k order exactly
+ * when their ids strictly decrease: no other order of distinct ids does.
+ */
+export function inWalkOrder(ids: readonly number[]): boolean {
+  for (let k = 1; k < ids.length; k++) if (!(ids[k] < ids[k - 1])) return false;
+  return true;
+}
+
+type AncestorRow = [string, Buffer | null, string | null, string, number];
+
 export class Merkle {
   private readonly ancestors: Database.Statement;
+  private readonly ancestorsOrdered: Database.Statement;
   private readonly childHashes: Database.Statement;
   private readonly setSubtree: Database.Statement;
+  private readonly setSubtrees: Database.Statement;
   private readonly topHashes: Database.Statement;
   private readonly setRoot: Database.Statement;
   /** Scratch input for one ripple level: 0x01 || node_hash || child subtree_hash. */
@@ -51,43 +77,79 @@ export class Merkle {
 
   constructor(private readonly db: Database.Database) {
     this.ancestors = cachedStatement(db, SQL.ancestors, 'raw');
+    this.ancestorsOrdered = cachedStatement(db, SQL.ancestorsOrdered, 'raw');
     this.childHashes = cachedStatement(db, SQL.childHashes, 'pluck');
     this.setSubtree = cachedStatement(db, SQL.setSubtree);
+    this.setSubtrees = cachedStatement(db, SQL.setSubtrees);
     this.topHashes = cachedStatement(db, SQL.topHashes, 'pluck');
     this.setRoot = cachedStatement(db, SQL.setRoot);
   }
 
+  /** The path from `startId` to the root: ids, node hashes (32 bytes each), branch points, sessions. */
+  private path(startId: number): {
+    ids: number[];
+    nodeHashes: Buffer;
+    branch: Set<number> | null;
+    sids: string;
+  } {
+    let row = this.ancestors.get(startId) as AncestorRow;
+    let ids = row[0].split(',').map(Number);
+    if (!inWalkOrder(ids)) {
+      row = this.ancestorsOrdered.get(startId) as AncestorRow;
+      ids = row[0].split(',').map(Number);
+    }
+    const [, hashes, branchList, sids, odd] = row;
+    // A stored node hash that is not 32 bytes (only ever an edit behind the store's back) would shift every level
+    // after it: such a level hashes as 32 zero bytes, and verify reports the node.
+    let nodeHashes = hashes ?? Buffer.alloc(0);
+    if (odd !== 0 || nodeHashes.length !== 32 * ids.length) {
+      nodeHashes = Buffer.alloc(32 * ids.length);
+      const one = cachedStatement(this.db, 'SELECT node_hash FROM nodes WHERE id = ?', 'pluck');
+      ids.forEach((id, k) => {
+        const h = one.get(id);
+        if (Buffer.isBuffer(h) && h.length === 32) h.copy(nodeHashes, 32 * k);
+      });
+    }
+    return {
+      ids,
+      nodeHashes,
+      branch: branchList === null ? null : new Set(branchList.split(',').map(Number)),
+      sids,
+    };
+  }
+
   /**
    * Recomputes subtree hashes from `startId` up to the root, given the new hash of the child on the path. Adds the
-   * sessions of the path to `touched`.
+   * sessions of the path to `touched`. The new hashes are written together (`setSubtrees`), and before a branch
+   * point reads its children back, so that it reads the path child's new hash.
    */
   rippleUp(startId: number, childHash: Buffer, touched: Set<string>): void {
-    const [idList, nodeHashesHex, branchList, sidList] = this.ancestors.get(startId) as [
-      string,
-      string,
-      string | null,
-      string,
-    ];
-    for (const sid of sidList.split(',')) touched.add(sid);
-    const ids = idList.split(',').map(Number);
-    const nodeHashes = Buffer.from(nodeHashesHex, 'hex');
-    const branch = branchList === null ? null : new Set(branchList.split(',').map(Number));
+    const { ids, nodeHashes, branch, sids } = this.path(startId);
+    for (const sid of sids.split(',')) touched.add(sid);
+    const out = Buffer.alloc(32 * ids.length);
+    let written = 0;
+    const flush = (upTo: number) => {
+      if (upTo === written) return;
+      this.setSubtrees.run(out.subarray(32 * written, 32 * upTo), JSON.stringify(ids.slice(written, upTo)));
+      written = upTo;
+    };
     // 0x01 || node_hash || child's subtree_hash, reused level after level: subtreeHash(nh, [h]) without allocating.
     const buf = this.scratch;
-    let h = childHash;
+    childHash.copy(buf, 33);
     for (let k = 0; k < ids.length; k++) {
       if (branch?.has(k)) {
-        // A branch point reads its children, whose rows already hold the updated hash of the path child.
+        // A branch point reads its children, whose rows must already hold the updated hash of the path child.
+        flush(k);
         const kids = this.childHashes.all(ids[k]) as Buffer[];
-        h = subtreeHash(nodeHashes.subarray(32 * k, 32 * k + 32), kids);
+        subtreeHash(nodeHashes.subarray(32 * k, 32 * k + 32), kids).copy(out, 32 * k);
       } else {
         // A single child is the one on the path: no need to read it back.
         nodeHashes.copy(buf, 1, 32 * k, 32 * k + 32);
-        h.copy(buf, 33);
-        h = sha256(buf);
+        sha256Into(buf, out, 32 * k);
       }
-      this.setSubtree.run(h, ids[k]);
+      out.copy(buf, 33, 32 * k, 32 * k + 32);
     }
+    flush(ids.length);
   }
 
   /**

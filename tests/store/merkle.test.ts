@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { Shard } from '../../src/store/index.js';
+import { inWalkOrder } from '../../src/store/merkle.js';
 import { newShard, prng, rootBytes, subtreeBytes } from './util.js';
 
 const sha256 = (...parts: Buffer[]) => createHash('sha256').update(Buffer.concat(parts)).digest();
@@ -174,6 +175,56 @@ describe('Merkle hashes', () => {
     for (const sid of sids) expect(r2.get(sid)!.equals(roots.get(sid)!), sid).toBe(false);
     expectStoredMatchesRecomputed(s);
     expect(s.verify().ok).toBe(true);
+  });
+
+  it('a ripple through branch points reads each branch after the path below it is written', () => {
+    // rippleUp writes a level's new hash only when it flushes: before a branch point reads its children, and at
+    // the end. A branch point that read its children before the flush would hash the path child's old hash.
+    const s = newShard();
+    const sid = s.createSession({ sid: 'brch' }).sid;
+    let parent = s.addTurn({ question: 'root', answer_text: '', session: sid }).bates;
+    for (let i = 1; i < 40; i++) {
+      const next = s.addTurn({ question: `level ${i}`, answer_text: '', parent }).bates;
+      if (i % 7 === 0) s.addTurn({ question: `side ${i}`, answer_text: '', parent });
+      parent = next;
+    }
+    s.addTurn({ question: 'leaf', answer_text: '', parent });
+    expect(s.branchPoints().length).toBe(5);
+    expectStoredMatchesRecomputed(s);
+    expect(s.verify().ok).toBe(true);
+  });
+
+  it('writes a ripple in one statement that finds each row by its id', () => {
+    const s = newShard();
+    const plan = s.db
+      .prepare(`EXPLAIN QUERY PLAN UPDATE node_subtree SET subtree_hash = substr(?, 32 * j.key + 1, 32)
+        FROM json_each(?) j WHERE node_subtree.id = j.value`)
+      .all(Buffer.alloc(64), '[1,2]') as { detail: string }[];
+    const details = plan.map((r) => r.detail).join(' | ');
+    // A scan of node_subtree here would make every add read the whole table.
+    expect(details).toMatch(/SEARCH node_subtree USING INTEGER PRIMARY KEY/);
+    expect(details).not.toMatch(/SCAN node_subtree/);
+  });
+
+  it("takes the path's order from the walk only when its ids strictly decrease", () => {
+    expect(inWalkOrder([7])).toBe(true);
+    expect(inWalkOrder([120, 99, 98, 3, 1])).toBe(true);
+    expect(inWalkOrder([98, 99, 3])).toBe(false);
+    expect(inWalkOrder([99, 99])).toBe(false);
+    expect(inWalkOrder([99, Number.NaN])).toBe(false);
+  });
+
+  it('a node hash edited to another length on the path: the add goes through, and verify names the node', () => {
+    const s = newShard();
+    const a = s.addTurn({ question: 'a', answer_text: '' }).bates;
+    const b = s.addTurn({ question: 'b', answer_text: '', parent: a }).bates;
+    const c = s.addTurn({ question: 'c', answer_text: '', parent: b }).bates;
+    s.db.prepare('UPDATE nodes SET node_hash = ? WHERE bates = ?').run(Buffer.alloc(5, 1), b);
+    const d = s.addTurn({ question: 'd', answer_text: '', parent: c });
+    expect(d.bates).toMatch(/-000004$/);
+    const v = s.verify();
+    expect(v.ok).toBe(false);
+    expect(v.edited).toContain(b);
   });
 
   it('sibling invariance: a turn under one branch leaves the sibling subtree byte-identical', () => {
