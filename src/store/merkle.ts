@@ -14,7 +14,7 @@ import { INNER, sessionRoot, sha256Into, subtreeHash } from './hash.js';
  * Both leave the touched sessions' roots to `setRoots`, which recomputes each once.
  */
 
-const SQL = {
+export const MERKLE_SQL = {
   // The path to the root as ONE row (ids, node hashes, branch points, sessions) rather than one row per level:
   // turning 100 rows of 4 values into JS objects cost more than the recursive walk itself. A parent always has a
   // smaller id than its child, so `n.id < a.id` also stops the walk on a (tampered) cycle. No ORDER BY inside the
@@ -26,10 +26,6 @@ const SQL = {
   childHashes:
     'SELECT h.subtree_hash FROM nodes n JOIN node_subtree h ON h.id = n.id WHERE n.parent_id = ? ORDER BY n.sid, n.seq',
   setSubtree: 'UPDATE node_subtree SET subtree_hash = ? WHERE id = ?',
-  // A ripple's new hashes in one statement: ids as a JSON array, hashes as one blob (32 bytes each, in that order).
-  // One UPDATE per level cost as much as the walk. json_each drives the loop, each row found by its rowid.
-  setSubtrees: `UPDATE node_subtree SET subtree_hash = substr(?, 32 * j.key + 1, 32)
-    FROM json_each(?) j WHERE node_subtree.id = j.value`,
   topHashes:
     'SELECT h.subtree_hash FROM nodes n JOIN node_subtree h ON h.id = n.id WHERE n.sid = ? AND n.is_top = 1 ORDER BY n.seq',
   setRoot: 'UPDATE sessions SET session_root = ? WHERE sid = ?',
@@ -69,20 +65,18 @@ export class Merkle {
   private readonly ancestorsOrdered: Database.Statement;
   private readonly childHashes: Database.Statement;
   private readonly setSubtree: Database.Statement;
-  private readonly setSubtrees: Database.Statement;
   private readonly topHashes: Database.Statement;
   private readonly setRoot: Database.Statement;
   /** Scratch input for one ripple level: 0x01 || node_hash || child subtree_hash. */
   private readonly scratch = Buffer.concat([INNER, Buffer.alloc(64)]);
 
   constructor(private readonly db: Database.Database) {
-    this.ancestors = cachedStatement(db, SQL.ancestors, 'raw');
-    this.ancestorsOrdered = cachedStatement(db, SQL.ancestorsOrdered, 'raw');
-    this.childHashes = cachedStatement(db, SQL.childHashes, 'pluck');
-    this.setSubtree = cachedStatement(db, SQL.setSubtree);
-    this.setSubtrees = cachedStatement(db, SQL.setSubtrees);
-    this.topHashes = cachedStatement(db, SQL.topHashes, 'pluck');
-    this.setRoot = cachedStatement(db, SQL.setRoot);
+    this.ancestors = cachedStatement(db, MERKLE_SQL.ancestors, 'raw');
+    this.ancestorsOrdered = cachedStatement(db, MERKLE_SQL.ancestorsOrdered, 'raw');
+    this.childHashes = cachedStatement(db, MERKLE_SQL.childHashes, 'pluck');
+    this.setSubtree = cachedStatement(db, MERKLE_SQL.setSubtree);
+    this.topHashes = cachedStatement(db, MERKLE_SQL.topHashes, 'pluck');
+    this.setRoot = cachedStatement(db, MERKLE_SQL.setRoot);
   }
 
   /** The path from `startId` to the root: ids, node hashes (32 bytes each), branch points, sessions. */
@@ -120,36 +114,31 @@ export class Merkle {
 
   /**
    * Recomputes subtree hashes from `startId` up to the root, given the new hash of the child on the path. Adds the
-   * sessions of the path to `touched`. The new hashes are written together (`setSubtrees`), and before a branch
-   * point reads its children back, so that it reads the path child's new hash.
+   * sessions of the path to `touched`.
    */
   rippleUp(startId: number, childHash: Buffer, touched: Set<string>): void {
     const { ids, nodeHashes, branch, sids } = this.path(startId);
     for (const sid of sids.split(',')) touched.add(sid);
-    const out = Buffer.alloc(32 * ids.length);
-    let written = 0;
-    const flush = (upTo: number) => {
-      if (upTo === written) return;
-      this.setSubtrees.run(out.subarray(32 * written, 32 * upTo), JSON.stringify(ids.slice(written, upTo)));
-      written = upTo;
-    };
     // 0x01 || node_hash || child's subtree_hash, reused level after level: subtreeHash(nh, [h]) without allocating.
+    // Each level's new hash lands in buf[33..65) for the next level, and is written from there (SQLite copies a
+    // bound blob). One UPDATE a level, each found by its rowid whatever sqlite_stat1 says: one UPDATE ... FROM
+    // json_each for the whole path was ~60 us cheaper at depth 100, but stale statistics (an ANALYZE run while the
+    // shard was small) turned it into a scan of node_subtree on every add.
     const buf = this.scratch;
+    const h = buf.subarray(33, 65);
     childHash.copy(buf, 33);
     for (let k = 0; k < ids.length; k++) {
       if (branch?.has(k)) {
-        // A branch point reads its children, whose rows must already hold the updated hash of the path child.
-        flush(k);
+        // A branch point reads its children, whose rows already hold the updated hash of the path child.
         const kids = this.childHashes.all(ids[k]) as Buffer[];
-        subtreeHash(nodeHashes.subarray(32 * k, 32 * k + 32), kids).copy(out, 32 * k);
+        subtreeHash(nodeHashes.subarray(32 * k, 32 * k + 32), kids).copy(buf, 33);
       } else {
         // A single child is the one on the path: no need to read it back.
         nodeHashes.copy(buf, 1, 32 * k, 32 * k + 32);
-        sha256Into(buf, out, 32 * k);
+        sha256Into(buf, buf, 33);
       }
-      out.copy(buf, 33, 32 * k, 32 * k + 32);
+      this.setSubtree.run(h, ids[k]);
     }
-    flush(ids.length);
   }
 
   /**
@@ -158,12 +147,12 @@ export class Merkle {
    */
   fold(startIds: readonly number[]): Record<string, string> {
     if (startIds.length === 0) return {};
-    const nodes = cachedStatement(this.db, SQL.foldSet, 'raw').all(JSON.stringify(startIds)) as [
+    const nodes = cachedStatement(this.db, MERKLE_SQL.foldSet, 'raw').all(JSON.stringify(startIds)) as [
       number,
       string,
       Buffer,
     ][];
-    const setChildren = cachedStatement(this.db, SQL.setChildren);
+    const setChildren = cachedStatement(this.db, MERKLE_SQL.setChildren);
     const touched = new Set<string>();
     for (const [id, sid, nh] of nodes) {
       const hs = this.childHashes.all(id) as Buffer[];
