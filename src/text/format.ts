@@ -5,6 +5,11 @@ export function thousands(n: number): string {
   return String(Math.trunc(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
+/** A count and its noun, singular for one: "1 event", "1,013,848 events". */
+export function counted(n: number, one: string, many = `${one}s`): string {
+  return `${thousands(n)} ${n === 1 ? one : many}`;
+}
+
 /** A compact age: "now", "42s", "5m", "3h", "2d", "7w", "4mo", "2y". */
 export function age(fromMs: number, nowMs: number): string {
   const s = Math.max(0, Math.floor((nowMs - fromMs) / 1000));

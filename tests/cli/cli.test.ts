@@ -2,6 +2,7 @@ import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { Shard } from '../../src/store/index.js';
 import { cli } from '../support/cli.js';
 import { tempDb, tempDir } from '../support/tmp.js';
 
@@ -278,6 +279,20 @@ describe('arborist CLI', () => {
     expect(r.stdout).not.toMatch(/\x1b\[/);
     const n = cli(['chain-check', '--db', db], { env: { NO_COLOR: '1' } });
     expect(n.stdout).toMatch(/^chain intact: \d+ events/);
+  });
+});
+
+describe('counts in human output', () => {
+  it('a shard of one event says "1 event", in chain-check and status alike', () => {
+    const db = tempDb();
+    Shard.open(db).close(); // a new shard: its one shard.create event
+    expect(cli(['chain-check', '--db', db]).stdout).toMatch(/^chain intact: 1 event, head 1:/);
+    expect(cli(['status', '--db', db]).stdout).toMatch(
+      /^chain intact · 1 event · head [0-9a-f]{8} · 0 turns today$/m,
+    );
+    ask(db, 'one more');
+    expect(cli(['chain-check', '--db', db]).stdout).toMatch(/^chain intact: 3 events, head 3:/);
+    expect(cli(['status', '--db', db]).stdout).toMatch(/ · 1 turn today$/m);
   });
 });
 

@@ -73,6 +73,23 @@ describe('the frame', () => {
     for (let x = 1; x < 31; x++) expect(f.st[2 * 80 + x]).toBe(Style.selFocus);
   });
 
+  it('says "1 event" for the one event of a new shard', () => {
+    const d = new Driver(80, 24);
+    d.send({
+      type: 'chainDone',
+      full: true,
+      result: {
+        ...broken,
+        ok: true,
+        events: 1,
+        first_broken_seq: null,
+        reason: null,
+        head: `1:${'f'.repeat(64)}`,
+      },
+    });
+    expect(view(d.state).lines()[23]).toMatch(/^ chain ✓ 1 event · head ffffffff/);
+  });
+
   it('shows BROKEN in its own style, and checking with a percentage', () => {
     const d = new Driver(100, 20);
     d.send({ type: 'chainDone', full: true, result: broken });

@@ -1,4 +1,5 @@
 import { ArboristError, asArboristError, type ChainCheck, type VerifyReport } from '../../store/index.js';
+import { counted } from '../../text/format.js';
 import { exactPositionals, str } from '../args.js';
 import type { Command } from '../command.js';
 import type { Context } from '../context.js';
@@ -49,7 +50,7 @@ function chainJson(r: ChainCheck, expect: string | undefined) {
 function printChain(ctx: Context, r: ChainCheck, expect: string | undefined): void {
   const c = ctx.out.color;
   if (!r.ok) ctx.out.out(`${c.red.bold('chain BROKEN')} at event ${r.first_broken_seq}: ${r.reason}\n`);
-  else ctx.out.out(`${c.green('chain intact')}: ${r.events} events, head ${r.head}\n`);
+  else ctx.out.out(`${c.green('chain intact')}: ${counted(r.events, 'event')}, head ${r.head}\n`);
   if (expect !== undefined && r.head !== expect)
     ctx.out.out(`${c.red.bold('head differs')}: expected ${expect}, found ${r.head}\n`);
 }

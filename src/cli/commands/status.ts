@@ -3,7 +3,7 @@
 import { asArboristError } from '../../store/db/open.js';
 import { ArboristError } from '../../store/errors.js';
 import { type ChainStatus, chainStatus } from '../../store/status.js';
-import { thousands } from '../../text/format.js';
+import { counted } from '../../text/format.js';
 import { oneLine } from '../../text/sanitize.js';
 import { truncate } from '../../text/width.js';
 import { exactPositionals, flag, type OptionSpec, type Parsed, str } from '../args.js';
@@ -87,11 +87,11 @@ export function longLine(s: ChainStatus, paint: (tone: Tone, s: string) => strin
   const { tone, word } = stateWords(s);
   const parts = [paint(tone, `chain ${word}`)];
   if (s.first_broken_seq !== null && s.reason) parts[0] += `: ${oneLine(s.reason)}`;
-  parts.push(`${thousands(s.events)} events`);
+  parts.push(counted(s.events, 'event'));
   if (s.first_broken_seq === null) parts.push(`head ${headPrefix(s.head)}`);
   if (s.expected_head !== undefined && s.holds_expected_head === false)
     parts.push(paint('bad', `expected head ${headPrefix(s.expected_head)} not in the chain`));
-  parts.push(`${s.turns_today} turn${s.turns_today === 1 ? '' : 's'} today`);
+  parts.push(`${counted(s.turns_today, 'turn')} today`);
   return parts.join(' · ');
 }
 

@@ -1,5 +1,5 @@
 /** Paints the status bar (chain, message or selection, key hints) and the empty shard's greeting. */
-import { age, thousands } from '../../../text/format.js';
+import { age, counted, thousands } from '../../../text/format.js';
 import { oneLine } from '../../../text/sanitize.js';
 import { displayWidth } from '../../../text/width.js';
 import type { Glyphs } from '../../core/glyphs.js';
@@ -41,7 +41,7 @@ function statusSegments(s: State, g: Glyphs, level: number): [string, Style][] {
   const ago = c.checkedAt !== null ? checkedAgo(c.checkedAt, s.now) : null;
   const suffix = ago === 'now' ? '' : ' ago';
   const when = ago === null ? '' : level >= 3 ? ` · ${ago}${suffix}` : ` · checked ${ago}${suffix}`;
-  const events = level >= 5 ? thousands(c.events) : `${thousands(c.events)} events`;
+  const events = level >= 5 ? thousands(c.events) : counted(c.events, 'event');
   if (c.status === 'checking') {
     const p = c.progress;
     const pct = p && p.total > 0 ? ` ${Math.min(100, Math.floor((p.done / p.total) * 100))}%` : '';
