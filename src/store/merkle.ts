@@ -14,6 +14,13 @@ import { INNER, sessionRoot, sha256Into, subtreeHash } from './hash.js';
  * Both leave the touched sessions' roots to `setRoots`, which recomputes each once.
  */
 
+/**
+ * A stored node hash that is not a 32-byte blob (only ever an edit behind the store's back) would shift every level
+ * after it in the walk's one blob: such a level hashes as 32 zero bytes instead, and verify reports the node.
+ */
+const NODE_HASH_32 =
+  "CASE WHEN typeof(node_hash) = 'blob' AND length(node_hash) = 32 THEN node_hash ELSE zeroblob(32) END";
+
 export const MERKLE_SQL = {
   // The path to the root as ONE row (ids, node hashes, branch points, sessions) rather than one row per level:
   // turning 100 rows of 4 values into JS objects cost more than the recursive walk itself. A parent always has a
@@ -44,9 +51,8 @@ function ancestorsSql(order: string): string {
           SELECT a.k + 1, n.id, n.parent_id, n.sid, n.node_hash, n.n_children FROM nodes n INDEXED BY nodes_walk
           JOIN a ON n.id = a.parent_id
           WHERE n.id < a.id)
-        SELECT group_concat(id, ','${order}), CAST(group_concat(node_hash, ''${order}) AS BLOB),
-          group_concat(CASE WHEN n_children <> 1 THEN k END, ','${order}), group_concat(DISTINCT sid),
-          sum(typeof(node_hash) <> 'blob' OR length(node_hash) <> 32) FROM a`;
+        SELECT group_concat(id, ','${order}), CAST(group_concat(${NODE_HASH_32}, ''${order}) AS BLOB),
+          group_concat(CASE WHEN n_children <> 1 THEN k END, ','${order}), group_concat(DISTINCT sid) FROM a`;
 }
 
 /**
@@ -58,11 +64,10 @@ export function inWalkOrder(ids: readonly number[]): boolean {
   return true;
 }
 
-type AncestorRow = [string, Buffer | null, string | null, string, number];
+type AncestorRow = [string, Buffer, string | null, string];
 
 export class Merkle {
   private readonly ancestors: Database.Statement;
-  private readonly ancestorsOrdered: Database.Statement;
   private readonly childHashes: Database.Statement;
   private readonly setSubtree: Database.Statement;
   private readonly topHashes: Database.Statement;
@@ -72,7 +77,6 @@ export class Merkle {
 
   constructor(private readonly db: Database.Database) {
     this.ancestors = cachedStatement(db, MERKLE_SQL.ancestors, 'raw');
-    this.ancestorsOrdered = cachedStatement(db, MERKLE_SQL.ancestorsOrdered, 'raw');
     this.childHashes = cachedStatement(db, MERKLE_SQL.childHashes, 'pluck');
     this.setSubtree = cachedStatement(db, MERKLE_SQL.setSubtree);
     this.topHashes = cachedStatement(db, MERKLE_SQL.topHashes, 'pluck');
@@ -89,21 +93,11 @@ export class Merkle {
     let row = this.ancestors.get(startId) as AncestorRow;
     let ids = row[0].split(',').map(Number);
     if (!inWalkOrder(ids)) {
-      row = this.ancestorsOrdered.get(startId) as AncestorRow;
+      // Prepared only here: the walk has always handed its rows over in order.
+      row = cachedStatement(this.db, MERKLE_SQL.ancestorsOrdered, 'raw').get(startId) as AncestorRow;
       ids = row[0].split(',').map(Number);
     }
-    const [, hashes, branchList, sids, odd] = row;
-    // A stored node hash that is not 32 bytes (only ever an edit behind the store's back) would shift every level
-    // after it: such a level hashes as 32 zero bytes, and verify reports the node.
-    let nodeHashes = hashes ?? Buffer.alloc(0);
-    if (odd !== 0 || nodeHashes.length !== 32 * ids.length) {
-      nodeHashes = Buffer.alloc(32 * ids.length);
-      const one = cachedStatement(this.db, 'SELECT node_hash FROM nodes WHERE id = ?', 'pluck');
-      ids.forEach((id, k) => {
-        const h = one.get(id);
-        if (Buffer.isBuffer(h) && h.length === 32) h.copy(nodeHashes, 32 * k);
-      });
-    }
+    const [, nodeHashes, branchList, sids] = row;
     return {
       ids,
       nodeHashes,

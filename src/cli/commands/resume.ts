@@ -11,6 +11,7 @@ import {
   writeResume,
 } from '../../agent/index.js';
 import { ArboristError } from '../../store/index.js';
+import { counted } from '../../text/format.js';
 import { exactPositionals, flag } from '../args.js';
 import type { Command } from '../command.js';
 import type { Context } from '../context.js';
@@ -45,10 +46,6 @@ function planJson(plan: ResumePlan) {
   };
 }
 
-function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
-}
-
 function printPlan(ctx: Context, plan: ResumePlan, head: string): void {
   const row = (k: string, v: string) => ctx.out.out(`  ${k.padEnd(8)} ${oneLine(v)}\n`);
   ctx.out.out(`${head}\n`);
@@ -57,10 +54,10 @@ function printPlan(ctx: Context, plan: ResumePlan, head: string): void {
   row('project', `${plan.project} (under ${plan.projects_dir})`);
   row('cwd', plan.cwd_exists ? plan.cwd : `${plan.cwd} (no longer exists)`);
   const per = plan.turns.map((t) => `${t.bates}: ${t.lines}`).join(', ');
-  const left = plan.left_out > 0 ? `; ${plural(plan.left_out, 'line')} of other branches left out` : '';
+  const left = plan.left_out > 0 ? `; ${counted(plan.left_out, 'line')} of other branches left out` : '';
   row(
     'lines',
-    `${plural(plan.lines.length, 'line')} from ${plural(plan.turns.length, 'turn')} (${per})${left}`,
+    `${counted(plan.lines.length, 'line')} from ${counted(plan.turns.length, 'turn')} (${per})${left}`,
   );
   const types = Object.entries(plan.types)
     .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
@@ -75,8 +72,8 @@ function importedLine(plan: ResumePlan, s: ImportSummary & { added: string[] }):
   if (s.added.length === 0) return `no new turns in ${plan.file}`;
   const sid = s.added[0].split('-')[0];
   const problems =
-    s.problems.length > 0 ? `; ${plural(s.problems.length, 'record')} skipped or repaired` : '';
-  return `${plural(s.added.length, 'new turn')} under ${plan.source_bates} (session ${sid}: ${s.added[0]}${s.added.length > 1 ? ` .. ${s.added[s.added.length - 1]}` : ''})${problems}`;
+    s.problems.length > 0 ? `; ${counted(s.problems.length, 'record')} skipped or repaired` : '';
+  return `${counted(s.added.length, 'new turn')} under ${plan.source_bates} (session ${sid}: ${s.added[0]}${s.added.length > 1 ? ` .. ${s.added[s.added.length - 1]}` : ''})${problems}`;
 }
 
 export const resumeCmd: Command = {
@@ -105,7 +102,7 @@ export const resumeCmd: Command = {
     if (noExec) {
       if (ctx.out.json) printJson(ctx.out, { ...planJson(plan), written: true, event: w.event });
       else {
-        printPlan(ctx, plan, `wrote ${plural(w.lines, 'line')} to ${plan.file}`);
+        printPlan(ctx, plan, `wrote ${counted(w.lines, 'line')} to ${plan.file}`);
         ctx.out.out(
           `run it with:\n  ${oneLine(commandLine(plan.argv, plan.cwd))}\nthen \`arborist import claude ${oneLine(plan.file)}\` (or --follow) brings its new turns in\n`,
         );
@@ -113,7 +110,7 @@ export const resumeCmd: Command = {
       return 0;
     }
     ctx.out.err(
-      `arborist: wrote ${plural(w.lines, 'line')} to ${oneLine(plan.file)}; running ${oneLine(commandLine(plan.argv))} in ${oneLine(plan.cwd)}\n`,
+      `arborist: wrote ${counted(w.lines, 'line')} to ${oneLine(plan.file)}; running ${oneLine(commandLine(plan.argv))} in ${oneLine(plan.cwd)}\n`,
     );
     const exit = await startAgent(plan.executable!, plan.argv, plan.cwd, ctx.env).done;
     if (exit.error !== undefined)
