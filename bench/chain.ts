@@ -24,10 +24,10 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
-import { chainCheckThreads } from '../src/store/audit/check.js';
-import { CANON_SQL } from '../src/store/canon-sql.js';
+import { chainCheckThreads } from '../src/store/chain/check.js';
+import { CANON_SQL } from '../src/store/db/canon-sql.js';
 import { Shard } from '../src/store/index.js';
-import { verifyThreadCount } from '../src/store/verify-parallel.js';
+import { verifyThreadCount } from '../src/store/verify/parallel.js';
 import type { CeilingJob } from './ceiling-worker.js';
 import { pairsAsync, Report } from './ratio.js';
 

@@ -75,8 +75,8 @@ const results = await Promise.all([
       status: 'src/cli/status-main.ts',
       'chain-check-worker': 'src/ui/runtime/chain-check-worker.ts',
       'find-worker': 'src/ui/runtime/find-worker.ts',
-      'check-worker': 'src/store/audit/check-worker.ts',
-      'verify-worker': 'src/store/verify-worker.ts',
+      'check-worker': 'src/store/chain/check-worker.ts',
+      'verify-worker': 'src/store/verify/verify-worker.ts',
       'fts-build-worker': 'src/store/find/fts-build-worker.ts',
       // The browser's launcher: runs tui-body.cjs (below) with its code cache.
       tui: 'src/cli/tui-launch.ts',

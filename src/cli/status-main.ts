@@ -1,6 +1,6 @@
 // Store modules directly, not store/index.js (see commands/status.ts).
-import { ArboristError } from '../store/errors.js';
-import { resolveDbPath } from '../store/paths.js';
+import { ArboristError } from '../store/base/errors.js';
+import { resolveDbPath } from '../store/base/paths.js';
 import { oneLine } from '../text/sanitize.js';
 import { truncate } from '../text/width.js';
 import { parse } from './args.js';

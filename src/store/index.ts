@@ -1,45 +1,19 @@
-export type { CachedAnswer } from './answer-cache.js';
+export { CRASH_HOOK_ENV } from './base/crash.js';
+export { ArboristError, badInput, damaged, type ErrorKind, notFound } from './base/errors.js';
+export { arboristHome, resolveDbPath } from './base/paths.js';
+export type { Problem } from './chain/claims.js';
+export { type HeadState, statePathFor } from './chain/head-state.js';
+export { type AuditEvent, AuditLog, type ChainCheck, formatHead } from './chain/log.js';
 export {
-  type ArchiveContent,
-  type ArchiveDocument,
-  type ArchivedSession,
-  type ArchiveInfo,
-  archiveImported,
-  archiveSessions,
-  listArchives,
-  readArchive,
-} from './archive.js';
-export type { Problem } from './audit/claims.js';
-export { type HeadState, statePathFor } from './audit/head-state.js';
-export { type AuditEvent, AuditLog, type ChainCheck, formatHead } from './audit/log.js';
-export { ShardBuild } from './build.js';
-export type { BulkAdded, BulkEvent, BulkResult, BulkTurn } from './bulk.js';
-export { CRASH_HOOK_ENV } from './crash.js';
+  type ChainStatus,
+  chainStatus,
+  FULL_CHECK_EVERY_MS,
+  localDay,
+  type StatusOptions,
+} from './chain/status.js';
 export { asArboristError, type OpenOptions, openDatabase } from './db/open.js';
 export { SCHEMA_VERSION } from './db/schema.js';
 export { cachedStatement, type RowMode } from './db/statements.js';
-export {
-  addCheckpoint,
-  addUsageFamily,
-  artifactFamily,
-  type CheckpointRef,
-  type CompactionCheckpoint,
-  type EntryInfo,
-  getEntry,
-  listEntries,
-  requireEntry,
-  type SessionEntry,
-  setEntry,
-} from './entries.js';
-export {
-  type ChangePlan,
-  type ChangeResult,
-  deleteEntry,
-  planDelete,
-  planReset,
-  resetEntry,
-} from './entry-changes.js';
-export { ArboristError, badInput, damaged, type ErrorKind, notFound } from './errors.js';
 export { type ArchivedHit, findArchived } from './find/archived.js';
 export {
   maxTurnId,
@@ -61,10 +35,37 @@ export {
   termHighlights,
 } from './find/search.js';
 export { foldTerms, matchExpression, queryTerms, quoteTerm } from './find/terms.js';
-export * as hashes from './hash.js';
-export { formatBates, parseBates } from './ids.js';
-export { type OutlineNode, outlineOfTurns, type TreeNode } from './outline.js';
-export { arboristHome, resolveDbPath } from './paths.js';
+export {
+  type ArchiveContent,
+  type ArchiveDocument,
+  type ArchivedSession,
+  type ArchiveInfo,
+  archiveImported,
+  archiveSessions,
+  listArchives,
+  readArchive,
+} from './lifecycle/archive.js';
+export {
+  addCheckpoint,
+  addUsageFamily,
+  artifactFamily,
+  type CheckpointRef,
+  type CompactionCheckpoint,
+  type EntryInfo,
+  getEntry,
+  listEntries,
+  requireEntry,
+  type SessionEntry,
+  setEntry,
+} from './lifecycle/entries.js';
+export {
+  type ChangePlan,
+  type ChangeResult,
+  deleteEntry,
+  planDelete,
+  planReset,
+  resetEntry,
+} from './lifecycle/entry-changes.js';
 export {
   type ArchiveReason,
   describeKeepReason,
@@ -72,26 +73,25 @@ export {
   type KeptSession,
   type PlannedArchive,
   type SessionSummary,
-} from './references.js';
-export { type RestoredSession, restoreArchives } from './restore.js';
-export { type ResumeRecord, recordResume } from './resume.js';
+} from './lifecycle/references.js';
+export { type RestoredSession, restoreArchives } from './lifecycle/restore.js';
 export {
   type MaintainOptions,
   type MaintenancePlan,
   type MaintenanceResult,
   maintain,
   planMaintenance,
-} from './retention.js';
-export type { ArchivedNodeRow, Session, TurnNode } from './rows.js';
-export type { NewSession, SessionListing } from './sessions.js';
+} from './lifecycle/retention.js';
+export * as hashes from './model/hash.js';
+export { formatBates, parseBates } from './model/ids.js';
+export type { ArchivedNodeRow, Session, TurnNode } from './model/rows.js';
 export { parentCycle, type Resolved, Shard, type TurnTarget } from './shard.js';
-export type { SessionSource, SessionSourceInfo } from './sources.js';
-export {
-  type ChainStatus,
-  chainStatus,
-  FULL_CHECK_EVERY_MS,
-  localDay,
-  type StatusOptions,
-} from './status.js';
-export type { AddedTurn, NewTurn } from './turns.js';
-export { type VerifyReport, verifyShard } from './verify.js';
+export { type OutlineNode, outlineOfTurns, type TreeNode } from './tree/outline.js';
+export type { NewSession, SessionListing } from './tree/sessions.js';
+export { type VerifyReport, verifyShard } from './verify/verify.js';
+export type { CachedAnswer } from './write/answer-cache.js';
+export { ShardBuild } from './write/build.js';
+export type { BulkAdded, BulkEvent, BulkResult, BulkTurn } from './write/bulk.js';
+export { type ResumeRecord, recordResume } from './write/resume.js';
+export type { SessionSource, SessionSourceInfo } from './write/sources.js';
+export type { AddedTurn, NewTurn } from './write/turns.js';

@@ -1,19 +1,18 @@
 import { statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
-import { type CachedAnswer, getCachedAnswer, putCachedAnswer } from './answer-cache.js';
-import { AuditLog, type ChainCheck, formatHead } from './audit/log.js';
-import { type BulkEvent, type BulkResult, type BulkTurn, insertBulk } from './bulk.js';
+import { ArboristError, notFound } from './base/errors.js';
+import { AuditLog, type ChainCheck, formatHead } from './chain/log.js';
 import { describeSqliteError, type OpenOptions } from './db/open.js';
 import { cachedStatement, type RowMode } from './db/statements.js';
 import { openUpgraded } from './db/upgrade.js';
-import { ArboristError, notFound } from './errors.js';
 import { overlayPending } from './find/candidates.js';
 import { type FindHit, type FindOptions, findTurns } from './find/find.js';
 import { type SearchOptions, type SearchResult, search } from './find/search.js';
 import { applyWaitingVocabulary, dropWaitingVocabulary, indexRows, pendingTexts } from './find/vocabulary.js';
-import { hex } from './hash.js';
-import { formatBates, parseBates } from './ids.js';
-import { Merkle } from './merkle.js';
+import { hex } from './model/hash.js';
+import { formatBates, parseBates } from './model/ids.js';
+import type { Session, TurnNode } from './model/rows.js';
+import { Merkle } from './tree/merkle.js';
 import {
   type BranchPoint,
   branchPoints,
@@ -23,10 +22,9 @@ import {
   nodeById,
   nodesByCacheKey,
   sessionNodes,
-} from './nodes.js';
-import { type OutlineNode, sessionOutline, sessionTree, type TreeNode } from './outline.js';
-import { pathTo, type Resolved, resolve, resolveTurn, type TurnTarget } from './resolve.js';
-import type { Session, TurnNode } from './rows.js';
+} from './tree/nodes.js';
+import { type OutlineNode, sessionOutline, sessionTree, type TreeNode } from './tree/outline.js';
+import { pathTo, type Resolved, resolve, resolveTurn, type TurnTarget } from './tree/resolve.js';
 import {
   firstQuestions,
   getSession,
@@ -40,7 +38,10 @@ import {
   type SessionListing,
   sessionCount,
   sessionSummaries,
-} from './sessions.js';
+} from './tree/sessions.js';
+import { type VerifyReport, verifyShard } from './verify/verify.js';
+import { type CachedAnswer, getCachedAnswer, putCachedAnswer } from './write/answer-cache.js';
+import { type BulkEvent, type BulkResult, type BulkTurn, insertBulk } from './write/bulk.js';
 import {
   type SessionSource,
   sessionForSource,
@@ -48,9 +49,8 @@ import {
   sourceRecords,
   sourceRecordsOf,
   turnsBySourceId,
-} from './sources.js';
-import { type AddedTurn, checkNewTurn, type NewTurn, TurnWriter } from './turns.js';
-import { type VerifyReport, verifyShard } from './verify.js';
+} from './write/sources.js';
+import { type AddedTurn, checkNewTurn, type NewTurn, TurnWriter } from './write/turns.js';
 
 /** WAL size past which a commit checkpoints inline (a long batch that never idles). */
 const WAL_INLINE_BYTES = 64 * 1024 * 1024;
@@ -439,4 +439,4 @@ export { formatBates, hex, parseBates };
 
 /** The error every walk to the root raises on a parent cycle. */
 
-export { parentCycle, type Resolved, type TurnTarget } from './resolve.js';
+export { parentCycle, type Resolved, type TurnTarget } from './tree/resolve.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { EVENTS_NOT_BYTES, firstGuarded, guardSql } from '../../src/store/guards.js';
+import { EVENTS_NOT_BYTES, firstGuarded, guardSql } from '../../src/store/db/guards.js';
 import type { Shard } from '../../src/store/index.js';
 import { newShard } from './util.js';
 

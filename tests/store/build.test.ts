@@ -3,7 +3,6 @@ import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { nodeAddBody } from '../../src/store/bulk.js';
 import { rebuildVocabulary } from '../../src/store/find/vocabulary.js';
 import {
   type BulkTurn,
@@ -13,6 +12,7 @@ import {
   ShardBuild,
   type Shard as ShardT,
 } from '../../src/store/index.js';
+import { nodeAddBody } from '../../src/store/write/bulk.js';
 import { errorOf, openShard } from '../support/shard.js';
 import { tempDb } from '../support/tmp.js';
 

@@ -1,7 +1,7 @@
 import { brotliCompressSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import type { BulkTurn } from '../../src/store/bulk.js';
 import { hashes, SCHEMA_VERSION, type Shard } from '../../src/store/index.js';
+import type { BulkTurn } from '../../src/store/write/bulk.js';
 import { tamper } from '../support/attacker.js';
 import { tempDb } from '../support/tmp.js';
 import { errorOf, newShard, rootBytes, subtreeBytes } from './util.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type * as Check from '../../src/store/audit/check.js';
+import type * as Check from '../../src/store/chain/check.js';
 import type * as Store from '../../src/store/index.js';
 import { tempDb } from '../support/tmp.js';
 
@@ -10,7 +10,7 @@ import { tempDb } from '../support/tmp.js';
  * the compiled build (dist/, made by `npm test`'s pretest), so this test drives the compiled store.
  */
 const dist = new URL('../../dist/src/store/index.js', import.meta.url);
-const distCheck = new URL('../../dist/src/store/audit/check.js', import.meta.url);
+const distCheck = new URL('../../dist/src/store/chain/check.js', import.meta.url);
 
 describe.skipIf(!existsSync(dist))('chain-check on a long chain (two threads)', () => {
   it('gives the same verdicts as the one-thread check: intact, and the exact first break in either half', async () => {

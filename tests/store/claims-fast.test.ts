@@ -1,8 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { ChainClaims } from '../../src/store/audit/claims.js';
-import { readClaims } from '../../src/store/audit/claims-read.js';
+import { ChainClaims } from '../../src/store/chain/claims.js';
+import { readClaims } from '../../src/store/chain/claims-read.js';
 import { AUDIT_EVENTS_TABLE } from '../../src/store/db/events-table.js';
 import { Shard } from '../../src/store/index.js';
 import { tempDb } from '../support/tmp.js';

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ChainClaims } from '../../src/store/audit/claims.js';
-import { applyEvent, nodeAddForm } from '../../src/store/audit/claims-read.js';
-import { nodeAddBody } from '../../src/store/bulk.js';
+import { ChainClaims } from '../../src/store/chain/claims.js';
+import { applyEvent, nodeAddForm } from '../../src/store/chain/claims-read.js';
 import type { Shard } from '../../src/store/index.js';
+import { nodeAddBody } from '../../src/store/write/bulk.js';
 import { claimsSummary, newShard } from './util.js';
 
 /**

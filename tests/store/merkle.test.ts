@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { Shard } from '../../src/store/index.js';
-import { inWalkOrder, MERKLE_SQL } from '../../src/store/merkle.js';
+import { inWalkOrder, MERKLE_SQL } from '../../src/store/tree/merkle.js';
 import { newShard, prng, rootBytes, subtreeBytes } from './util.js';
 
 const sha256 = (...parts: Buffer[]) => createHash('sha256').update(Buffer.concat(parts)).digest();

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ChainClaims } from '../../src/store/audit/claims.js';
+import type { ChainClaims } from '../../src/store/chain/claims.js';
 import type { Shard } from '../../src/store/index.js';
 
 export { errorOf, openShard as newShard } from '../support/shard.js';

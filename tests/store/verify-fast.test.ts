@@ -1,9 +1,9 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { sqlCanonicalContent } from '../../src/store/canon-sql.js';
-import { firstGuarded, guardSql, NODES_ODD, SUBTREES_ODD } from '../../src/store/guards.js';
+import { sqlCanonicalContent } from '../../src/store/db/canon-sql.js';
+import { firstGuarded, guardSql, NODES_ODD, SUBTREES_ODD } from '../../src/store/db/guards.js';
+import { integerList } from '../../src/store/db/page-lists.js';
 import { hashes } from '../../src/store/index.js';
-import { integerList } from '../../src/store/page-lists.js';
 import { newShard } from './util.js';
 
 /**

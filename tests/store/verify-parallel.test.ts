@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type * as Store from '../../src/store/index.js';
-import type * as Verify from '../../src/store/verify.js';
+import type * as Verify from '../../src/store/verify/verify.js';
 import { tempDb } from '../support/tmp.js';
 
 /**
@@ -10,7 +10,7 @@ import { tempDb } from '../support/tmp.js';
  * store, with the size from which helpers start lowered so that a shard of a few thousand turns uses them.
  */
 const dist = new URL('../../dist/src/store/index.js', import.meta.url);
-const distVerify = new URL('../../dist/src/store/verify.js', import.meta.url);
+const distVerify = new URL('../../dist/src/store/verify/verify.js', import.meta.url);
 
 /** The compiled store and verify, and a new shard opened with it. */
 async function compiled() {

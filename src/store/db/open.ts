@@ -14,7 +14,7 @@ import {
 import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import type DatabaseType from 'better-sqlite3';
-import { ArboristError, damaged } from '../errors.js';
+import { ArboristError, damaged } from '../base/errors.js';
 import { currentVersion, SCHEMA_VERSION } from './schema.js';
 
 export interface OpenOptions {

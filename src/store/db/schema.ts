@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { rebuildVocabulary } from '../find/vocabulary.js';
-import { GUARDS, guardSql } from '../guards.js';
 import { AUDIT_EVENTS_TABLE } from './events-table.js';
+import { GUARDS, guardSql } from './guards.js';
 
 /**
  * Forward-only migrations. PRAGMA user_version holds how many have run. A shard whose version is higher than

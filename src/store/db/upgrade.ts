@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import type Database from 'better-sqlite3';
-import { AuditLog } from '../audit/log.js';
-import { ArboristError } from '../errors.js';
+import { ArboristError } from '../base/errors.js';
+import { AuditLog } from '../chain/log.js';
 import { createShardFile, describeSqliteError, type OpenOptions, openDatabase } from './open.js';
 import { migrate, SCHEMA_VERSION } from './schema.js';
 

@@ -1,6 +1,6 @@
-import { type ArchiveDocument, decodeBody } from '../archive.js';
 import { cachedStatement } from '../db/statements.js';
-import type { ArchiveReason } from '../references.js';
+import { type ArchiveDocument, decodeBody } from '../lifecycle/archive.js';
+import type { ArchiveReason } from '../lifecycle/references.js';
 import type { Shard } from '../shard.js';
 import { foldTerms, markedSnippet } from './terms.js';
 

@@ -1,0 +1,359 @@
+import { canon } from '../model/hash.js';
+
+/**
+ * The chain's claims about the state, rebuilt by reading every event once, in order. Hashes recomputed from
+ * content (verify) only prove that the stored state is consistent with itself: an attacker who edits a row and
+ * recomputes every hash by the documented rules stays consistent. What they cannot recompute without breaking the
+ * chain (or, if they rewrite it end to end, its head) is what the events recorded when each change was made: the
+ * node hash of every turn added, every session created, the digest of every archive body, each session's root
+ * after each change, and every entry change. Verify compares the state with these claims (docs/sessions.md,
+ * "What verify detects").
+ */
+export interface Problem {
+  kind: 'turn' | 'session' | 'archive' | 'entry' | 'cache' | 'event' | 'source' | 'more';
+  /** The Bates id, sid, entry key, cache key or event seq concerned. */
+  id: string;
+  detail: string;
+}
+
+/** What the chain says about one session. */
+export interface ClaimedSession {
+  sid: string;
+  /** 'live' after create or restore, 'archived' after archive. */
+  state: 'live' | 'archived';
+  label: string | null;
+  /** The root the newest event that changed it recorded, and that event's seq. */
+  root: string | null;
+  rootEvent: number;
+  /** The highest seq the chain ever minted for it: next_seq must stay above it, so ids are never reused. */
+  maxSeq: number;
+  /** Node hashes by seq (32 bytes each), and the seq of the event that added each (0: none). */
+  hashes: Buffer;
+  addedBy: Int32Array;
+  /** Last session.archive of this session: the digest of its body. */
+  archiveSha256: string | null;
+  archiveEvent: number;
+  createdBy: number;
+}
+
+export interface ClaimedEntry {
+  sessionId: string;
+  compactionCheckpoints: unknown[];
+  usageFamilySessionIds: string[];
+  /** ts of the event that last changed it: the entry row's updated_at. */
+  updated_at: string;
+  event: number;
+}
+
+/** Where an imported turn's source records are: a chunk and a byte range of its uncompressed records. */
+export interface ClaimedSourceRef {
+  chunk: number;
+  start: number;
+  length: number;
+  event: number;
+}
+
+/** A source session's mapping to an arborist session, as session.create recorded it. */
+export interface ClaimedSessionSource {
+  source: string;
+  source_session: string;
+  info_json: string;
+  event: number;
+}
+
+export class ChainClaims {
+  readonly sessions = new Map<string, ClaimedSession>();
+  readonly entries = new Map<string, ClaimedEntry>();
+  /** Source records of imported turns, by Bates id (node.add's `records`). */
+  readonly sourceRefs = new Map<string, ClaimedSourceRef>();
+  /** Digests of source record chunks, by chunk id (import.file / nodes.bulk `chunks`). */
+  readonly chunks = new Map<number, { sha256: string; bytes: number; event: number }>();
+  /** Source sessions, by arborist sid. */
+  readonly sessionSources = new Map<string, ClaimedSessionSource>();
+  readonly problems: Problem[] = [];
+  events = 0;
+
+  /** The node hash the chain recorded for (sid, seq), with its event, or undefined when it recorded none. */
+  node(sid: string, seq: number): { hash: Buffer; event: number } | undefined {
+    const s = this.sessions.get(sid);
+    if (!s || seq < 1 || seq > s.maxSeq || s.addedBy[seq] === 0) return undefined;
+    return { hash: s.hashes.subarray(32 * seq, 32 * seq + 32), event: s.addedBy[seq] };
+  }
+
+  private session(sid: string, event: number): ClaimedSession {
+    let s = this.sessions.get(sid);
+    if (!s) {
+      s = {
+        sid,
+        state: 'live',
+        label: null,
+        root: null,
+        rootEvent: 0,
+        maxSeq: 0,
+        hashes: Buffer.alloc(32 * 8),
+        addedBy: new Int32Array(8),
+        archiveSha256: null,
+        archiveEvent: 0,
+        createdBy: event,
+      };
+      this.sessions.set(sid, s);
+    }
+    return s;
+  }
+
+  private created(sid: string, label: string | null, root: string, event: number, kind: string): void {
+    if (this.sessions.has(sid)) {
+      this.problems.push({
+        kind: 'event',
+        id: String(event),
+        detail: `${kind} creates session ${sid} a second time`,
+      });
+      return;
+    }
+    const s = this.session(sid, event);
+    s.label = label;
+    this.setRoot(sid, root, event);
+  }
+
+  private setRoot(sid: string, root: unknown, event: number): void {
+    if (typeof root !== 'string') return;
+    const s = this.sessions.get(sid);
+    if (!s) return; // a root for a session the chain never created: reported when the sessions are compared
+    s.root = root;
+    s.rootEvent = event;
+  }
+
+  private setRoots(roots: unknown, event: number): void {
+    if (roots === null || typeof roots !== 'object') return;
+    for (const [sid, root] of Object.entries(roots as Record<string, unknown>))
+      this.setRoot(sid, root, event);
+  }
+
+  private added(bates: string, hash: string, event: number): void {
+    const m = /^([a-z0-9]+)-(\d{6,})$/.exec(bates);
+    const s = m ? this.sessions.get(m[1]) : undefined;
+    if (!m || !s || !/^[0-9a-f]{64}$/.test(hash)) {
+      this.problems.push({
+        kind: 'event',
+        id: String(event),
+        detail: `node.add names ${bates}, which it cannot add`,
+      });
+      return;
+    }
+    const seq = Number(m[2]);
+    if (seq < s.addedBy.length && s.addedBy[seq] !== 0) {
+      this.problems.push({
+        kind: 'event',
+        id: String(event),
+        detail: `node.add adds ${bates} a second time`,
+      });
+      return;
+    }
+    this.claimTurn(s, seq, Buffer.from(hash, 'hex'), event);
+  }
+
+  /**
+   * node.add of (sid, seq) with its node hash (32 bytes), as claims-read.ts reads the store's own form of the event
+   * straight from its bytes; false, having applied nothing, when the chain never created sid or already added that
+   * turn (the general path then says so, as for any event). `bates` is needed only with `records`.
+   */
+  addedFromBytes(
+    sid: string,
+    seq: number,
+    hash: Uint8Array,
+    event: number,
+    records?: { bates: string; chunk: number; start: number; length: number },
+  ): boolean {
+    const s = this.sessions.get(sid);
+    if (!s || (seq < s.addedBy.length && s.addedBy[seq] !== 0)) return false;
+    this.events++;
+    this.claimTurn(s, seq, hash, event);
+    if (records)
+      this.sourceRefs.set(records.bates, {
+        chunk: records.chunk,
+        start: records.start,
+        length: records.length,
+        event,
+      });
+    return true;
+  }
+
+  /** Turn seq of s was added by `event` with this node hash (32 bytes): the arrays grown to hold it. */
+  private claimTurn(s: ClaimedSession, seq: number, hash: Uint8Array, event: number): void {
+    if (seq >= s.addedBy.length) {
+      let cap = s.addedBy.length;
+      while (cap <= seq) cap *= 2;
+      const hashes = Buffer.alloc(32 * cap);
+      s.hashes.copy(hashes);
+      const by = new Int32Array(cap);
+      by.set(s.addedBy);
+      s.hashes = hashes;
+      s.addedBy = by;
+    }
+    s.hashes.set(hash, 32 * seq);
+    s.addedBy[seq] = event;
+    if (seq > s.maxSeq) s.maxSeq = seq;
+  }
+
+  private entry(
+    key: string,
+    event: number,
+    ts: string,
+    change: (e: ClaimedEntry | undefined) => ClaimedEntry | null,
+  ) {
+    const next = change(this.entries.get(key));
+    if (next === null) this.entries.delete(key);
+    else this.entries.set(key, { ...next, updated_at: ts, event });
+  }
+
+  private sessionSource(sid: string, src: unknown, event: number): void {
+    if (src === undefined || src === null) return;
+    const o = typeof src === 'object' ? (src as Record<string, unknown>) : {};
+    this.sessionSources.set(sid, {
+      source: String(o.source),
+      source_session: String(o.source_session),
+      info_json: typeof o.info_json === 'string' ? o.info_json : '',
+      event,
+    });
+  }
+
+  private records(bates: string, ref: unknown, event: number): void {
+    if (ref === undefined || ref === null) return;
+    const r = Array.isArray(ref) ? ref : [];
+    const [chunk, start, length] = r.map((v) => (Number.isSafeInteger(v) ? (v as number) : -1));
+    if (r.length !== 3 || chunk < 0 || start < 0 || length < 0) {
+      this.problems.push({
+        kind: 'event',
+        id: String(event),
+        detail: `names no valid source records for ${bates}`,
+      });
+      return;
+    }
+    this.sourceRefs.set(bates, { chunk, start, length, event });
+  }
+
+  private chunkDigests(list: unknown, event: number): void {
+    if (!Array.isArray(list)) return;
+    for (const c of list) {
+      const [id, sha256, bytes] = Array.isArray(c) ? c : [];
+      if (!Number.isSafeInteger(id) || typeof sha256 !== 'string' || !Number.isSafeInteger(bytes)) {
+        this.problems.push({
+          kind: 'event',
+          id: String(event),
+          detail: 'names a source chunk it cannot have written',
+        });
+        continue;
+      }
+      if (this.chunks.has(id)) {
+        this.problems.push({
+          kind: 'event',
+          id: String(event),
+          detail: `writes source chunk ${id} a second time`,
+        });
+        continue;
+      }
+      this.chunks.set(id, { sha256, bytes, event });
+    }
+  }
+
+  /** Applies one event's body (already parsed). Unknown kinds are ignored: a newer arborist may add kinds. */
+  apply(seq: number, kind: string, ts: string, d: Record<string, unknown>): void {
+    this.events++;
+    const str = (v: unknown) => (typeof v === 'string' ? v : '');
+    switch (kind) {
+      case 'session.create':
+        this.created(str(d.sid), (d.label as string | null) ?? null, str(d.session_root), seq, kind);
+        this.sessionSource(str(d.sid), d.source, seq);
+        break;
+      case 'node.add':
+        this.added(str(d.bates), str(d.node_hash), seq);
+        this.setRoots(d.session_roots, seq);
+        this.records(str(d.bates), d.records, seq);
+        break;
+      case 'import.file':
+      case 'nodes.bulk':
+        // A bulk write's node.add events carry no roots: the hashes are folded once, and this event records the
+        // roots after it, with the digests of the source chunks it wrote.
+        this.setRoots(d.session_roots, seq);
+        this.chunkDigests(d.chunks, seq);
+        break;
+      case 'session.archive': {
+        const s = this.sessions.get(str(d.sid));
+        if (s?.state !== 'live') {
+          this.problems.push({
+            kind: 'event',
+            id: String(seq),
+            detail: `archives ${str(d.sid)}, which is not live`,
+          });
+          break;
+        }
+        s.state = 'archived';
+        s.archiveSha256 = str(d.sha256);
+        s.archiveEvent = seq;
+        this.setRoots(d.session_roots, seq);
+        break;
+      }
+      case 'session.restore': {
+        const s = this.sessions.get(str(d.sid));
+        if (s?.state !== 'archived') {
+          this.problems.push({
+            kind: 'event',
+            id: String(seq),
+            detail: `restores ${str(d.sid)}, which is not archived`,
+          });
+          break;
+        }
+        s.state = 'live';
+        s.archiveSha256 = null;
+        this.setRoot(s.sid, d.session_root, seq);
+        this.setRoots(d.session_roots, seq);
+        break;
+      }
+      case 'entry.set':
+        this.entry(str(d.key), seq, ts, (old) => {
+          const usage = old ? [...old.usageFamilySessionIds] : [];
+          if (old && old.sessionId !== '' && !usage.includes(old.sessionId)) usage.push(old.sessionId);
+          return {
+            sessionId: str(d.sid),
+            compactionCheckpoints: old?.compactionCheckpoints ?? [],
+            usageFamilySessionIds: usage,
+            updated_at: ts,
+            event: seq,
+          };
+        });
+        break;
+      case 'entry.checkpoint':
+        this.entry(str(d.key), seq, ts, (old) =>
+          old ? { ...old, compactionCheckpoints: [...old.compactionCheckpoints, d.checkpoint] } : null,
+        );
+        break;
+      case 'entry.usage_family':
+        this.entry(str(d.key), seq, ts, (old) =>
+          old ? { ...old, usageFamilySessionIds: [...old.usageFamilySessionIds, str(d.sid)] } : null,
+        );
+        break;
+      case 'entry.reset':
+        this.created(str(d.sid), null, str(d.session_root), seq, kind);
+        this.entry(str(d.key), seq, ts, () => ({
+          sessionId: str(d.sid),
+          compactionCheckpoints: [],
+          usageFamilySessionIds: [],
+          updated_at: ts,
+          event: seq,
+        }));
+        break;
+      case 'entry.delete':
+        this.entry(str(d.key), seq, ts, () => null);
+        break;
+    }
+  }
+}
+
+/** The entry's stored JSON as the store writes it (canon of the three fields). */
+export function claimedEntryJson(e: ClaimedEntry): string {
+  return canon({
+    compactionCheckpoints: e.compactionCheckpoints,
+    sessionId: e.sessionId,
+    usageFamilySessionIds: e.usageFamilySessionIds,
+  });
+}

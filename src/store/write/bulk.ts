@@ -1,0 +1,366 @@
+import { crashPoint } from '../base/crash.js';
+import { badInput, notFound } from '../base/errors.js';
+import type { AuditLog } from '../chain/log.js';
+import { cachedStatement } from '../db/statements.js';
+import { TextIndexer } from '../find/vocabulary.js';
+import { canon, eventHash, nodeHash, sha256, subtreeHash } from '../model/hash.js';
+import { formatBates } from '../model/ids.js';
+import type { Merkle } from '../tree/merkle.js';
+import { encodeChunk } from './sources.js';
+import { type CheckedTurn, checkNewTurn, type NewTurn } from './turns.js';
+
+/**
+ * Many turns in one write (docs/import.md, "The bulk path"): importers and `npm run gen`. addTurn ripples every
+ * new leaf up to the root, O(depth) a turn; here a batch is hashed in memory, bottom-up (a new turn's children are
+ * all in the batch), and the turns it hangs under are folded once. Each turn still gets its own node.add event
+ * (its node hash and, for imported turns, where its source records are), so verify's claims are the same as for
+ * turns added one by one; the roots after the batch, and the digests of the source chunks it wrote, are recorded by
+ * one closing event.
+ */
+
+export interface BulkTurn {
+  content: Omit<NewTurn, 'session' | 'parent' | 'label'>;
+  /** The session (a sid that exists and is live). */
+  sid: string;
+  /** An existing turn's Bates id, the index of an earlier turn of this batch, or null for a top turn. */
+  parent: string | number | null;
+  /** An exact seq (re-importing an arborist export): at or above the session's next seq, increasing. */
+  seq?: number;
+  /** The turn's source records as read, without line ends; kept compressed (export --format source). */
+  records?: string[];
+  /** The node hash the turn must get (an exact re-import): a mismatch refuses the whole batch. */
+  expectNodeHash?: string;
+}
+
+export interface BulkAdded {
+  bates: string;
+  sid: string;
+  seq: number;
+  node_hash: string;
+}
+
+export interface BulkResult {
+  added: BulkAdded[];
+  session_roots: Record<string, string>;
+  chunks: number;
+}
+
+/** The closing event: `import.file` (an importer, with its counts) or `nodes.bulk` (a generator). */
+export interface BulkEvent {
+  kind: 'import.file' | 'nodes.bulk';
+  data: Record<string, unknown>;
+}
+
+export interface BulkContext {
+  readonly db: import('better-sqlite3').Database;
+  readonly audit: AuditLog;
+  readonly merkle: Merkle;
+  readonly deferIndexing: boolean;
+  /** A fresh build (build.ts): no FTS row now; the build indexes every turn once at its end. */
+  readonly indexAtEnd: boolean;
+}
+
+/** Records are compressed a chunk at a time: one compression call per turn cost ~85 us, more than the rest of an add. */
+export const CHUNK_BYTES = 4 * 1024 * 1024;
+
+interface Placed {
+  turn: CheckedTurn;
+  sid: string;
+  seq: number;
+  bates: string;
+  parentBates: string | null;
+  parentId: number | null;
+  parentSid: string | null;
+  /** Index of the parent in the batch, or -1. */
+  parentIndex: number;
+  depth: number;
+  nodeHash: Buffer;
+  children: number[];
+  id: number;
+}
+
+class ChunkWriter {
+  private parts: Buffer[] = [];
+  private bytes = 0;
+  private nextId: number;
+  private pending: [string, number, number][] = [];
+  readonly written: [number, string, number][] = [];
+
+  constructor(private readonly ctx: BulkContext) {
+    const max = cachedStatement(
+      ctx.db,
+      'SELECT coalesce(max(id), 0) FROM source_chunks',
+      'pluck',
+    ).get() as number;
+    this.nextId = max + 1;
+  }
+
+  /** Appends a turn's records; returns [chunk id, start, length] for its node.add event. */
+  add(bates: string, records: string[]): [number, number, number] {
+    const buf = Buffer.from(records.length === 0 ? '' : `${records.join('\n')}\n`, 'utf8');
+    if (this.bytes > 0 && this.bytes + buf.length > CHUNK_BYTES) this.flush();
+    const ref: [number, number, number] = [this.nextId, this.bytes, buf.length];
+    this.parts.push(buf);
+    this.bytes += buf.length;
+    this.pending.push([bates, ref[1], ref[2]]);
+    return ref;
+  }
+
+  flush(): void {
+    if (this.pending.length === 0) return;
+    const raw = Buffer.concat(this.parts, this.bytes);
+    const digest = sha256(raw);
+    cachedStatement(
+      this.ctx.db,
+      'INSERT INTO source_chunks (id, bytes, sha256, body) VALUES (?, ?, ?, ?)',
+    ).run(this.nextId, raw.length, digest, encodeChunk(raw));
+    const ins = cachedStatement(
+      this.ctx.db,
+      'INSERT INTO node_sources (bates, chunk_id, start, length) VALUES (?, ?, ?, ?)',
+    );
+    for (const [bates, start, length] of this.pending) ins.run(bates, this.nextId, start, length);
+    this.written.push([this.nextId, digest.toString('hex'), raw.length]);
+    this.nextId++;
+    this.parts = [];
+    this.bytes = 0;
+    this.pending = [];
+  }
+}
+
+export interface NodeAddData {
+  bates: string;
+  node_hash: string;
+  parent_bates: string | null;
+  records?: [number, number, number];
+}
+
+function jsonString(s: string): string | undefined {
+  return s.isWellFormed() ? JSON.stringify(s) : undefined;
+}
+
+/**
+ * The stored body of a node.add event, canon({ data, kind, seq, ts }), built by hand for its fixed shape: the
+ * general canonicaliser (key sorts, a scan of every string for lone surrogates, recursion) was a tenth of a bulk
+ * write. RFC 8785 writes a well-formed string as JSON.stringify does and a safe integer in plain digits; anything
+ * else takes canon() itself. tests/store/build.test.ts checks the two agree.
+ */
+export function nodeAddBody(seq: number, ts: string, data: NodeAddData): string {
+  const bates = jsonString(data.bates);
+  const hash = jsonString(data.node_hash);
+  const parent = data.parent_bates === null ? 'null' : jsonString(data.parent_bates);
+  const time = jsonString(ts);
+  const r = data.records;
+  const recordsOk = r === undefined || (r.length === 3 && r.every((x) => Number.isSafeInteger(x)));
+  if (
+    bates === undefined ||
+    hash === undefined ||
+    parent === undefined ||
+    time === undefined ||
+    !recordsOk ||
+    !Number.isSafeInteger(seq)
+  )
+    return canon({ data, kind: 'node.add', seq, ts });
+  const records = r === undefined ? '' : `,"records":[${r[0]},${r[1]},${r[2]}]`;
+  return `{"data":{"bates":${bates},"node_hash":${hash},"parent_bates":${parent}${records}},"kind":"node.add","seq":${seq},"ts":${time}}`;
+}
+
+/** Must run inside the caller's write (Shard.addTurnsBulk). All or nothing: any bad turn refuses the batch. */
+export function insertBulk(ctx: BulkContext, turns: readonly BulkTurn[], event: BulkEvent): BulkResult {
+  const db = ctx.db;
+  const sessionInfo = cachedStatement(db, 'SELECT next_seq FROM sessions WHERE sid = ?', 'pluck');
+  const parentInfo = cachedStatement(db, 'SELECT id, sid, depth FROM nodes WHERE bates = ?');
+  const nextSeq = new Map<string, number>();
+  const placed: Placed[] = [];
+  const existingParents = new Set<number>();
+
+  // 1. Place every turn: its session, seq, Bates id, parent and depth; check its content.
+  for (let i = 0; i < turns.length; i++) {
+    const t = turns[i];
+    let next = nextSeq.get(t.sid);
+    if (next === undefined) {
+      const n = sessionInfo.get(t.sid) as number | undefined;
+      if (n === undefined) throw notFound(`no session '${t.sid}'`);
+      next = n;
+    }
+    const seq = t.seq ?? next;
+    if (!Number.isSafeInteger(seq) || seq < next)
+      throw badInput(`turn ${i + 1}: seq ${seq} is already taken`);
+    nextSeq.set(t.sid, seq + 1);
+    const turn = checkNewTurn(t.content);
+    let parentBates: string | null = null;
+    let parentId: number | null = null;
+    let parentSid: string | null = null;
+    let parentIndex = -1;
+    let depth = 0;
+    if (typeof t.parent === 'number') {
+      const p = placed[t.parent];
+      if (!p || t.parent >= i) throw badInput(`turn ${i + 1}: its parent must come before it in the batch`);
+      parentIndex = t.parent;
+      parentBates = p.bates;
+      parentSid = p.sid;
+      depth = p.depth + 1;
+      p.children.push(i);
+    } else if (typeof t.parent === 'string') {
+      const p = parentInfo.get(t.parent) as { id: number; sid: string; depth: number } | undefined;
+      if (!p) throw notFound(`no turn '${t.parent}'`);
+      parentBates = t.parent;
+      parentId = p.id;
+      parentSid = p.sid;
+      depth = p.depth + 1;
+      existingParents.add(p.id);
+    }
+    const bates = formatBates(t.sid, seq);
+    const nh = nodeHash({
+      bates,
+      parent_bates: parentBates,
+      question: turn.question,
+      answer_text: turn.answer_text,
+      cited_titles: turn.cited_titles,
+      n_cited_sources: turn.n_cited_sources,
+      audit: turn.audit,
+      cache_key: turn.cache_key,
+      created_at: turn.created_at,
+      source: turn.source,
+      source_id: turn.source_id,
+    });
+    if (t.expectNodeHash !== undefined && nh.toString('hex') !== t.expectNodeHash)
+      throw badInput(`turn ${bates}: its content does not hash to the node hash it came with`);
+    placed.push({
+      turn,
+      sid: t.sid,
+      seq,
+      bates,
+      parentBates,
+      parentId,
+      parentSid,
+      parentIndex,
+      depth,
+      nodeHash: nh,
+      children: [],
+      id: 0,
+    });
+  }
+
+  // 2. Subtree hashes, bottom-up in memory: a turn comes after its parent, so walking backwards every child is final
+  // before its parent reads it. Children in (sid, seq) order, as merkle.ts orders them.
+  const subtree: Buffer[] = new Array(placed.length);
+  for (let i = placed.length - 1; i >= 0; i--) {
+    const kids = placed[i].children;
+    if (kids.length > 1)
+      kids.sort((a, b) =>
+        placed[a].sid === placed[b].sid
+          ? placed[a].seq - placed[b].seq
+          : placed[a].sid < placed[b].sid
+            ? -1
+            : 1,
+      );
+    subtree[i] = subtreeHash(
+      placed[i].nodeHash,
+      kids.map((k) => subtree[k]),
+    );
+  }
+
+  // 3. Rows, FTS and one node.add event per turn, parents first (a parent always has the smaller id). Each table's
+  // rows go in a loop of their own: SQLite takes a new page from the end of the file when a table's last page is
+  // full, so rows written turn by turn (node, subtree, event) interleaved the three tables' pages one by one, and
+  // a read of one table in order, as verify and chain-check do, jumped across the file. Table by table, a batch's
+  // pages of each lie in runs (docs/benchmarks-chain.md, "Where the pages lie").
+  const insertNode = cachedStatement(
+    db,
+    `INSERT INTO nodes (bates, sid, seq, parent_id, is_top, depth, n_children, question, answer_text,
+      cited_titles_json, n_cited_sources, audit, cache_key, source, source_id, created_at, node_hash)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  // The node.add events are appended here, the chain's head kept in memory (AuditLog.append reads it back from the
+  // table each time), with the same statement, bytes and hashes as AuditLog.append.
+  const insertEvent = cachedStatement(
+    db,
+    'INSERT INTO audit_events (seq, ts, kind, body, prev_hash, event_hash) VALUES (?, ?, ?, ?, ?, ?)',
+  );
+  let head = ctx.audit.head();
+  const insertSubtree = cachedStatement(db, 'INSERT INTO node_subtree (id, subtree_hash) VALUES (?, ?)');
+  const insertPending = cachedStatement(db, 'INSERT INTO fts_pending (id) VALUES (?)');
+  const indexer = new TextIndexer(db);
+  const chunks = new ChunkWriter(ctx);
+  const ts = new Date().toISOString();
+  const added: BulkAdded[] = [];
+  const sids = new Set<string>();
+  const titles: string[] = new Array(placed.length);
+  for (let i = 0; i < placed.length; i++) {
+    const p = placed[i];
+    const parentId = p.parentIndex >= 0 ? placed[p.parentIndex].id : p.parentId;
+    titles[i] = JSON.stringify(p.turn.cited_titles);
+    const info = insertNode.run(
+      p.bates,
+      p.sid,
+      p.seq,
+      parentId,
+      p.parentSid === null || p.parentSid !== p.sid ? 1 : 0,
+      p.depth,
+      p.children.length,
+      p.turn.question,
+      p.turn.answer_text,
+      titles[i],
+      p.turn.n_cited_sources,
+      p.turn.audit,
+      p.turn.cache_key,
+      p.turn.source,
+      p.turn.source_id,
+      p.turn.created_at,
+      p.nodeHash,
+    );
+    p.id = Number(info.lastInsertRowid);
+  }
+  for (let i = 0; i < placed.length; i++) insertSubtree.run(placed[i].id, subtree[i]);
+  for (let i = 0; i < placed.length; i++) {
+    const p = placed[i];
+    if (ctx.indexAtEnd) {
+      // indexed by ShardBuild.finish
+    } else if (ctx.deferIndexing) insertPending.run(p.id);
+    else
+      indexer.add({
+        id: p.id,
+        question: p.turn.question,
+        answer_text: p.turn.answer_text,
+        cited_titles_json: titles[i],
+      });
+  }
+  for (let i = 0; i < placed.length; i++) {
+    const p = placed[i];
+    const records = turns[i].records;
+    const data: NodeAddData = {
+      bates: p.bates,
+      node_hash: p.nodeHash.toString('hex'),
+      parent_bates: p.parentBates,
+    };
+    if (records !== undefined) data.records = chunks.add(p.bates, records);
+    const seq = head.seq + 1;
+    const body = Buffer.from(nodeAddBody(seq, ts, data), 'utf8');
+    const h = eventHash(head.hash, body);
+    insertEvent.run(seq, ts, 'node.add', body, head.hash, h);
+    head = { seq, hash: h };
+    added.push({ bates: p.bates, sid: p.sid, seq: p.seq, node_hash: data.node_hash });
+    sids.add(p.sid);
+  }
+  chunks.flush();
+  crashPoint('bulk-rows');
+
+  // 4. Sessions' counters, the turns the batch hangs under (folded once, with their ancestors), every root touched.
+  const bump = cachedStatement(
+    db,
+    'UPDATE OR FAIL sessions SET next_seq = max(next_seq, ?), n_nodes = n_nodes + ? WHERE sid = ?',
+  );
+  const perSession = new Map<string, number>();
+  for (const p of placed) perSession.set(p.sid, (perSession.get(p.sid) ?? 0) + 1);
+  for (const [sid, n] of perSession) bump.run(nextSeq.get(sid)!, n, sid);
+  const roots = ctx.merkle.fold([...existingParents]);
+  const rest = [...sids].filter((s) => roots[s] === undefined).sort();
+  Object.assign(roots, ctx.merkle.setRoots(rest));
+  const session_roots = Object.fromEntries(Object.entries(roots).sort(([a], [b]) => (a < b ? -1 : 1)));
+  ctx.audit.append(
+    event.kind,
+    { ...event.data, chunks: chunks.written, session_roots, turns: placed.length },
+    ts,
+  );
+  return { added, session_roots, chunks: chunks.written.length };
+}
