@@ -71,6 +71,23 @@ export default {
       to: {},
     },
     {
+      name: 'store-only-through-its-entries',
+      comment:
+        'The store shows one face: src/ outside the store imports only src/store/index.ts (and status-entry.ts, the ' +
+        "light entry of the status bundle); tests and benchmarks may also import testing.ts, the store's internals " +
+        'they pin. Nothing reaches past them into a part of the store.',
+      severity: 'error',
+      from: { path: '^(src|tests|bench)/', pathNot: '^src/store/' },
+      to: { path: '^src/store/', pathNot: '^src/store/(index|status-entry|testing)\\.ts$' },
+    },
+    {
+      name: 'product-not-on-store-testing',
+      comment: "src/store/testing.ts hands out the raw connection and the store's internals: tests and benchmarks only.",
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/store/testing\\.ts$' },
+      to: { path: '^src/store/testing\\.ts$' },
+    },
+    {
       name: 'src-not-on-tests-or-bench',
       comment: 'The shipped code never imports test or benchmark code.',
       severity: 'error',

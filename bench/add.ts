@@ -17,6 +17,7 @@ import { copyFileSync, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Shard } from '../src/store/index.js';
+import { dbOf } from '../src/store/testing.js';
 import type { Pair, Report } from './ratio.js';
 import type { Rng } from './rng.js';
 import { sampleTexts } from './sample.js';
@@ -36,15 +37,15 @@ function fileSize(p: string): number {
 
 /** A bare copy of `table` (its CREATE statement under another name: its constraints, none of its indexes). */
 function bareCopy(shard: Shard, table: string, as: string): { insert: (row: unknown[]) => void } {
-  const sql = shard.db
+  const sql = dbOf(shard)
     .prepare('SELECT sql FROM sqlite_schema WHERE type = ? AND name = ?')
     .pluck()
     .get('table', table) as string;
-  shard.db.exec(sql.replace(new RegExp(`^CREATE TABLE ${table}\\b`), `CREATE TABLE ${as}`));
-  const cols = (shard.db.pragma(`table_info(${table})`) as { name: string; pk: number }[])
+  dbOf(shard).exec(sql.replace(new RegExp(`^CREATE TABLE ${table}\\b`), `CREATE TABLE ${as}`));
+  const cols = (dbOf(shard).pragma(`table_info(${table})`) as { name: string; pk: number }[])
     .filter((c) => c.pk === 0)
     .map((c) => c.name);
-  const ins = shard.db.prepare(
+  const ins = dbOf(shard).prepare(
     `INSERT INTO ${as} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`,
   );
   return { insert: (row) => ins.run(row) };
@@ -63,7 +64,7 @@ export function benchAdd(report: Report, path: string, opts: AddBenchOptions): v
     copyFileSync(path, copy);
     if (fileSize(`${path}-wal`) > 0) copyFileSync(`${path}-wal`, `${copy}-wal`);
     const shard = Shard.open(copy);
-    shard.db.pragma('wal_checkpoint(TRUNCATE)');
+    dbOf(shard).pragma('wal_checkpoint(TRUNCATE)');
     progress(`add: copied the shard in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
     const texts = sampleTexts(shard, opts.rng, 1000);
@@ -92,17 +93,17 @@ export function benchAdd(report: Report, path: string, opts: AddBenchOptions): v
         }
       });
     }
-    shard.db.pragma('wal_checkpoint(TRUNCATE)');
+    dbOf(shard).pragma('wal_checkpoint(TRUNCATE)');
     progress(
       `add: built ${n} conversations of ${depth} turns in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
     );
 
-    const nodeRow = shard.db.prepare('SELECT * FROM nodes WHERE bates = ?').raw();
-    const lastEvent = shard.db.prepare('SELECT * FROM audit_events ORDER BY seq DESC LIMIT 1').raw();
+    const nodeRow = dbOf(shard).prepare('SELECT * FROM nodes WHERE bates = ?').raw();
+    const lastEvent = dbOf(shard).prepare('SELECT * FROM audit_events ORDER BY seq DESC LIMIT 1').raw();
     const withoutFirst = (r: unknown[]) => r.slice(1); // the INTEGER PRIMARY KEY: the bare table mints its own
     const floorNodes = bareCopy(shard, 'nodes', 'bench_floor_nodes');
     const floorEvents = bareCopy(shard, 'audit_events', 'bench_floor_events');
-    const floorTx = shard.db.transaction((node: unknown[], event: unknown[]) => {
+    const floorTx = dbOf(shard).transaction((node: unknown[], event: unknown[]) => {
       floorNodes.insert(node);
       floorEvents.insert(event);
     });

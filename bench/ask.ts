@@ -14,7 +14,8 @@ import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ask } from '../src/ask/index.js';
 import { retrieve } from '../src/ask/retrieve.js';
-import { Shard } from '../src/store/index.js';
+import { postingsOf, Shard } from '../src/store/index.js';
+import { dbOf } from '../src/store/testing.js';
 import { Rng } from './rng.js';
 import { percentile } from './stats.js';
 
@@ -56,9 +57,9 @@ try {
   const copyMs = performance.now() - t0;
 
   const shard = Shard.open(copy);
-  const maxId = (shard.db.prepare('SELECT max(id) FROM nodes').pluck().get() as number | null) ?? 0;
+  const maxId = (dbOf(shard).prepare('SELECT max(id) FROM nodes').pluck().get() as number | null) ?? 0;
   if (maxId === 0) fail(`${SRC} holds no turns`);
-  const byId = shard.db.prepare('SELECT bates, question FROM nodes WHERE id >= ? ORDER BY id LIMIT 1');
+  const byId = dbOf(shard).prepare('SELECT bates, question FROM nodes WHERE id >= ? ORDER BY id LIMIT 1');
   const randomTurn = () => byId.get(1 + Math.floor(rand() * maxId)) as { bates: string; question: string };
 
   const FOLLOW_UPS = [
@@ -104,7 +105,7 @@ try {
   for (let i = N + 10; i < 2 * (N + 10); i++) {
     const q = questions[i];
     const a = performance.now();
-    retrieve(shard.db, q.question, shard.pathTo(q.parent));
+    retrieve(postingsOf(shard), q.question, shard.pathTo(q.parent));
     const b = performance.now();
     if (i >= N + 20) retrieval.push(b - a);
   }

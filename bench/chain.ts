@@ -24,10 +24,8 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
-import { chainCheckThreads } from '../src/store/chain/check.js';
-import { CANON_SQL } from '../src/store/db/canon-sql.js';
 import { Shard } from '../src/store/index.js';
-import { verifyThreadCount } from '../src/store/verify/parallel.js';
+import { CANON_SQL, chainCheckThreads, dbOf, verifyThreadCount } from '../src/store/testing.js';
 import type { CeilingJob } from './ceiling-worker.js';
 import { pairsAsync, Report } from './ratio.js';
 
@@ -123,7 +121,7 @@ function pluck(db: Database.Database, sql: string): number {
 export async function benchChain(report: Report, dbPath: string, runs = 5): Promise<void> {
   const shard = Shard.open(dbPath, { readonly: true });
   try {
-    const db = shard.db;
+    const db = dbOf(shard);
     const events = pluck(db, 'SELECT count(*) FROM audit_events');
     const size = pluck(db, 'SELECT coalesce(sum(length(prev_hash) + length(body)), 0) FROM audit_events');
     const threads = chainCheckThreads(shard.audit.head().seq);
@@ -303,7 +301,7 @@ function readJobs(db: Database.Database, path: string, threads: number): Ceiling
 export async function benchVerify(report: Report, dbPath: string, runs = 5): Promise<void> {
   const shard = Shard.open(dbPath, { readonly: true });
   try {
-    const db = shard.db;
+    const db = dbOf(shard);
     const { strings, nodes, sqlNull } = verifyInputs(db);
     // verify hashes and reads on the same threads (verify-parallel.ts): the ceiling gets as many of each.
     const threads = { hash: verifyThreadCount(nodes), read: verifyThreadCount(nodes) };

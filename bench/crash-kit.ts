@@ -18,6 +18,7 @@ import {
   Shard,
   setEntry,
 } from '../src/store/index.js';
+import { dbOf } from '../src/store/testing.js';
 import { Rng } from './rng.js';
 import { median } from './stats.js';
 
@@ -261,7 +262,10 @@ function chain(s: Shard, n: number, opts: { label?: string; parent?: string; day
 
 function finish(path: string, s: Shard, args: string[], points: Template['points']): Template {
   const sids = new Set(
-    s.db.prepare('SELECT sid FROM sessions UNION SELECT sid FROM session_archives').pluck().all() as string[],
+    dbOf(s)
+      .prepare('SELECT sid FROM sessions UNION SELECT sid FROM session_archives')
+      .pluck()
+      .all() as string[],
   );
   s.close();
   return { path, sids, bates: allBates(path), args: [...args, '--db', '<db>'], points };

@@ -14,6 +14,7 @@
  *            the floor's lookups in that run.
  */
 import type { Shard } from '../src/store/index.js';
+import { dbOf } from '../src/store/testing.js';
 import { oneLine } from '../src/text/sanitize.js';
 import { startBusyCore } from './busy.js';
 import type { Pair, Report } from './ratio.js';
@@ -90,14 +91,14 @@ export async function benchFind(report: Report, shard: Shard, opts: FindBenchOpt
   progress(
     `find: ${queries.length} queries, ${keys.length} keystrokes, drawn in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
   );
-  const floorSql = shard.db
+  const floorSql = dbOf(shard)
     .prepare('SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ? ORDER BY rowid DESC LIMIT 50')
     .pluck();
   const floorArg = `"${rare.replaceAll('"', '""')}"`;
   const floor = () => floorSql.all(floorArg);
   const tui = (q: string) => shard.search(q, { limit: 50, snippets: 0 });
   const cli = (q: string) => shard.search(q, { limit: 20, prefix: false });
-  const fts = (q: string) => shard.find(q, { limit: 20 });
+  const fts = (q: string) => shard.search(q, { limit: 20 }).hits;
 
   report.fact(
     'find: queries',

@@ -23,6 +23,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { ArboristError, type BulkTurn, ShardBuild } from '../src/store/index.js';
+import { dbOf } from '../src/store/testing.js';
 import { BareIndex } from './floor.js';
 import { type GenBatch, type GenStats, turnMaker } from './gen-texts.js';
 import { type Pair, Report } from './ratio.js';
@@ -124,7 +125,7 @@ export async function gen(argv: string[]): Promise<void> {
     throw err;
   }
   const shard = build.shard;
-  const floor = new BareIndex(shard.db, dirname(resolve(PATH)));
+  const floor = new BareIndex(dbOf(shard), dirname(resolve(PATH)));
   let made = 0;
   let lastReport = t0;
   let floorSecs = 0;

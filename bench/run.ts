@@ -19,6 +19,7 @@ import { existsSync, statSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Shard } from '../src/store/index.js';
+import { dbOf } from '../src/store/testing.js';
 import { benchAdd } from './add.js';
 import { benchFind } from './find.js';
 import { Report } from './ratio.js';
@@ -110,8 +111,8 @@ export async function main(argv: string[]): Promise<void> {
   }
   const report = new Report(`arborist bench: ${path}`, json);
   try {
-    const nodes = ro.db.prepare('SELECT count(*) FROM nodes').pluck().get() as number;
-    const sessions = ro.db.prepare('SELECT count(*) FROM sessions').pluck().get() as number;
+    const nodes = dbOf(ro).prepare('SELECT count(*) FROM nodes').pluck().get() as number;
+    const sessions = dbOf(ro).prepare('SELECT count(*) FROM sessions').pluck().get() as number;
     const bytes = statSync(path).size + (existsSync(`${path}-wal`) ? statSync(`${path}-wal`).size : 0);
     report.fact(
       'shard',

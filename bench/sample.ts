@@ -3,6 +3,7 @@
  * them (common, middling, rare), for query mixes. Read-only.
  */
 import type { Shard } from '../src/store/index.js';
+import { dbOf } from '../src/store/testing.js';
 import type { Rng } from './rng.js';
 
 export interface Sample {
@@ -13,8 +14,8 @@ export interface Sample {
 
 /** Real texts from the shard (random rows), so that the FTS work of each add is realistic. */
 export function sampleTexts(s: Shard, rng: Rng, k: number): Sample[] {
-  const maxId = s.db.prepare('SELECT coalesce(max(id), 0) FROM nodes').pluck().get() as number;
-  const get = s.db.prepare(
+  const maxId = dbOf(s).prepare('SELECT coalesce(max(id), 0) FROM nodes').pluck().get() as number;
+  const get = dbOf(s).prepare(
     'SELECT question, answer_text, cited_titles_json FROM nodes WHERE id >= ? ORDER BY id LIMIT 1',
   );
   const out: Sample[] = [];
@@ -54,15 +55,15 @@ export interface Vocabulary {
  * through the index, capped at `cap` (the classes only need to know "at least this many").
  */
 function docCounter(s: Shard, cap: number): (term: string) => number {
-  const hasVocab = s.db
+  const hasVocab = dbOf(s)
     .prepare("SELECT 1 FROM sqlite_schema WHERE name = 'nodes_vocab' AND sql LIKE '%fts5vocab%'")
     .pluck()
     .get();
   if (hasVocab) {
-    const doc = s.db.prepare('SELECT doc FROM nodes_vocab WHERE term = ?').pluck();
+    const doc = dbOf(s).prepare('SELECT doc FROM nodes_vocab WHERE term = ?').pluck();
     return (t) => (doc.get(t) as number | undefined) ?? 0;
   }
-  const count = s.db
+  const count = dbOf(s)
     .prepare('SELECT count(*) FROM (SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ? LIMIT ?)')
     .pluck();
   return (t) => count.get(`"${t.replaceAll('"', '""')}"`, cap) as number;

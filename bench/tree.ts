@@ -12,6 +12,7 @@
  * figures are per read.
  */
 import type { Shard } from '../src/store/index.js';
+import { dbOf } from '../src/store/testing.js';
 import { type Pair, pairs, type Report } from './ratio.js';
 import type { Rng } from './rng.js';
 
@@ -53,16 +54,16 @@ function measured(runs: number, floor: () => void, figure: () => void): Pair[] {
 }
 
 export function benchTree(report: Report, shard: Shard, runs: number, rng: Rng): void {
-  const bySize = shard.db.prepare('SELECT sid, n_nodes FROM sessions ORDER BY n_nodes DESC').raw().all() as [
-    string,
-    number,
-  ][];
+  const bySize = dbOf(shard)
+    .prepare('SELECT sid, n_nodes FROM sessions ORDER BY n_nodes DESC')
+    .raw()
+    .all() as [string, number][];
   if (bySize.length === 0) {
     report.fact('tree', 'skipped: the shard has no sessions');
     return;
   }
-  const own = shard.db.prepare(OWN).raw();
-  const cross = shard.db.prepare(CROSS).raw();
+  const own = dbOf(shard).prepare(OWN).raw();
+  const cross = dbOf(shard).prepare(CROSS).raw();
   const bare = (sid: string) => {
     own.all(sid);
     cross.all(sid);
@@ -100,7 +101,7 @@ export function benchTree(report: Report, shard: Shard, runs: number, rng: Rng):
 
 export function benchPath(report: Report, shard: Shard, runs: number): void {
   // Once, untimed: a scan of the depth column (no index holds it).
-  const deepest = shard.db
+  const deepest = dbOf(shard)
     .prepare('SELECT bates, depth FROM nodes ORDER BY depth DESC LIMIT 10')
     .raw()
     .all() as [string, number][];
@@ -108,7 +109,7 @@ export function benchPath(report: Report, shard: Shard, runs: number): void {
     report.fact('path', 'skipped: the shard has no turns');
     return;
   }
-  const up = shard.db.prepare(PATH).raw();
+  const up = dbOf(shard).prepare(PATH).raw();
   report.add({
     name: `path: root to each of the 10 deepest turns (depth ${deepest[deepest.length - 1][1]}-${deepest[0][1]})`,
     kind: 'time',

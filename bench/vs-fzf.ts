@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Shard } from '../src/store/index.js';
+import { dbOf } from '../src/store/testing.js';
 import { oneLine } from '../src/text/sanitize.js';
 import { queryMix } from './find.js';
 import { type Pair, Report } from './ratio.js';
@@ -49,7 +50,7 @@ export function benchFzf(fzf: string, path: string, runs: number, seed: number, 
   try {
     const report = new Report(`arborist vs fzf: ${path}`, json);
     const file = join(dir, 'questions.txt');
-    const questions = shard.db
+    const questions = dbOf(shard)
       .prepare('SELECT question FROM nodes ORDER BY id DESC')
       .pluck()
       .all() as string[];

@@ -1,4 +1,4 @@
-import { ArboristError, badInput, type Shard, type TurnNode } from '../store/index.js';
+import { ArboristError, badInput, postingsOf, type Shard, type TurnNode } from '../store/index.js';
 import { builtinAnswer } from './builtin.js';
 import { cacheKey, conversationHash, policyId } from './cache.js';
 import { type CommandInput, runCommand } from './command.js';
@@ -105,7 +105,7 @@ export async function ask(shard: Shard, req: AskRequest): Promise<AskResult> {
       audit = 'cached';
       emit(answer_text);
     } else if (provider.kind === 'builtin') {
-      const b = builtinAnswer(retrieve(shard.db, question, history));
+      const b = builtinAnswer(retrieve(postingsOf(shard), question, history));
       answer_text = b.answer_text;
       cited_titles = [...b.cited_titles, ...extra];
       audit = b.grounded ? 'grounded' : 'ungrounded';
@@ -113,13 +113,13 @@ export async function ask(shard: Shard, req: AskRequest): Promise<AskResult> {
       cacheable = b.grounded;
       emit(answer_text);
     } else {
-      const context = retrieve(shard.db, question, history, { limit: COMMAND_CONTEXT }).citations.map(
-        (c) => ({
-          bates: c.bates,
-          question: c.question,
-          snippet: c.snippet,
-        }),
-      );
+      const context = retrieve(postingsOf(shard), question, history, {
+        limit: COMMAND_CONTEXT,
+      }).citations.map((c) => ({
+        bates: c.bates,
+        question: c.question,
+        snippet: c.snippet,
+      }));
       const input: CommandInput = {
         question,
         history: history.map((n) => ({ bates: n.bates, question: n.question, answer: n.answer_text })),

@@ -1,13 +1,4 @@
-import type Database from 'better-sqlite3';
-import {
-  maxTurnId,
-  newestMatches,
-  newestMatchesBefore,
-  quoteTerm as quote,
-  type TurnBrief,
-  turnAnswers,
-  turnBriefs,
-} from '../store/index.js';
+import { type Postings, quoteTerm as quote, type TurnBrief } from '../store/index.js';
 import { clipLine, contentTerms, isFollowUp, normaliseQuestion, tokens } from './text.js';
 
 /**
@@ -154,7 +145,7 @@ export function snippetOf(answer: string, terms: readonly string[]): string {
 
 /** Step 2: each term's newest postings with its df and idf, plus the AND of the rarest common question terms. */
 function readPostings(
-  db: Database.Database,
+  postings: Postings,
   terms: readonly string[],
   keywords: readonly string[],
   perTerm: number,
@@ -167,7 +158,7 @@ function readPostings(
   ] as const) {
     const page = keyword ? Math.max(1, perTerm >> 1) : perTerm;
     for (const term of list) {
-      const ids = newestMatches(db, quote(term), page);
+      const ids = postings.newest(quote(term), page);
       const truncated = ids.length >= page;
       const df = truncated ? (page * n) / Math.max(1, n - ids[ids.length - 1] + 1) : ids.length;
       const idf = Math.log(1 + n / Math.max(1, df));
@@ -177,7 +168,7 @@ function readPostings(
   const common = infos.filter((t) => !t.keyword && t.truncated).sort((a, b) => a.df - b.df);
   if (common.length >= 2) {
     const both = common.slice(0, MAX_AND);
-    const ids = newestMatches(db, both.map((t) => quote(t.term)).join(' '), perTerm);
+    const ids = postings.newest(both.map((t) => quote(t.term)).join(' '), perTerm);
     for (const t of both) for (const id of ids) t.ids.add(id);
   }
   return infos;
@@ -185,7 +176,7 @@ function readPostings(
 
 /** The candidate rows of every term's postings (ancestors excluded), topped up where few of them are sources. */
 function readCandidates(
-  db: Database.Database,
+  postings: Postings,
   infos: readonly TermInfo[],
   ancestors: readonly AncestorInfo[],
 ): Map<number, Row> {
@@ -199,7 +190,7 @@ function readCandidates(
     const missing: number[] = [];
     for (const id of ids) if (!exclude.has(id) && !rows.has(id)) missing.push(id);
     if (missing.length === 0) return;
-    for (const r of turnBriefs(db, missing)) rows.set(r.id, r);
+    for (const r of postings.briefs(missing)) rows.set(r.id, r);
   };
   for (const t of infos) fetch(t.ids);
   // Built-in answers repeat the questions they cite, so a heavy user's recent built-in answers can fill a common
@@ -209,7 +200,7 @@ function readCandidates(
       let sources = 0;
       for (const id of t.ids) if (isSource(id)) sources++;
       if (sources >= t.page / 2) break;
-      const more = newestMatchesBefore(db, quote(t.term), t.oldest, t.page);
+      const more = postings.newestBefore(quote(t.term), t.oldest, t.page);
       for (const id of more) t.ids.add(id);
       t.truncated = more.length >= t.page;
       t.oldest = more.at(-1) ?? t.oldest;
@@ -280,7 +271,7 @@ function pickTop(scored: readonly Scored[], limit: number): Scored[] {
 }
 
 export function retrieve(
-  db: Database.Database,
+  postings: Postings,
   question: string,
   ancestors: readonly AncestorInfo[],
   opts: RetrieveOptions = {},
@@ -292,20 +283,17 @@ export function retrieve(
   const keywords = ancestorKeywords(ancestors, new Set(terms));
   const empty: Retrieval = { citations: [], terms, keywords, followUp };
   if (terms.length === 0 && !(followUp && keywords.length > 0)) return empty;
-  const n = maxTurnId(db);
+  const n = postings.maxTurnId();
   if (n === 0) return empty;
 
-  const infos = readPostings(db, terms, keywords, perTerm, n);
-  const rows = readCandidates(db, infos, ancestors);
+  const infos = readPostings(postings, terms, keywords, perTerm, n);
+  const rows = readCandidates(postings, infos, ancestors);
   if (rows.size === 0) return empty;
   const scored = scoreCandidates(rows, infos, followUp, keywords.length > 0);
   if (scored.length === 0) return empty;
   const top = pickTop(scored, limit);
 
-  const answers = turnAnswers(
-    db,
-    top.map((s) => s.row.id),
-  );
+  const answers = postings.answers(top.map((s) => s.row.id));
   const citations = top.map(({ row, score, matched }) => {
     const byWeight = [...matched].sort((a, b) => b.idf - a.idf).map((t) => t.term);
     return {

@@ -1,6 +1,5 @@
-// Store modules directly, not store/index.js (see commands/status.ts).
-import { ArboristError } from '../store/base/errors.js';
-import { resolveDbPath } from '../store/base/paths.js';
+// The store's light entry, not store/index.js (see commands/status.ts).
+import { ArboristError, resolveDbPath } from '../store/status-entry.js';
 import { oneLine } from '../text/sanitize.js';
 import { truncate } from '../text/width.js';
 import { parse } from './args.js';

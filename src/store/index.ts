@@ -15,16 +15,9 @@ export { asArboristError, type OpenOptions, openDatabase } from './db/open.js';
 export { SCHEMA_VERSION } from './db/schema.js';
 export { cachedStatement, type RowMode } from './db/statements.js';
 export { type ArchivedHit, findArchived } from './find/archived.js';
-export {
-  maxTurnId,
-  newestMatches,
-  newestMatchesBefore,
-  snippetsFor,
-  type TurnBrief,
-  turnAnswers,
-  turnBriefs,
-} from './find/candidates.js';
-export { type Candidate, type FindHit, type FindOptions, findTurns } from './find/find.js';
+export type { TurnBrief } from './find/candidates.js';
+export { type Postings, postingsOf } from './find/postings.js';
+export { termHighlights } from './find/rank.js';
 export {
   type MatchField,
   oneEditVariants,
@@ -32,7 +25,6 @@ export {
   type SearchOptions,
   type SearchResult,
   search,
-  termHighlights,
 } from './find/search.js';
 export { foldTerms, matchExpression, queryTerms, quoteTerm } from './find/terms.js';
 export {

@@ -6,7 +6,6 @@ import { describeSqliteError, type OpenOptions } from './db/open.js';
 import { cachedStatement, type RowMode } from './db/statements.js';
 import { openUpgraded } from './db/upgrade.js';
 import { overlayPending } from './find/candidates.js';
-import { type FindHit, type FindOptions, findTurns } from './find/find.js';
 import { type SearchOptions, type SearchResult, search } from './find/search.js';
 import { applyWaitingVocabulary, dropWaitingVocabulary, indexRows, pendingTexts } from './find/vocabulary.js';
 import { hex } from './model/hash.js';
@@ -24,7 +23,14 @@ import {
   sessionNodes,
 } from './tree/nodes.js';
 import { type OutlineNode, sessionOutline, sessionTree, type TreeNode } from './tree/outline.js';
-import { pathTo, type Resolved, resolve, resolveTurn, type TurnTarget } from './tree/resolve.js';
+import {
+  pathTo,
+  type ResolveContext,
+  type Resolved,
+  resolve,
+  resolveTurn,
+  type TurnTarget,
+} from './tree/resolve.js';
 import {
   firstQuestions,
   getSession,
@@ -76,15 +82,25 @@ export class Shard {
   /** Subtree hashes and session roots: the one ripple (merkle.ts). */
   readonly merkle: Merkle;
   private readonly turnWriter: TurnWriter;
+  /** What resolve.ts needs of the shard (an interface, so that it does not import this file). */
+  private readonly resolveContext: ResolveContext;
 
   private constructor(
-    readonly db: Database.Database,
+    /** Private: every layer above the store goes through the Shard's operations (dbOf is the store's own way in). */
+    private readonly db: Database.Database,
     readonly path: string,
     readonly readonly: boolean,
   ) {
     this.audit = new AuditLog(db);
     this.merkle = new Merkle(db);
     this.turnWriter = new TurnWriter(db);
+    this.resolveContext = {
+      db,
+      requireNode: (b) => this.requireNode(b),
+      getNode: (b) => this.getNode(b),
+      resolveSession: (x) => this.resolveSession(x),
+      latestTurn: (sid) => this.latestTurn(sid),
+    };
     const q = (sql: string, mode?: RowMode) => cachedStatement(db, sql, mode);
     this.st = {
       totalChanges: q('SELECT total_changes()', 'pluck'),
@@ -277,7 +293,19 @@ export class Shard {
    * `npm run gen`. All or nothing; `event` closes the batch in the chain with the roots after it.
    */
   addTurnsBulk(turns: readonly BulkTurn[], event: BulkEvent): BulkResult {
-    return this.write(() => insertBulk(this, turns, event));
+    return this.write(() =>
+      insertBulk(
+        {
+          db: this.db,
+          audit: this.audit,
+          merkle: this.merkle,
+          deferIndexing: this.deferIndexing,
+          indexAtEnd: this.indexAtEnd,
+        },
+        turns,
+        event,
+      ),
+    );
   }
 
   /** The session a source session was imported into. */
@@ -318,7 +346,7 @@ export class Shard {
 
   /** The nodes from the root of the tree down to `bates`, crossing sessions (resolve.ts). */
   pathTo(bates: string): TurnNode[] {
-    return pathTo(this, bates);
+    return pathTo(this.resolveContext, bates);
   }
 
   branchPoints(sid?: string): BranchPoint[] {
@@ -333,20 +361,15 @@ export class Shard {
 
   /** A Bates id, a bare seq (in `currentSid`), a sid, or a label (resolve.ts). */
   resolve(x: string, currentSid?: string): Resolved {
-    return resolve(this, x, currentSid);
+    return resolve(this.resolveContext, x, currentSid);
   }
 
   /** Where `/cd x` goes from a turn (resolve.ts). */
   resolveTurn(x: string, at: { sid?: string | null; bates?: string | null } = {}): TurnTarget {
-    return resolveTurn(this, x, at);
+    return resolveTurn(this.resolveContext, x, at);
   }
 
   // ---- find, chain, verify ---------------------------------------------------------------------------------
-
-  find(query: string, opts: FindOptions = {}): FindHit[] {
-    this.indexForReading();
-    return findTurns(this.db, query, opts);
-  }
 
   /** Before an FTS read: index what waits, or, read-only, overlay it (find/candidates.ts, overlayPending). */
   private indexForReading(): void {
@@ -440,3 +463,11 @@ export { formatBates, hex, parseBates };
 /** The error every walk to the root raises on a parent cycle. */
 
 export { parentCycle, type Resolved, type TurnTarget } from './tree/resolve.js';
+
+/**
+ * The shard's connection, for the store's own parts (lifecycle/, find/, write/): not exported by index.ts, and the
+ * import rules forbid anything outside src/store to import this file, so no layer above reaches SQLite.
+ */
+export function dbOf(shard: Shard): Database.Database {
+  return shard['db'];
+}

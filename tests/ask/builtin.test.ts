@@ -8,7 +8,7 @@ import {
   retrieve,
   UNGROUNDED_ANSWER,
 } from '../../src/ask/index.js';
-import { Shard } from '../../src/store/index.js';
+import { postingsOf, Shard } from '../../src/store/index.js';
 import { tempDb } from '../support/tmp.js';
 import { type Corpus, counts, seed } from './helpers.js';
 
@@ -131,7 +131,7 @@ describe('built-in answerer', () => {
     expect(root.cited_titles).toEqual(expect.arrayContaining(['what is rust?', 'who created rust?']));
 
     // "who created it?" alone is about whatever was created: python is as good as rust.
-    const alone = retrieve(shard.db, 'who created it?', []);
+    const alone = retrieve(postingsOf(shard), 'who created it?', []);
     expect(alone.keywords).toEqual([]);
     expect(alone.citations.map((x) => x.bates)).toEqual(expect.arrayContaining([c.c1, c.d1]));
 
@@ -147,7 +147,7 @@ describe('built-in answerer', () => {
 
     // One more level down: a word found nowhere, a pronoun, and the branch still knows what "it" is.
     // (The same question without the branch has nothing to stand on.)
-    expect(retrieve(shard.db, 'why is it so popular?', []).citations).toEqual([]);
+    expect(retrieve(postingsOf(shard), 'why is it so popular?', []).citations).toEqual([]);
     const deeper = await ask(shard, { question: 'why is it so popular?', parent: follow.bates });
     expect(deeper.audit).toBe('grounded');
     const deeperCited = citedBates(deeper.answer_text);
@@ -182,7 +182,7 @@ describe('built-in answerer', () => {
         shard.addTurn({ question: `vacuum note ${i}`, answer_text: `about vacuum, item ${i}` });
       }
     });
-    const r = retrieve(shard.db, 'sqlite vacuum performance', []);
+    const r = retrieve(postingsOf(shard), 'sqlite vacuum performance', []);
     expect(r.citations[0].bates).toBe(old);
   });
 

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AskError, ask, retrieve, runCommand, splitArgv } from '../../src/ask/index.js';
-import { Shard } from '../../src/store/index.js';
+import { postingsOf, Shard } from '../../src/store/index.js';
 import { tempDb, tempDir } from '../support/tmp.js';
 import { CAPTURE, type Corpus, capture, counts, nodeCmd, seed } from './helpers.js';
 
@@ -57,13 +57,13 @@ describe('external answer command', () => {
   it('receives exactly one JSON document: question, history (root first), context, cache_key', async () => {
     const out = join(dir, 'stdin.json');
     const question = 'And how does the WAL checkpoint interact with the borrow checker?';
-    const expectedContext = retrieve(shard.db, question, shard.pathTo(c.a2), { limit: 8 }).citations.map(
-      (x) => ({
-        bates: x.bates,
-        question: x.question,
-        snippet: x.snippet,
-      }),
-    );
+    const expectedContext = retrieve(postingsOf(shard), question, shard.pathTo(c.a2), {
+      limit: 8,
+    }).citations.map((x) => ({
+      bates: x.bates,
+      question: x.question,
+      snippet: x.snippet,
+    }));
     expect(expectedContext.length).toBeGreaterThan(0);
     const chunks: string[] = [];
     const r = await ask(shard, {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ProviderSpec } from '../../src/ask/index.js';
 import type { Shard } from '../../src/store/index.js';
+import { dbOf } from '../../src/store/testing.js';
 
 export const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
 export const CAPTURE = join(FIXTURES, 'capture.mjs');
@@ -22,7 +23,7 @@ export function runs(counter: string): number {
 }
 
 export function counts(shard: Shard): { nodes: number; sessions: number; events: number; cache: number } {
-  const one = (sql: string) => shard.db.prepare(sql).pluck().get() as number;
+  const one = (sql: string) => dbOf(shard).prepare(sql).pluck().get() as number;
   return {
     nodes: one('SELECT count(*) FROM nodes'),
     sessions: one('SELECT count(*) FROM sessions'),

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keystrokes } from '../../bench/find.js';
 import { summarise } from '../../bench/ratio.js';
 import { Shard } from '../../src/store/index.js';
+import { dbOf } from '../../src/store/testing.js';
 
 const DIST = fileURLToPath(new URL('../../dist/bench/', import.meta.url));
 
@@ -67,7 +68,7 @@ describe('bench/gen', () => {
     ]);
     const s = Shard.open(db, { readonly: true });
     try {
-      expect(s.db.prepare('SELECT count(*) FROM nodes').pluck().get()).toBe(600);
+      expect(dbOf(s).prepare('SELECT count(*) FROM nodes').pluck().get()).toBe(600);
     } finally {
       s.close();
     }
@@ -86,8 +87,8 @@ describe('bench/gen', () => {
         'SELECT term, n FROM fts_terms ORDER BY term',
         "SELECT seq, kind, json_remove(body, '$.ts') FROM audit_events ORDER BY seq",
       ])
-        expect(b.db.prepare(sql).raw(true).all(), sql).toEqual(a.db.prepare(sql).raw(true).all());
-      expect(a.db.prepare('SELECT count(*) FROM nodes').pluck().get()).toBe(600);
+        expect(dbOf(b).prepare(sql).raw(true).all(), sql).toEqual(dbOf(a).prepare(sql).raw(true).all());
+      expect(dbOf(a).prepare('SELECT count(*) FROM nodes').pluck().get()).toBe(600);
     } finally {
       a.close();
       b.close();
@@ -156,10 +157,10 @@ describe('npm run bench', () => {
   it('leaves the shard it measures as it was (add works on a copy)', () => {
     const s = Shard.open(db, { readonly: true });
     try {
-      expect(s.db.prepare('SELECT count(*) FROM nodes').pluck().get()).toBe(600);
-      expect(s.db.prepare("SELECT count(*) FROM sqlite_schema WHERE name LIKE 'bench_%'").pluck().get()).toBe(
-        0,
-      );
+      expect(dbOf(s).prepare('SELECT count(*) FROM nodes').pluck().get()).toBe(600);
+      expect(
+        dbOf(s).prepare("SELECT count(*) FROM sqlite_schema WHERE name LIKE 'bench_%'").pluck().get(),
+      ).toBe(0);
     } finally {
       s.close();
     }

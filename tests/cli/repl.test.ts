@@ -72,7 +72,7 @@ describe('arborist session, piped (one block of output per line read, no prompt,
         audit: 'fresh',
       });
       // /quit stopped the script: its last line was never asked
-      expect(s.find('never')).toHaveLength(0);
+      expect(s.search('never').hits).toHaveLength(0);
       expect(s.getSession(A)!.n_nodes).toBe(4);
       expect(s.getSession(B)!.n_nodes).toBe(2);
     } finally {

@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { dbOf } from '../../src/store/testing.js';
 import { cli } from '../support/cli.js';
 import { openShard } from '../support/shard.js';
 import { tempDir } from '../support/tmp.js';
@@ -11,7 +12,7 @@ const OC_HOME = fileURLToPath(new URL('../import/fixtures/openclaw/home', import
 /** Every live turn's identity and hashes, and every session's root: what must survive the round trip. */
 function fingerprint(db: string) {
   const s = openShard(db, { readonly: true });
-  const rows = s.db
+  const rows = dbOf(s)
     .prepare(
       'SELECT n.bates, n.node_hash, h.subtree_hash FROM nodes n JOIN node_subtree h ON h.id = n.id ORDER BY n.bates',
     )

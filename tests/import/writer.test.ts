@@ -3,6 +3,7 @@ import type { ParsedSource, ParsedTurn, SourceReader } from '../../src/import/mo
 import { runImport } from '../../src/import/run.js';
 import { writeUnit } from '../../src/import/writer.js';
 import { findArchived, getEntry, listArchives, type Shard } from '../../src/store/index.js';
+import { dbOf } from '../../src/store/testing.js';
 import { newShard } from '../store/util.js';
 
 const T0 = Date.parse('2026-05-01T09:00:00.000Z');
@@ -40,7 +41,7 @@ function unit(turns: ParsedTurn[], extra: Partial<ParsedSource> = {}): ParsedSou
 
 /** The shard's tree as "question <- parent question" lines, in Bates order. */
 function shape(s: Shard): string[] {
-  return s.db
+  return dbOf(s)
     .prepare(
       `SELECT n.bates, n.question, p.question AS pq FROM nodes n LEFT JOIN nodes p ON p.id = n.parent_id ORDER BY n.id`,
     )

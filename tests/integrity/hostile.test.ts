@@ -6,6 +6,7 @@ import { gzipSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Shard } from '../../src/store/index.js';
+import { dbOf } from '../../src/store/testing.js';
 import { cli } from '../support/cli.js';
 import { tempDb, tempDir } from '../support/tmp.js';
 import { buildFixture, copy, type Fixture } from './fixture.js';
@@ -257,7 +258,7 @@ describe('ids and paths', () => {
     s.deferIndexing = true;
     s.addTurn({ question: 'zebracorn pending question', answer_text: 'never indexed' });
     // Killed before it indexed: the turn stays in fts_pending.
-    s.db.close();
+    dbOf(s).close();
     chmodSync(path, 0o400);
     const r = clean(['find', 'zebracorn', '--db', path, '--json']);
     expect(r.code).toBe(0);

@@ -16,6 +16,7 @@ import {
   Shard,
   setEntry,
 } from '../../src/store/index.js';
+import { dbOf } from '../../src/store/testing.js';
 import { independentHashes } from '../support/recompute.js';
 import { tempDir } from '../support/tmp.js';
 
@@ -100,10 +101,13 @@ interface Model {
 const pick = <T>(xs: T[], i: number): T | undefined => (xs.length === 0 ? undefined : xs[i % xs.length]);
 
 function liveTurns(s: Shard): { bates: string; sid: string }[] {
-  return s.db.prepare('SELECT bates, sid FROM nodes ORDER BY id').all() as { bates: string; sid: string }[];
+  return dbOf(s).prepare('SELECT bates, sid FROM nodes ORDER BY id').all() as {
+    bates: string;
+    sid: string;
+  }[];
 }
 const liveSids = (s: Shard) =>
-  s.db.prepare('SELECT sid FROM sessions ORDER BY sid').pluck().all() as string[];
+  dbOf(s).prepare('SELECT sid FROM sessions ORDER BY sid').pluck().all() as string[];
 const archivedSids = (s: Shard) => listArchives(s).map((a) => a.sid);
 
 function minted(m: Model, kind: 'bates' | 'sids', id: string): void {
@@ -201,8 +205,8 @@ function check(s: Shard, m: Model, where: string): void {
   const c = s.chainCheck();
   if (!c.ok) throw new Error(`${where}: chain-check failed: ${JSON.stringify(c)}`);
 
-  const want = independentHashes(s.db);
-  const stored = s.db
+  const want = independentHashes(dbOf(s));
+  const stored = dbOf(s)
     .prepare(
       'SELECT n.bates, n.node_hash, h.subtree_hash FROM nodes n LEFT JOIN node_subtree h ON h.id = n.id ORDER BY n.id',
     )
@@ -214,7 +218,7 @@ function check(s: Shard, m: Model, where: string): void {
     if (!r.subtree_hash || !w.subtree.equals(r.subtree_hash))
       throw new Error(`${where}: subtree_hash of ${r.bates} differs from recomputed`);
   }
-  const roots = s.db.prepare('SELECT sid, session_root FROM sessions').all() as {
+  const roots = dbOf(s).prepare('SELECT sid, session_root FROM sessions').all() as {
     sid: string;
     session_root: Buffer;
   }[];

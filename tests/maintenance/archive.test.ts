@@ -12,6 +12,7 @@ import {
   type Shard,
   setEntry,
 } from '../../src/store/index.js';
+import { dbOf } from '../../src/store/testing.js';
 import { archivedSids, errorOf, ftsIds, healthy, kinds, open, session, snapshot } from './util.js';
 
 /** A live session L whose turn l2 has two children: l3 in L, and the first turn of F (a family session). */
@@ -48,7 +49,7 @@ describe('archive and restore', () => {
     expect(s.getSession(fam.sid)).toBeUndefined();
     expect(s.getNode(fam.bates[0])).toBeUndefined();
     expect(ftsIds(s, 'zebra')).toEqual([]);
-    expect(s.find('zebra')).toEqual([]);
+    expect(s.search('zebra').hits).toEqual([]);
     expect(findArchived(s, 'zebra').map((h) => h.bates)).toEqual([...fam.bates].reverse());
     expect(listArchives(s)).toEqual([
       expect.objectContaining({ sid: fam.sid, reason: 'deleted', n_nodes: 3, sha256: a.sha256 }),
@@ -64,7 +65,7 @@ describe('archive and restore', () => {
       rowsBefore.map((n) => [n.bates, n.node_hash.toString('hex'), n.subtree_hash.toString('hex')]),
     );
     // The record's sha256 is the hash of the stored body, and the body is canonical JSON (gzipped).
-    const row = s.db.prepare('SELECT body, sha256, bytes FROM session_archives').get() as {
+    const row = dbOf(s).prepare('SELECT body, sha256, bytes FROM session_archives').get() as {
       body: Buffer;
       sha256: Buffer;
       bytes: number;
@@ -86,7 +87,7 @@ describe('archive and restore', () => {
     expect(s.requireNode(live.bates[1])).toEqual(parentBefore);
     expect(s.getSession(live.sid)!.session_root).toBe(liveRootBefore);
     expect(ftsIds(s, 'zebra')).toHaveLength(3);
-    expect(s.find('zebra').length).toBe(3);
+    expect(s.search('zebra').hits.length).toBe(3);
     expect(listArchives(s)).toEqual([]);
     healthy(s);
   });
@@ -147,7 +148,7 @@ describe('archive and restore', () => {
     setEntry(s, 'main', a.sid);
     deleteEntry(s, 'main');
     healthy(s);
-    s.db.prepare('UPDATE session_archives SET sha256 = zeroblob(32)').run();
+    dbOf(s).prepare('UPDATE session_archives SET sha256 = zeroblob(32)').run();
     const v = s.verify();
     expect(v.ok).toBe(false);
     expect(v.archives).toEqual([a.sid]);

@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { addCheckpoint, getEntry, listArchives, Shard, setEntry } from '../../src/store/index.js';
+import { dbOf } from '../../src/store/testing.js';
 import { BIN, cli } from '../support/cli.js';
 import { tempDb } from '../support/tmp.js';
 import { archivedSids, fileBytes, healthy, session, snapshot } from './util.js';
@@ -37,10 +38,10 @@ function state(db: string) {
     healthy(s);
     return {
       ...snapshot(s),
-      entries: s.db.prepare('SELECT * FROM session_entries ORDER BY key').all(),
+      entries: dbOf(s).prepare('SELECT * FROM session_entries ORDER BY key').all(),
       archives: archivedSids(s),
       head: s.chainHead(),
-      fts: s.db
+      fts: dbOf(s)
         .prepare("SELECT count(*) FROM nodes_fts WHERE nodes_fts MATCH 'walrus OR narwhal'")
         .pluck()
         .get(),
@@ -295,7 +296,7 @@ describe('a crash (kill -9) in the middle of an archive leaves the before or the
       expect(archivedSids(s)).toEqual([pre.sid, cur.sid].sort());
       expect(s.getSession(pre.sid)).toBeUndefined();
       expect(
-        s.db.prepare('SELECT count(*) FROM nodes WHERE sid IN (?, ?)').pluck().get(pre.sid, cur.sid),
+        dbOf(s).prepare('SELECT count(*) FROM nodes WHERE sid IN (?, ?)').pluck().get(pre.sid, cur.sid),
       ).toBe(0);
       expect(listArchives(s)).toHaveLength(2);
     } finally {

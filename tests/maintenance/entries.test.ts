@@ -1,6 +1,5 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { MIGRATIONS } from '../../src/store/db/schema.js';
 import {
   AuditLog,
   addCheckpoint,
@@ -16,6 +15,7 @@ import {
   SCHEMA_VERSION,
   setEntry,
 } from '../../src/store/index.js';
+import { dbOf, MIGRATIONS } from '../../src/store/testing.js';
 import { tempDb } from '../support/tmp.js';
 import { archivedSids, errorOf, healthy, kinds, open, session, sessionsOf } from './util.js';
 
@@ -57,7 +57,7 @@ describe('entries', () => {
     expect(e.family).toEqual([b.sid, a.sid]);
     expect(listEntries(s).map((x) => x.key)).toEqual(['main']);
     // The stored document is canonical JSON of exactly the three fields.
-    const json = s.db
+    const json = dbOf(s)
       .prepare("SELECT entry_json FROM session_entries WHERE key = 'main'")
       .pluck()
       .get() as string;
@@ -111,7 +111,7 @@ describe('entries', () => {
     })();
     raw.close();
     const s = open(path);
-    expect(s.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    expect(dbOf(s).pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
     const last = s.audit.event(s.audit.head().seq)!;
     expect([last.kind, last.data]).toEqual(['shard.migrate', { from: 1, to: SCHEMA_VERSION }]);
     expect(listEntries(s)).toEqual([]);
@@ -125,12 +125,12 @@ describe('entries', () => {
     const path = tempDb();
     const s1 = open(path);
     session(s1, 3);
-    const before = s1.db
+    const before = dbOf(s1)
       .prepare('SELECT n.bates, h.subtree_hash FROM nodes n JOIN node_subtree h ON h.id = n.id ORDER BY n.id')
       .raw(true)
       .all();
     // Put the shard back into its version 2 form: the hash inside the node row.
-    s1.db.exec(`ALTER TABLE nodes ADD COLUMN subtree_hash BLOB;
+    dbOf(s1).exec(`ALTER TABLE nodes ADD COLUMN subtree_hash BLOB;
       UPDATE nodes SET subtree_hash = (SELECT subtree_hash FROM node_subtree h WHERE h.id = nodes.id);
       DROP TABLE node_subtree;
       DROP INDEX nodes_walk;
@@ -141,16 +141,16 @@ describe('entries', () => {
       DROP TABLE source_chunks;
       DROP TABLE fts_terms;
       DROP TABLE questions_fts;`);
-    s1.db.pragma('user_version = 2');
+    dbOf(s1).pragma('user_version = 2');
     s1.close();
     const s = open(path);
-    expect(s.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
-    const after = s.db
+    expect(dbOf(s).pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    const after = dbOf(s)
       .prepare('SELECT n.bates, h.subtree_hash FROM nodes n JOIN node_subtree h ON h.id = n.id ORDER BY n.id')
       .raw(true)
       .all();
     expect(after).toEqual(before);
-    const cols = (s.db.prepare('PRAGMA table_info(nodes)').all() as { name: string }[]).map((c) => c.name);
+    const cols = (dbOf(s).prepare('PRAGMA table_info(nodes)').all() as { name: string }[]).map((c) => c.name);
     expect(cols).not.toContain('subtree_hash');
     healthy(s);
   });
@@ -196,7 +196,7 @@ describe('reset and delete', () => {
     expect(getEntry(s, 'main')).toBeUndefined();
     expect(sessionsOf(s)).toEqual([]);
     expect(archivedSids(s)).toEqual([cur.sid, pre.sid].sort());
-    expect(s.db.prepare('SELECT count(*) FROM nodes').pluck().get()).toBe(0);
+    expect(dbOf(s).prepare('SELECT count(*) FROM nodes').pluck().get()).toBe(0);
     healthy(s);
   });
 

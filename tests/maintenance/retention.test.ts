@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { maintain, planMaintenance, type Shard, setEntry } from '../../src/store/index.js';
+import { dbOf } from '../../src/store/testing.js';
 import { errorOf, healthy, kinds, open, sessionsOf, snapshot } from './util.js';
 
 const DAY = 86400e3;
@@ -72,7 +73,7 @@ describe('retention (maintain)', () => {
     expect(snapshot(s)).toEqual(before);
     expect(s.audit.head().seq).toBe(head);
     expect(s.dataVersion()).toBe(version);
-    expect(s.db.inTransaction).toBe(false);
+    expect(dbOf(s).inTransaction).toBe(false);
 
     const r = maintain(s, { olderThanMs: 30 * DAY, now: NOW, apply: true });
     expect(r.applied).toBe(true);

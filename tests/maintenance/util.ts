@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { expect } from 'vitest';
 import type { Shard } from '../../src/store/index.js';
+import { dbOf } from '../../src/store/testing.js';
 
 export { errorOf, openShard as open } from '../support/shard.js';
 
@@ -26,25 +27,25 @@ export function session(s: Shard, n: number, opts: { label?: string; parent?: st
 /** Every row of the live tables, raw (BLOBs as Buffers): the state a restore must give back byte for byte. */
 export function snapshot(s: Shard) {
   return {
-    nodes: s.db
+    nodes: dbOf(s)
       .prepare(
         'SELECT n.*, h.subtree_hash FROM nodes n LEFT JOIN node_subtree h ON h.id = n.id ORDER BY n.id',
       )
       .all(),
-    sessions: s.db.prepare('SELECT * FROM sessions ORDER BY sid').all(),
+    sessions: dbOf(s).prepare('SELECT * FROM sessions ORDER BY sid').all(),
   };
 }
 
 export function sessionsOf(s: Shard): string[] {
-  return (s.db.prepare('SELECT sid FROM sessions ORDER BY sid').pluck().all() as string[]).sort();
+  return (dbOf(s).prepare('SELECT sid FROM sessions ORDER BY sid').pluck().all() as string[]).sort();
 }
 
 export function archivedSids(s: Shard): string[] {
-  return s.db.prepare('SELECT sid FROM session_archives ORDER BY sid').pluck().all() as string[];
+  return dbOf(s).prepare('SELECT sid FROM session_archives ORDER BY sid').pluck().all() as string[];
 }
 
 export function kinds(s: Shard, fromSeq = 0): string[] {
-  return s.db
+  return dbOf(s)
     .prepare('SELECT kind FROM audit_events WHERE seq > ? ORDER BY seq')
     .pluck()
     .all(fromSeq) as string[];
@@ -66,7 +67,7 @@ export function fileBytes(path: string): { db: Buffer; wal: Buffer } {
 
 /** FTS rowids that match a word. */
 export function ftsIds(s: Shard, word: string): number[] {
-  return s.db
+  return dbOf(s)
     .prepare('SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ? ORDER BY rowid')
     .pluck()
     .all(`"${word}"`) as number[];

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { EVENTS_NOT_BYTES, firstGuarded, guardSql } from '../../src/store/db/guards.js';
 import type { Shard } from '../../src/store/index.js';
+import { dbOf, EVENTS_NOT_BYTES, firstGuarded, guardSql } from '../../src/store/testing.js';
 import { newShard } from './util.js';
 
 const HEAD_RE = /^\d+:[0-9a-f]{64}$/;
@@ -23,7 +23,7 @@ function busy(): Shard {
 }
 
 function rows(s: Shard) {
-  return s.db
+  return dbOf(s)
     .prepare('SELECT seq, kind, body, prev_hash, event_hash FROM audit_events ORDER BY seq')
     .all() as {
     seq: number;
@@ -35,8 +35,10 @@ function rows(s: Shard) {
 }
 
 function swapRows(s: Shard, i: number, j: number): void {
-  const get = s.db.prepare('SELECT body, prev_hash, event_hash FROM audit_events WHERE seq = ?');
-  const set = s.db.prepare('UPDATE audit_events SET body = ?, prev_hash = ?, event_hash = ? WHERE seq = ?');
+  const get = dbOf(s).prepare('SELECT body, prev_hash, event_hash FROM audit_events WHERE seq = ?');
+  const set = dbOf(s).prepare(
+    'UPDATE audit_events SET body = ?, prev_hash = ?, event_hash = ? WHERE seq = ?',
+  );
   const a = get.get(i) as { body: Buffer; prev_hash: Buffer; event_hash: Buffer };
   const b = get.get(j) as { body: Buffer; prev_hash: Buffer; event_hash: Buffer };
   set.run(b.body, b.prev_hash, b.event_hash, i);
@@ -107,7 +109,7 @@ describe('audit chain', () => {
     const r = rows(s)[9];
     const edited = Buffer.from(r.body.toString('utf8').replace('"kind":"', '"kind":"x'), 'utf8');
     expect(edited.equals(r.body)).toBe(false);
-    s.db.prepare('UPDATE audit_events SET body = ? WHERE seq = ?').run(edited, 10);
+    dbOf(s).prepare('UPDATE audit_events SET body = ? WHERE seq = ?').run(edited, 10);
     const c = s.chainCheck();
     expect(c.ok).toBe(false);
     expect(c.first_broken_seq).toBe(10);
@@ -122,10 +124,10 @@ describe('audit chain', () => {
       ['prev_hash', 15],
     ] as const) {
       const s = busy();
-      const v = s.db.prepare(`SELECT ${col} FROM audit_events WHERE seq = ?`).pluck().get(seq) as Buffer;
+      const v = dbOf(s).prepare(`SELECT ${col} FROM audit_events WHERE seq = ?`).pluck().get(seq) as Buffer;
       const w = Buffer.from(v);
       w[w.length - 1] ^= 1;
-      s.db.prepare(`UPDATE audit_events SET ${col} = ? WHERE seq = ?`).run(w, seq);
+      dbOf(s).prepare(`UPDATE audit_events SET ${col} = ? WHERE seq = ?`).run(w, seq);
       const c = s.chainCheck();
       expect(c.ok, col).toBe(false);
       expect(c.first_broken_seq, col).toBe(seq);
@@ -135,7 +137,7 @@ describe('audit chain', () => {
 
   it('detects a deleted event in the middle', () => {
     const s = busy();
-    s.db.prepare('DELETE FROM audit_events WHERE seq = 12').run();
+    dbOf(s).prepare('DELETE FROM audit_events WHERE seq = 12').run();
     const c = s.chainCheck();
     expect(c.ok).toBe(false);
     expect(c.first_broken_seq).toBe(12);
@@ -144,7 +146,7 @@ describe('audit chain', () => {
 
   it('detects a deleted first event', () => {
     const s = busy();
-    s.db.prepare('DELETE FROM audit_events WHERE seq = 1').run();
+    dbOf(s).prepare('DELETE FROM audit_events WHERE seq = 1').run();
     const c = s.chainCheck();
     expect(c.ok).toBe(false);
     expect(c.first_broken_seq).toBe(1);
@@ -153,7 +155,7 @@ describe('audit chain', () => {
   it('shows a deleted last event as a different head (what --expect-head compares)', () => {
     const s = busy();
     const before = s.chainCheck();
-    s.db.prepare('DELETE FROM audit_events WHERE seq = ?').run(before.events);
+    dbOf(s).prepare('DELETE FROM audit_events WHERE seq = ?').run(before.events);
     const after = s.chainCheck();
     expect(after.head).not.toBe(before.head);
     expect(after.events).toBe(before.events - 1);
@@ -183,7 +185,7 @@ describe('audit chain', () => {
     for (const r of all.slice(10)) {
       const body = Buffer.from(r.body.toString('utf8').replace('"ts":"', '"ts":"1'), 'utf8');
       const h = sha256(prev, body);
-      s.db
+      dbOf(s)
         .prepare('UPDATE audit_events SET body = ?, prev_hash = ?, event_hash = ? WHERE seq = ?')
         .run(body, prev, h, r.seq);
       prev = h;
@@ -207,7 +209,7 @@ describe('audit chain', () => {
     expect(inc.verified.seq).toBe(first.verified.seq + 5);
 
     // Damage BEFORE the verified point is outside an incremental check (a full check still finds it).
-    s.db.prepare('UPDATE audit_events SET event_hash = zeroblob(32) WHERE seq = 3').run();
+    dbOf(s).prepare('UPDATE audit_events SET event_hash = zeroblob(32) WHERE seq = 3').run();
     expect(s.chainCheck({ from: first.verified }).ok).toBe(true);
     expect(s.chainCheck().first_broken_seq).toBe(3);
   });
@@ -217,10 +219,10 @@ describe('audit chain', () => {
     const first = s.chainCheck();
     for (let i = 0; i < 5; i++) s.addTurn({ question: `later ${i}`, answer_text: '', session: 'aaaa' });
     const target = first.verified.seq + 3;
-    const body = s.db.prepare('SELECT body FROM audit_events WHERE seq = ?').pluck().get(target) as Buffer;
+    const body = dbOf(s).prepare('SELECT body FROM audit_events WHERE seq = ?').pluck().get(target) as Buffer;
     const edited = Buffer.from(body.toString('utf8').replace('"kind":"', '"kind":"x'), 'utf8');
     expect(edited.equals(body)).toBe(false);
-    s.db.prepare('UPDATE audit_events SET body = ? WHERE seq = ?').run(edited, target);
+    dbOf(s).prepare('UPDATE audit_events SET body = ? WHERE seq = ?').run(edited, target);
     const inc = s.chainCheck({ from: first.verified });
     expect(inc.ok).toBe(false);
     expect(inc.first_broken_seq).toBe(target);
@@ -230,7 +232,9 @@ describe('audit chain', () => {
     const f2 = s2.chainCheck();
     s2.addTurn({ question: 'x', answer_text: '', session: 'aaaa' });
     s2.addTurn({ question: 'y', answer_text: '', session: 'aaaa' });
-    s2.db.prepare('DELETE FROM audit_events WHERE seq = ?').run(f2.verified.seq + 1);
+    dbOf(s2)
+      .prepare('DELETE FROM audit_events WHERE seq = ?')
+      .run(f2.verified.seq + 1);
     expect(s2.chainCheck({ from: f2.verified }).first_broken_seq).toBe(f2.verified.seq + 1);
   });
 
@@ -260,8 +264,8 @@ describe('the storage-class guard of the events (guards.ts)', () => {
       for (let i = 0; i < 5000; i++) s.audit.append('bench.event', { i }, '2026-01-01T00:00:00.000Z');
     });
     const seq = 3500;
-    const body = s.db.prepare('SELECT body FROM audit_events WHERE seq = ?').pluck().get(seq) as Buffer;
-    s.db.prepare('UPDATE audit_events SET body = ? WHERE seq = ?').run(body.toString('latin1'), seq);
+    const body = dbOf(s).prepare('SELECT body FROM audit_events WHERE seq = ?').pluck().get(seq) as Buffer;
+    dbOf(s).prepare('UPDATE audit_events SET body = ? WHERE seq = ?').run(body.toString('latin1'), seq);
     return { s, seq };
   }
   const named = (seq: number) => ({
@@ -275,9 +279,9 @@ describe('the storage-class guard of the events (guards.ts)', () => {
     const s = newShard();
     try {
       expect(
-        s.db.prepare("SELECT sql FROM sqlite_schema WHERE name = 'audit_events_not_bytes'").pluck().get(),
+        dbOf(s).prepare("SELECT sql FROM sqlite_schema WHERE name = 'audit_events_not_bytes'").pluck().get(),
       ).toBe(guardSql(EVENTS_NOT_BYTES));
-      expect(firstGuarded(s.db, EVENTS_NOT_BYTES)).toBeNull();
+      expect(firstGuarded(dbOf(s), EVENTS_NOT_BYTES)).toBeNull();
     } finally {
       s.close();
     }
@@ -286,22 +290,22 @@ describe('the storage-class guard of the events (guards.ts)', () => {
   it('names an event whose body is text with the same bytes, through the guard and without it', () => {
     const { s, seq } = withTextBody();
     try {
-      expect(firstGuarded(s.db, EVENTS_NOT_BYTES)).toBe(seq);
+      expect(firstGuarded(dbOf(s), EVENTS_NOT_BYTES)).toBe(seq);
       expect(s.chainCheck()).toMatchObject(named(seq));
       // A guard that lies (empty by definition) is not trusted: the check asks typeof() itself.
-      s.db.exec('DROP INDEX audit_events_not_bytes');
-      s.db.exec('CREATE INDEX audit_events_not_bytes ON audit_events(seq) WHERE 0');
-      expect(firstGuarded(s.db, EVENTS_NOT_BYTES)).toBeUndefined();
+      dbOf(s).exec('DROP INDEX audit_events_not_bytes');
+      dbOf(s).exec('CREATE INDEX audit_events_not_bytes ON audit_events(seq) WHERE 0');
+      expect(firstGuarded(dbOf(s), EVENTS_NOT_BYTES)).toBeUndefined();
       expect(s.chainCheck()).toMatchObject(named(seq));
       // No guard at all: the same.
-      s.db.exec('DROP INDEX audit_events_not_bytes');
-      expect(firstGuarded(s.db, EVENTS_NOT_BYTES)).toBeUndefined();
+      dbOf(s).exec('DROP INDEX audit_events_not_bytes');
+      expect(firstGuarded(dbOf(s), EVENTS_NOT_BYTES)).toBeUndefined();
       expect(s.chainCheck()).toMatchObject(named(seq));
       // The bytes back as a blob: intact again, with or without the guard.
-      const text = s.db.prepare('SELECT body FROM audit_events WHERE seq = ?').pluck().get(seq) as string;
-      s.db.prepare('UPDATE audit_events SET body = ? WHERE seq = ?').run(Buffer.from(text, 'latin1'), seq);
+      const text = dbOf(s).prepare('SELECT body FROM audit_events WHERE seq = ?').pluck().get(seq) as string;
+      dbOf(s).prepare('UPDATE audit_events SET body = ? WHERE seq = ?').run(Buffer.from(text, 'latin1'), seq);
       expect(s.chainCheck()).toMatchObject({ ok: true, events: 5001 });
-      s.db.exec(guardSql(EVENTS_NOT_BYTES));
+      dbOf(s).exec(guardSql(EVENTS_NOT_BYTES));
       expect(s.chainCheck()).toMatchObject({ ok: true, events: 5001 });
     } finally {
       s.close();
@@ -315,15 +319,15 @@ describe('the storage-class guard of the events (guards.ts)', () => {
         for (let i = 0; i < 5000; i++) s.audit.append('bench.event', { i }, '2026-01-01T00:00:00.000Z');
       });
       const hash = (seq: number) =>
-        s.db.prepare('SELECT event_hash FROM audit_events WHERE seq = ?').pluck().get(seq) as Buffer;
+        dbOf(s).prepare('SELECT event_hash FROM audit_events WHERE seq = ?').pluck().get(seq) as Buffer;
       const seq = 2500;
       const good = hash(seq);
       // NOT NULL is the table's; an attacker rewrites the schema, so a null is asked of the table as it is.
       for (const bad of [good.subarray(0, 31), Buffer.concat([good, Buffer.from([0])])]) {
-        s.db.prepare('UPDATE audit_events SET event_hash = ? WHERE seq = ?').run(bad, seq);
+        dbOf(s).prepare('UPDATE audit_events SET event_hash = ? WHERE seq = ?').run(bad, seq);
         expect(s.chainCheck()).toMatchObject({ ok: false, first_broken_seq: seq });
       }
-      s.db.prepare('UPDATE audit_events SET event_hash = ? WHERE seq = ?').run(good, seq);
+      dbOf(s).prepare('UPDATE audit_events SET event_hash = ? WHERE seq = ?').run(good, seq);
       expect(s.chainCheck()).toMatchObject({ ok: true, events: 5001 });
     } finally {
       s.close();
@@ -337,12 +341,12 @@ describe('chain-check against bytes moved between neighbouring rows', () => {
     const s = busy();
     try {
       const get = (seq: number) =>
-        s.db.prepare('SELECT body, prev_hash, event_hash FROM audit_events WHERE seq = ?').get(seq) as {
+        dbOf(s).prepare('SELECT body, prev_hash, event_hash FROM audit_events WHERE seq = ?').get(seq) as {
           body: Buffer;
           prev_hash: Buffer;
           event_hash: Buffer;
         };
-      const set = s.db.prepare(
+      const set = dbOf(s).prepare(
         'UPDATE audit_events SET body = ?, prev_hash = ?, event_hash = ? WHERE seq = ?',
       );
       const e2 = get(2);
@@ -382,7 +386,7 @@ describe('chain-check against events renumbered behind the store', () => {
     const body = Buffer.from(
       `{"data":{"sha256":"${'ab'.repeat(32)}","sid":"aaaa"},"kind":"session.archive","seq":${seq},"ts":"${ts}"}`,
     );
-    s.db
+    dbOf(s)
       .prepare('INSERT INTO audit_events VALUES (?, ?, ?, ?, ?, ?)')
       .run(seq, ts, 'session.archive', body, head.hash, sha256(head.hash, body));
     const c = s.chainCheck();
@@ -394,13 +398,13 @@ describe('chain-check against events renumbered behind the store', () => {
 
   it('reads a table rebuilt with seq as a plain column row by row, and sees a seq moved onto its neighbour', () => {
     const s = busy();
-    s.db.exec(`CREATE TABLE ae2 (seq INTEGER, ts TEXT NOT NULL, kind TEXT NOT NULL, body BLOB NOT NULL,
+    dbOf(s).exec(`CREATE TABLE ae2 (seq INTEGER, ts TEXT NOT NULL, kind TEXT NOT NULL, body BLOB NOT NULL,
         prev_hash BLOB NOT NULL, event_hash BLOB NOT NULL);
       INSERT INTO ae2 SELECT * FROM audit_events ORDER BY seq;
       DROP TABLE audit_events;
       ALTER TABLE ae2 RENAME TO audit_events;`);
     expect(s.chainCheck().ok).toBe(true); // the same rows, in a table of another shape
-    s.db.prepare('UPDATE audit_events SET seq = 10 WHERE seq = 11').run();
+    dbOf(s).prepare('UPDATE audit_events SET seq = 10 WHERE seq = 11').run();
     const c = s.chainCheck();
     expect(c.ok).toBe(false);
     expect(c.first_broken_seq).toBe(11);

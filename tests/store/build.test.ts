@@ -3,7 +3,6 @@ import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { rebuildVocabulary } from '../../src/store/find/vocabulary.js';
 import {
   type BulkTurn,
   CRASH_HOOK_ENV,
@@ -12,7 +11,7 @@ import {
   ShardBuild,
   type Shard as ShardT,
 } from '../../src/store/index.js';
-import { nodeAddBody } from '../../src/store/write/bulk.js';
+import { dbOf, nodeAddBody, rebuildVocabulary } from '../../src/store/testing.js';
 import { errorOf, openShard } from '../support/shard.js';
 import { tempDb } from '../support/tmp.js';
 
@@ -91,7 +90,7 @@ function pair(n = 60): { plain: ShardT; built: ShardT; path: string } {
   return { plain, built: openShard(path), path };
 }
 
-const rows = (s: ShardT, sql: string) => s.db.prepare(sql).raw(true).all() as unknown[][];
+const rows = (s: ShardT, sql: string) => dbOf(s).prepare(sql).raw(true).all() as unknown[][];
 
 describe('a fresh bulk build', () => {
   it('is the shard the ordinary bulk path makes: hashes, roots, FTS hits and events (timestamps aside)', () => {
@@ -109,14 +108,16 @@ describe('a fresh bulk build', () => {
         rows(built, `SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH '${q}' ORDER BY rowid`),
         q,
       ).toEqual(rows(plain, `SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH '${q}' ORDER BY rowid`));
-    expect(built.find('ques').map((h) => h.bates)).toEqual(plain.find('ques').map((h) => h.bates));
-    expect(built.find('rust borrow').map((h) => h.bates)).toEqual(
-      plain.find('rust borrow').map((h) => h.bates),
+    expect(built.search('ques').hits.map((h) => h.bates)).toEqual(
+      plain.search('ques').hits.map((h) => h.bates),
+    );
+    expect(built.search('rust borrow').hits.map((h) => h.bates)).toEqual(
+      plain.search('rust borrow').hits.map((h) => h.bates),
     );
     expect(built.verify().ok).toBe(true);
     expect(built.audit.check().ok).toBe(true);
-    built.db.exec("INSERT INTO nodes_fts (nodes_fts, rank) VALUES ('integrity-check', 1)");
-    built.db.exec("INSERT INTO questions_fts (questions_fts, rank) VALUES ('integrity-check', 1)");
+    dbOf(built).exec("INSERT INTO nodes_fts (nodes_fts, rank) VALUES ('integrity-check', 1)");
+    dbOf(built).exec("INSERT INTO questions_fts (questions_fts, rank) VALUES ('integrity-check', 1)");
   });
 
   it('takes from the index the vocabulary countTerms gives: every script, the 64-unit limit in UTF-16 units', () => {
@@ -124,10 +125,10 @@ describe('a fresh bulk build', () => {
     const vocab = (s: ShardT) => rows(s, 'SELECT term, n FROM fts_terms ORDER BY term');
     expect(vocab(built)).toEqual(vocab(plain));
     // and a rebuild (countTerms over every turn) agrees
-    built.db.exec('SAVEPOINT probe');
-    rebuildVocabulary(built.db);
+    dbOf(built).exec('SAVEPOINT probe');
+    rebuildVocabulary(dbOf(built));
     const again = vocab(built);
-    built.db.exec('ROLLBACK TO probe; RELEASE probe');
+    dbOf(built).exec('ROLLBACK TO probe; RELEASE probe');
     expect(vocab(built)).toEqual(again);
     const terms = new Set(vocab(built).map((r) => r[0] as string));
     expect(terms.has('x'.repeat(64))).toBe(true);
@@ -139,10 +140,10 @@ describe('a fresh bulk build', () => {
 
   it('is a shard like any other once in place: WAL, no stray file, written to by the ordinary path', () => {
     const { built, path } = pair(12);
-    expect(built.db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(dbOf(built).pragma('journal_mode', { simple: true })).toBe('wal');
     expect(readdirSync(dirname(path)).filter((f) => f.includes('.build-'))).toEqual([]);
     const t = built.addTurn({ question: 'a later question about москва', answer_text: 'x', session: 'aaaa' });
-    expect(built.find('москва').map((h) => h.bates)).toContain(t.bates);
+    expect(built.search('москва').hits.map((h) => h.bates)).toContain(t.bates);
     expect(built.verify().ok).toBe(true);
   });
 
@@ -154,7 +155,7 @@ describe('a fresh bulk build', () => {
     expect(errorOf(() => b.shard.addTurnsBulk(bad, { kind: 'nodes.bulk', data: {} })).kind).toBe('not_found');
     b.finish();
     const s = openShard(path);
-    expect(s.db.prepare('SELECT count(*) FROM nodes').pluck().get()).toBe(9);
+    expect(dbOf(s).prepare('SELECT count(*) FROM nodes').pluck().get()).toBe(9);
     expect(s.verify().ok).toBe(true);
   });
 
@@ -267,14 +268,16 @@ describe('the index written on a thread of its own (the built worker; run `npm r
           rows(built, `SELECT rowid FROM ${t} WHERE ${t} MATCH '${q}' ORDER BY rowid`),
           `${t} ${q}`,
         ).toEqual(rows(plain, `SELECT rowid FROM ${t} WHERE ${t} MATCH '${q}' ORDER BY rowid`));
-    expect(built.find('москва').map((h) => h.bates)).toEqual(plain.find('москва').map((h) => h.bates));
-    built.db.exec("INSERT INTO nodes_fts (nodes_fts, rank) VALUES ('integrity-check', 1)");
-    built.db.exec("INSERT INTO questions_fts (questions_fts, rank) VALUES ('integrity-check', 1)");
+    expect(built.search('москва').hits.map((h) => h.bates)).toEqual(
+      plain.search('москва').hits.map((h) => h.bates),
+    );
+    dbOf(built).exec("INSERT INTO nodes_fts (nodes_fts, rank) VALUES ('integrity-check', 1)");
+    dbOf(built).exec("INSERT INTO questions_fts (questions_fts, rank) VALUES ('integrity-check', 1)");
     expect(built.verify().ok).toBe(true);
     // and the index goes on as any other: a later turn is found
     const t = built.addTurn({ question: 'one more about москва', answer_text: 'x', session: 'bbbb' });
-    expect(built.find('москва').map((h) => h.bates)).toContain(t.bates);
-    built.db.exec("INSERT INTO nodes_fts (nodes_fts, rank) VALUES ('integrity-check', 1)");
+    expect(built.search('москва').hits.map((h) => h.bates)).toContain(t.bates);
+    dbOf(built).exec("INSERT INTO nodes_fts (nodes_fts, rank) VALUES ('integrity-check', 1)");
   });
 });
 

@@ -1,7 +1,7 @@
 import { brotliCompressSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { hashes, SCHEMA_VERSION, type Shard } from '../../src/store/index.js';
-import type { BulkTurn } from '../../src/store/write/bulk.js';
+import { type BulkTurn, dbOf } from '../../src/store/testing.js';
 import { tamper } from '../support/attacker.js';
 import { tempDb } from '../support/tmp.js';
 import { errorOf, newShard, rootBytes, subtreeBytes } from './util.js';
@@ -65,7 +65,7 @@ describe('the bulk path', () => {
     expect(bulk.verify().ok).toBe(true);
     expect(bulk.audit.check().ok).toBe(true);
     // find sees the bulk turns at once
-    expect(bulk.find('question').length).toBe(6);
+    expect(bulk.search('question').hits.length).toBe(6);
   });
 
   it('hangs a second batch under turns of the first and folds their ancestors once', () => {
@@ -87,7 +87,7 @@ describe('the bulk path', () => {
     expect(s.verify().ok).toBe(true);
     // and the same as recomputing it from scratch with the one-by-one path's fold
     const sub = subtreeBytes(s);
-    s.write(() => s.merkle.fold(s.db.prepare('SELECT id FROM nodes').pluck().all() as number[]));
+    s.write(() => s.merkle.fold(dbOf(s).prepare('SELECT id FROM nodes').pluck().all() as number[]));
     expect(subtreeBytes(s)).toEqual(sub);
   });
 
@@ -121,7 +121,7 @@ describe('the bulk path', () => {
       errorOf(() => s.addTurnsBulk([{ ...t[0], sid: 'zzzz' }], { kind: 'nodes.bulk', data: {} })).message,
     ).toMatch(/no session 'zzzz'/);
     expect(s.audit.head().seq).toBe(head);
-    expect(s.db.prepare('SELECT count(*) FROM nodes').pluck().get()).toBe(0);
+    expect(dbOf(s).prepare('SELECT count(*) FROM nodes').pluck().get()).toBe(0);
   });
 
   it('an exact re-import checks each node hash it was given', () => {
@@ -228,7 +228,7 @@ describe('the chain binds the source records', () => {
 describe("the bulk path's pages", () => {
   /** The share of a table's leaf pages, in key order, that lie right after the one before: 1 is one run. */
   function inRuns(s: Shard, table: string): number {
-    const pages = s.db
+    const pages = dbOf(s)
       .prepare("SELECT pageno FROM dbstat WHERE name = ? AND pagetype = 'leaf' ORDER BY path")
       .pluck()
       .all(table) as number[];
@@ -262,14 +262,14 @@ describe('migration 6', () => {
     const path = tempDb();
     const old = newShard(path);
     const a = old.addTurn({ question: 'before imports', answer_text: 'x', source: 'demo' });
-    old.db.exec(
+    dbOf(old).exec(
       `DROP INDEX nodes_source; DROP TABLE session_sources; DROP TABLE node_sources; DROP TABLE source_chunks;
        DROP TABLE fts_terms; DROP TABLE questions_fts;`,
     );
-    old.db.pragma('user_version = 5');
+    dbOf(old).pragma('user_version = 5');
     old.close();
     const s = newShard(path);
-    expect(s.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    expect(dbOf(s).pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
     expect(s.verify().ok).toBe(true);
     s.addTurnsBulk(
       [

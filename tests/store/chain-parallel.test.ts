@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type * as Check from '../../src/store/chain/check.js';
 import type * as Store from '../../src/store/index.js';
+import type * as Check from '../../src/store/testing.js';
+import { dbOf } from '../../src/store/testing.js';
 import { tempDb } from '../support/tmp.js';
 
 /**
@@ -10,7 +11,7 @@ import { tempDb } from '../support/tmp.js';
  * the compiled build (dist/, made by `npm test`'s pretest), so this test drives the compiled store.
  */
 const dist = new URL('../../dist/src/store/index.js', import.meta.url);
-const distCheck = new URL('../../dist/src/store/chain/check.js', import.meta.url);
+const distCheck = new URL('../../dist/src/store/testing.js', import.meta.url);
 
 describe.skipIf(!existsSync(dist))('chain-check on a long chain (two threads)', () => {
   it('gives the same verdicts as the one-thread check: intact, and the exact first break in either half', async () => {
@@ -30,10 +31,10 @@ describe.skipIf(!existsSync(dist))('chain-check on a long chain (two threads)', 
 
       const flip = (seq: number) => {
         const b = Buffer.from(
-          s.db.prepare('SELECT body FROM audit_events WHERE seq = ?').pluck().get(seq) as Buffer,
+          dbOf(s).prepare('SELECT body FROM audit_events WHERE seq = ?').pluck().get(seq) as Buffer,
         );
         b[5] ^= 1;
-        s.db.prepare('UPDATE audit_events SET body = ? WHERE seq = ?').run(b, seq);
+        dbOf(s).prepare('UPDATE audit_events SET body = ? WHERE seq = ?').run(b, seq);
       };
       flip(150_000); // in the helper's half
       expect(s.chainCheck()).toMatchObject({
@@ -42,7 +43,7 @@ describe.skipIf(!existsSync(dist))('chain-check on a long chain (two threads)', 
         reason: 'event 150000 does not match its hash',
         verified: { seq: 149_999 },
       });
-      s.db.prepare('DELETE FROM audit_events WHERE seq = 20000').run(); // in the first half
+      dbOf(s).prepare('DELETE FROM audit_events WHERE seq = 20000').run(); // in the first half
       expect(s.chainCheck()).toMatchObject({
         ok: false,
         first_broken_seq: 20_000,
@@ -72,12 +73,12 @@ describe.skipIf(!existsSync(dist))('chain-check on a long chain (two threads)', 
       // A chunk in the later part (a helper's, when there is one) and its neighbours' boundary.
       const { lo, hi } = chunks[Math.floor((chunks.length * 3) / 4)];
       const row = (seq: number) =>
-        s.db.prepare('SELECT body, prev_hash FROM audit_events WHERE seq = ?').get(seq) as {
+        dbOf(s).prepare('SELECT body, prev_hash FROM audit_events WHERE seq = ?').get(seq) as {
           body: Buffer;
           prev_hash: Buffer;
         };
       const set = (seq: number, col: 'body' | 'prev_hash', v: unknown) =>
-        s.db.prepare(`UPDATE audit_events SET ${col} = ? WHERE seq = ?`).run(v, seq);
+        dbOf(s).prepare(`UPDATE audit_events SET ${col} = ? WHERE seq = ?`).run(v, seq);
       const flipped = (b: Buffer) => {
         const c = Buffer.from(b);
         c[7] ^= 1;
@@ -144,7 +145,7 @@ describe.skipIf(!existsSync(dist))('chain-check on a long chain (two threads)', 
       const h = createHash('sha256')
         .update(Buffer.concat([head.hash, body]))
         .digest();
-      s.db
+      dbOf(s)
         .prepare('INSERT INTO audit_events VALUES (?, ?, ?, ?, ?, ?)')
         .run(seq, ts, 'x', body, head.hash, h);
       expect(s.chainCheck()).toMatchObject({ ok: false, first_broken_seq: head.seq + 1 });

@@ -1,10 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { ChainClaims } from '../../src/store/chain/claims.js';
-import { readClaims } from '../../src/store/chain/claims-read.js';
-import { AUDIT_EVENTS_TABLE } from '../../src/store/db/events-table.js';
 import { Shard } from '../../src/store/index.js';
+import { AUDIT_EVENTS_TABLE, ChainClaims, dbOf, readClaims } from '../../src/store/testing.js';
 import { tempDb } from '../support/tmp.js';
 import { claimsSummary, newShard } from './util.js';
 
@@ -15,9 +13,9 @@ import { claimsSummary, newShard } from './util.js';
  */
 
 /** The reference: every event one row at a time, in seq order, as readClaims read them before the fast page. */
-function readClaimsByRow(s: Pick<Shard, 'db'>): ChainClaims {
+function readClaimsByRow(db: Database.Database): ChainClaims {
   const claims = new ChainClaims();
-  const rows = s.db.prepare('SELECT seq, kind, ts, body FROM audit_events ORDER BY seq').raw(true).all() as [
+  const rows = db.prepare('SELECT seq, kind, ts, body FROM audit_events ORDER BY seq').raw(true).all() as [
     number,
     unknown,
     unknown,
@@ -66,9 +64,9 @@ describe('verify: the chain read a page at a time', () => {
   it('reads a healthy chain exactly as row by row does, and finds nothing', () => {
     const s = long();
     expect(s.audit.head().seq).toBeGreaterThan(2000 + 500);
-    const fast = readClaims(s.db);
+    const fast = readClaims(dbOf(s));
     expect(fast.problems).toEqual([]);
-    expect(claimsSummary(fast)).toEqual(claimsSummary(readClaimsByRow(s)));
+    expect(claimsSummary(fast)).toEqual(claimsSummary(readClaimsByRow(dbOf(s))));
     expect(s.verify().ok).toBe(true);
   });
 
@@ -148,9 +146,9 @@ describe('verify: the chain read a page at a time', () => {
   for (const e of edits) {
     it(`gives the row-by-row verdicts on ${e.name}`, () => {
       const s = long();
-      for (const sql of e.sql) s.db.prepare(sql).run();
-      const fast = claimsSummary(readClaims(s.db));
-      expect(fast).toEqual(claimsSummary(readClaimsByRow(s)));
+      for (const sql of e.sql) dbOf(s).prepare(sql).run();
+      const fast = claimsSummary(readClaims(dbOf(s)));
+      expect(fast).toEqual(claimsSummary(readClaimsByRow(dbOf(s))));
       if (e.problem) expect(fast.problems).toContainEqual({ kind: 'event', ...e.problem });
       // and verify, which reads the chain this way, reports the damage
       expect(s.verify().ok).toBe(false);
@@ -159,14 +157,14 @@ describe('verify: the chain read a page at a time', () => {
   it('reads timestamps of other lengths in place from the page, body and column alike, and names the one that differs', () => {
     const s = long();
     // The page's timestamps are one list read by position: a shorter and a longer one before an edited one.
-    const rewrite = s.db.prepare(
+    const rewrite = dbOf(s).prepare(
       'UPDATE audit_events SET ts = ?, body = CAST(replace(CAST(body AS TEXT), ts, ?) AS BLOB) WHERE seq = ?',
     );
     rewrite.run('2026-01-01T00:00Z', '2026-01-01T00:00Z', 1499);
     rewrite.run('2026-01-01T00:00:00.000000+01:00', '2026-01-01T00:00:00.000000+01:00', 1500);
-    s.db.prepare("UPDATE audit_events SET ts = '1999' || substr(ts, 5) WHERE seq = 1501").run();
-    const fast = readClaims(s.db);
-    expect(claimsSummary(fast)).toEqual(claimsSummary(readClaimsByRow(s)));
+    dbOf(s).prepare("UPDATE audit_events SET ts = '1999' || substr(ts, 5) WHERE seq = 1501").run();
+    const fast = readClaims(dbOf(s));
+    expect(claimsSummary(fast)).toEqual(claimsSummary(readClaimsByRow(dbOf(s))));
     expect(fast.problems).toEqual([
       { kind: 'event', id: '1501', detail: 'its columns disagree with its body' },
     ]);
@@ -180,11 +178,11 @@ describe('verify: the chain read a page at a time', () => {
       db.pragma("encoding = 'UTF-16le'");
       db.exec(AUDIT_EVENTS_TABLE);
       const insert = db.prepare('INSERT INTO audit_events VALUES (?, ?, ?, ?, ?, ?)');
-      const rows = s.db.prepare('SELECT * FROM audit_events ORDER BY seq').raw(true).all() as unknown[][];
+      const rows = dbOf(s).prepare('SELECT * FROM audit_events ORDER BY seq').raw(true).all() as unknown[][];
       db.transaction(() => {
         for (const r of rows) insert.run(...r);
       })();
-      expect(claimsSummary(readClaims(db))).toEqual(claimsSummary(readClaimsByRow({ db })));
+      expect(claimsSummary(readClaims(db))).toEqual(claimsSummary(readClaimsByRow(db)));
       expect(readClaims(db).problems).toEqual([]);
     } finally {
       db.close();

@@ -1,9 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ChainClaims } from '../../src/store/chain/claims.js';
-import { applyEvent, nodeAddForm } from '../../src/store/chain/claims-read.js';
 import type { Shard } from '../../src/store/index.js';
-import { nodeAddBody } from '../../src/store/write/bulk.js';
+import { applyEvent, ChainClaims, dbOf, nodeAddBody, nodeAddForm } from '../../src/store/testing.js';
 import { claimsSummary, newShard } from './util.js';
 
 /**
@@ -200,7 +198,7 @@ describe("verify's reading of node.add in the store's form", () => {
       })),
       { kind: 'nodes.bulk', data: {} },
     );
-    const bodies = s.db
+    const bodies = dbOf(s)
       .prepare("SELECT seq, ts, body FROM audit_events WHERE kind = 'node.add' ORDER BY seq")
       .raw()
       .all() as [number, string, Buffer][];
@@ -212,7 +210,7 @@ describe("verify's reading of node.add in the store's form", () => {
     }
     expect(s.verify().ok).toBe(true);
     // an edit of one claimed hash, made consistently in the body: the claim read is the edited one
-    s.db
+    dbOf(s)
       .prepare(
         'UPDATE audit_events SET body = CAST(replace(CAST(body AS TEXT), \'"node_hash":"\', \'"node_hash":"0\') AS BLOB) WHERE seq = ?',
       )

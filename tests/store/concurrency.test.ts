@@ -3,6 +3,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Shard } from '../../src/store/index.js';
+import { dbOf } from '../../src/store/testing.js';
 import { tempDb } from '../support/tmp.js';
 import { newShard } from './util.js';
 
@@ -117,7 +118,7 @@ describe('two processes writing at once', () => {
     const switches = bySeq.filter((n, i) => i > 1 && n.question[0] !== bySeq[i - 1].question[0]).length;
     expect(switches).toBeGreaterThan(0);
     expect(t.getSession('shared')!.n_nodes).toBe(2 * N + 1);
-    expect(t.db.prepare('SELECT count(*) FROM nodes').pluck().get()).toBe(2 * N + 1);
+    expect(dbOf(t).prepare('SELECT count(*) FROM nodes').pluck().get()).toBe(2 * N + 1);
     // each writer's turns form its own unbroken chain under the root: the root is the only branch point
     expect(t.branchPoints()).toEqual([{ bates: root.bates, n_children: 2 }]);
     expect(t.pathTo(ra.bates[N - 1])).toHaveLength(N + 1);
@@ -128,17 +129,17 @@ describe('two processes writing at once', () => {
     const c = t.chainCheck();
     expect(c.ok).toBe(true);
     expect(c.events).toBe(3 + 2 * N);
-    const links = t.db.prepare('SELECT prev_hash FROM audit_events').pluck().all() as Buffer[];
+    const links = dbOf(t).prepare('SELECT prev_hash FROM audit_events').pluck().all() as Buffer[];
     expect(new Set(links.map((l) => l.toString('hex'))).size).toBe(links.length); // no fork: every prev is used once
-    expect(t.db.prepare("SELECT count(*) FROM audit_events WHERE kind = 'node.add'").pluck().get()).toBe(
+    expect(dbOf(t).prepare("SELECT count(*) FROM audit_events WHERE kind = 'node.add'").pluck().get()).toBe(
       2 * N + 1,
     );
 
     const v = t.verify();
     expect(v).toEqual({ ok: true, nodes: 2 * N + 1, mismatches: [], edited: [], sessions: [] });
     // both writers' turns are findable
-    expect(t.find('alpha turn 199').map((h) => h.bates)).toContain(ra.bates[N - 1]);
-    expect(t.find('beta turn 0').map((h) => h.bates)).toContain(rb.bates[0]);
+    expect(t.search('alpha turn 199').hits.map((h) => h.bates)).toContain(ra.bates[N - 1]);
+    expect(t.search('beta turn 0').hits.map((h) => h.bates)).toContain(rb.bates[0]);
   }, 60_000);
 });
 
@@ -151,7 +152,7 @@ describe('two connections in one process', () => {
     const t = s2.addTurn({ question: 'from the other side', answer_text: '' });
     expect(s1.dataVersion()).not.toBe(v0);
     expect(s1.requireNode(t.bates).question).toBe('from the other side');
-    expect(s1.find('other side').map((h) => h.bates)).toEqual([t.bates]);
+    expect(s1.search('other side').hits.map((h) => h.bates)).toEqual([t.bates]);
     // s1 continues the chain s2 extended, rather than forking it
     s1.addTurn({ question: 'reply', answer_text: '', parent: t.bates });
     expect(s2.chainCheck()).toMatchObject({ ok: true, events: 1 + 2 + 1 });
@@ -163,7 +164,7 @@ describe('two connections in one process', () => {
     const s2 = newShard(path, { busyTimeoutMs: 50 });
     const root = s1.addTurn({ question: 'root', answer_text: '' });
     const head = s1.chainHead();
-    s1.db.exec('BEGIN IMMEDIATE');
+    dbOf(s1).exec('BEGIN IMMEDIATE');
     try {
       let err: unknown;
       try {
@@ -174,7 +175,7 @@ describe('two connections in one process', () => {
       expect(err).toMatchObject({ kind: 'busy' });
       expect((err as Error).message).not.toContain('\n');
     } finally {
-      s1.db.exec('ROLLBACK');
+      dbOf(s1).exec('ROLLBACK');
     }
     expect(s2.chainHead()).toBe(head);
     // once the lock is gone the next seq is the one that was not used

@@ -1,11 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { ask } from '../../src/ask/index.js';
 import { archiveSessions, Shard } from '../../src/store/index.js';
+import { dbOf } from '../../src/store/testing.js';
 import { tempDb } from '../support/tmp.js';
 
-const pending = (s: Shard) => s.db.prepare('SELECT count(*) FROM fts_pending').pluck().get() as number;
+const pending = (s: Shard) => dbOf(s).prepare('SELECT count(*) FROM fts_pending').pluck().get() as number;
 const indexed = (s: Shard, word: string) =>
-  s.db.prepare('SELECT count(*) FROM nodes_fts WHERE nodes_fts MATCH ?').pluck().get(`"${word}"`) as number;
+  dbOf(s)
+    .prepare('SELECT count(*) FROM nodes_fts WHERE nodes_fts MATCH ?')
+    .pluck()
+    .get(`"${word}"`) as number;
 
 describe('deferred FTS indexing (interactive processes)', () => {
   it('queues new turns, and every reader of FTS5 indexes them first', () => {
@@ -20,7 +24,7 @@ describe('deferred FTS indexing (interactive processes)', () => {
     expect(pending(s)).toBe(0);
     expect(indexed(s, 'walrus')).toBe(1);
     s.addTurn({ question: 'narwhal tusks', answer_text: 'teeth', parent: a.bates });
-    expect(s.find('narwhal').length).toBe(2);
+    expect(s.search('narwhal').hits.length).toBe(2);
     expect(s.verify().ok).toBe(true);
     expect(s.chainCheck().ok).toBe(true);
     s.close();
@@ -49,10 +53,10 @@ describe('deferred FTS indexing (interactive processes)', () => {
     s.deferIndexing = true;
     s.addTurn({ question: 'left waiting', answer_text: 'y' });
     // Simulate a crash: no flush on close.
-    s.db.close();
+    dbOf(s).close();
     const other = Shard.open(path);
     expect(pending(other)).toBe(1);
-    expect(other.find('waiting').length).toBe(1);
+    expect(other.search('waiting').hits.length).toBe(1);
     expect(pending(other)).toBe(0);
     other.close();
   });
@@ -65,8 +69,8 @@ describe('deferred FTS indexing (interactive processes)', () => {
     s.addTurn({ question: 'more otters', answer_text: 'g2', parent: gone.bates });
     archiveSessions(s, [gone.sid], 'deleted');
     expect(pending(s)).toBe(0);
-    expect(s.find('otters').map((h) => h.bates)).toEqual([keep.bates]);
-    s.db.exec("INSERT INTO nodes_fts (nodes_fts) VALUES ('integrity-check')");
+    expect(s.search('otters').hits.map((h) => h.bates)).toEqual([keep.bates]);
+    dbOf(s).exec("INSERT INTO nodes_fts (nodes_fts) VALUES ('integrity-check')");
     expect(s.verify().ok).toBe(true);
     s.close();
   });

@@ -42,7 +42,7 @@ describe('find', () => {
   it('returns hits with bates, audit, question and a snippet', () => {
     const s = newShard();
     const t = corpus(s);
-    const hits = s.find('lifetimes async');
+    const hits = s.search('lifetimes async').hits;
     expect(hits).toHaveLength(1);
     expect(hits[0]).toMatchObject({
       bates: t.life.bates,
@@ -58,11 +58,11 @@ describe('find', () => {
   it('finds words in the answer and in cited titles, question hits first', () => {
     const s = newShard();
     const t = corpus(s);
-    const hits = s.find('lifetimes');
+    const hits = s.search('lifetimes').hits;
     expect(hits.map((h) => h.bates)).toEqual([t.life.bates, t.wal.bates]);
     expect(hits.map((h) => h.field)).toEqual(['question', 'answer']);
     expect(hits[1].audit).toBe('cached');
-    expect(s.find('zebrafish').map((h) => h.bates)).toEqual([t.cite.bates]);
+    expect(s.search('zebrafish').hits.map((h) => h.bates)).toEqual([t.cite.bates]);
   });
 
   it('folds case and diacritics', () => {
@@ -70,7 +70,7 @@ describe('find', () => {
     const t = s.addTurn({ question: 'Crème brûlée à la Ünïcode', answer_text: 'decomposed cafe\u0301 text' });
     for (const q of ['creme', 'BRULEE', 'unicode', 'Crème brûlée', 'café', 'cafe\u0301', 'cafe']) {
       expect(
-        s.find(q).map((h) => h.bates),
+        s.search(q).hits.map((h) => h.bates),
         q,
       ).toEqual([t.bates]);
     }
@@ -79,32 +79,32 @@ describe('find', () => {
   it('matches the last term as a prefix, from two characters, unless the query ends in a space', () => {
     const s = newShard();
     const t = corpus(s);
-    expect(s.find('lifet').map((h) => h.bates)).toEqual([t.life.bates, t.wal.bates]);
-    expect(s.find('interact asy').map((h) => h.bates)).toEqual([t.life.bates]);
+    expect(s.search('lifet').hits.map((h) => h.bates)).toEqual([t.life.bates, t.wal.bates]);
+    expect(s.search('interact asy').hits.map((h) => h.bates)).toEqual([t.life.bates]);
     // Only the LAST term is a prefix.
-    expect(s.find('lifet async')).toEqual([]);
+    expect(s.search('lifet async').hits).toEqual([]);
     // A trailing space means the word is finished.
-    expect(s.find('lifet ')).toEqual([]);
-    expect(s.find('lifet', { prefix: false })).toEqual([]);
+    expect(s.search('lifet ').hits).toEqual([]);
+    expect(s.search('lifet', { prefix: false }).hits).toEqual([]);
     // One letter is not a prefix (it would merge thousands of terms): it must match a whole word.
-    expect(s.find('l')).toEqual([]);
-    expect(s.find('x').map((h) => h.bates)).toEqual([t.x.bates]);
+    expect(s.search('l').hits).toEqual([]);
+    expect(s.search('x').hits.map((h) => h.bates)).toEqual([t.x.bates]);
   });
 
   it('honours limit and scope', () => {
     const s = newShard();
     const t = corpus(s);
-    expect(s.find('lifetimes', { limit: 1 })).toHaveLength(1);
-    expect(s.find('lifetimes', { scope: 'bbbb' }).map((h) => h.bates)).toEqual([t.wal.bates]);
-    expect(s.find('lifetimes', { scope: 'aaaa' }).map((h) => h.bates)).toEqual([t.life.bates]);
-    expect(s.find('lifetimes', { scope: 'nosuch' })).toEqual([]);
+    expect(s.search('lifetimes', { limit: 1 }).hits).toHaveLength(1);
+    expect(s.search('lifetimes', { scope: 'bbbb' }).hits.map((h) => h.bates)).toEqual([t.wal.bates]);
+    expect(s.search('lifetimes', { scope: 'aaaa' }).hits.map((h) => h.bates)).toEqual([t.life.bates]);
+    expect(s.search('lifetimes', { scope: 'nosuch' }).hits).toEqual([]);
   });
 
   it('returns [] for an empty query or one with no words', () => {
     const s = newShard();
     corpus(s);
     for (const q of ['', '   ', '"', '*', '^', '""', '()', '-', ':', '😀🎉', '\u0000', '\u200b']) {
-      expect(s.find(q), JSON.stringify(q)).toEqual([]);
+      expect(s.search(q).hits, JSON.stringify(q)).toEqual([]);
     }
   });
 
@@ -141,9 +141,9 @@ describe('find', () => {
       '%_',
     ];
     for (const q of hostile) {
-      expect(() => s.find(q), q).not.toThrow();
+      expect(() => s.search(q).hits, q).not.toThrow();
     }
-    const bates = (q: string) => s.find(q).map((h) => h.bates);
+    const bates = (q: string) => s.search(q).hits.map((h) => h.bates);
     // `question:foo` is the two words "question" and "foo", not a column filter: the turn whose question is
     // "foo bar baz" (with no word "question" anywhere) must not match.
     expect(bates('question:foo')).toEqual([t.qtext.bates]);
@@ -196,15 +196,15 @@ describe('find', () => {
     const ja = s.addTurn({ question: '日本語のテキスト 😀 emoji', answer_text: '中文 答案' });
     const hi = s.addTurn({ question: 'हिन्दी भाषा', answer_text: 'Ελληνικά και русский' });
     const ar = s.addTurn({ question: 'مرحبا بالعالم', answer_text: '👩‍👩‍👧‍👦 family' });
-    expect(s.find('日本語のテキスト').map((h) => h.bates)).toEqual([ja.bates]);
-    expect(s.find('中文').map((h) => h.bates)).toEqual([ja.bates]);
-    expect(s.find('русский').map((h) => h.bates)).toEqual([hi.bates]);
-    expect(s.find('ΕΛΛΗΝΙΚΆ').map((h) => h.bates)).toEqual([hi.bates]);
-    expect(s.find('हिन्दी').map((h) => h.bates)).toEqual([hi.bates]);
-    expect(s.find('مرحبا').map((h) => h.bates)).toEqual([ar.bates]);
-    expect(s.find('emoji 😀').map((h) => h.bates)).toEqual([ja.bates]);
+    expect(s.search('日本語のテキスト').hits.map((h) => h.bates)).toEqual([ja.bates]);
+    expect(s.search('中文').hits.map((h) => h.bates)).toEqual([ja.bates]);
+    expect(s.search('русский').hits.map((h) => h.bates)).toEqual([hi.bates]);
+    expect(s.search('ΕΛΛΗΝΙΚΆ').hits.map((h) => h.bates)).toEqual([hi.bates]);
+    expect(s.search('हिन्दी').hits.map((h) => h.bates)).toEqual([hi.bates]);
+    expect(s.search('مرحبا').hits.map((h) => h.bates)).toEqual([ar.bates]);
+    expect(s.search('emoji 😀').hits.map((h) => h.bates)).toEqual([ja.bates]);
     for (const q of ['😀', '👩‍👩‍👧‍👦', '日', '\ud800', 'a\udfffb', '\u202eevil', '\u0301']) {
-      expect(() => s.find(q), JSON.stringify(q)).not.toThrow();
+      expect(() => s.search(q).hits, JSON.stringify(q)).not.toThrow();
     }
   });
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { Shard } from '../../src/store/index.js';
-import { inWalkOrder, MERKLE_SQL } from '../../src/store/tree/merkle.js';
+import { dbOf, inWalkOrder, MERKLE_SQL } from '../../src/store/testing.js';
 import { newShard, prng, rootBytes, subtreeBytes } from './util.js';
 
 const sha256 = (...parts: Buffer[]) => createHash('sha256').update(Buffer.concat(parts)).digest();
@@ -16,7 +16,7 @@ function recompute(s: Shard): {
   node: Map<string, Buffer>;
   roots: Map<string, Buffer>;
 } {
-  const nodes = s.db
+  const nodes = dbOf(s)
     .prepare(`SELECT n.bates, n.sid, n.seq, p.bates AS parent_bates, p.sid AS parent_sid, n.question, n.answer_text,
       n.cited_titles_json, n.n_cited_sources, n.audit, n.cache_key, n.source, n.source_id, n.created_at
       FROM nodes n LEFT JOIN nodes p ON p.id = n.parent_id ORDER BY n.sid, n.seq`)
@@ -63,7 +63,7 @@ function recompute(s: Shard): {
   };
   for (const n of nodes) subOf(n.bates);
   const roots = new Map<string, Buffer>();
-  for (const sid of s.db.prepare('SELECT sid FROM sessions').pluck().all() as string[]) {
+  for (const sid of dbOf(s).prepare('SELECT sid FROM sessions').pluck().all() as string[]) {
     const tops = nodes.filter((n) => n.sid === sid && (n.parent_bates === null || n.parent_sid !== sid));
     roots.set(
       sid,
@@ -81,7 +81,7 @@ function recompute(s: Shard): {
 function expectStoredMatchesRecomputed(s: Shard): void {
   const r = recompute(s);
   const storedNode = new Map(
-    s.db.prepare('SELECT bates, node_hash FROM nodes').raw(true).all() as [string, Buffer][],
+    dbOf(s).prepare('SELECT bates, node_hash FROM nodes').raw(true).all() as [string, Buffer][],
   );
   for (const [b, h] of r.node)
     expect(storedNode.get(b)!.toString('hex'), `node_hash ${b}`).toBe(h.toString('hex'));
@@ -200,10 +200,14 @@ describe('Merkle hashes', () => {
     const s = newShard();
     let parent: string | undefined;
     for (let i = 0; i < 50; i++) parent = s.addTurn({ question: `q${i}`, answer_text: '', parent }).bates;
-    s.db.exec('ANALYZE');
+    dbOf(s).exec('ANALYZE');
     const params = (sql: string) => Array.from({ length: (sql.match(/\?/g) ?? []).length }, () => 1);
     for (const [name, sql] of Object.entries(MERKLE_SQL)) {
-      const plan = (s.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params(sql)) as { detail: string }[])
+      const plan = (
+        dbOf(s)
+          .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+          .all(...params(sql)) as { detail: string }[]
+      )
         .map((r) => r.detail)
         .join(' | ');
       expect(plan, name).not.toMatch(/SCAN (nodes|node_subtree|n|h|sessions)\b/);
@@ -225,7 +229,7 @@ describe('Merkle hashes', () => {
     const a = s.addTurn({ question: 'a', answer_text: '' }).bates;
     const b = s.addTurn({ question: 'b', answer_text: '', parent: a }).bates;
     const c = s.addTurn({ question: 'c', answer_text: '', parent: b }).bates;
-    s.db.prepare('UPDATE nodes SET node_hash = ? WHERE bates = ?').run(Buffer.alloc(5, 1), b);
+    dbOf(s).prepare('UPDATE nodes SET node_hash = ? WHERE bates = ?').run(Buffer.alloc(5, 1), b);
     const d = s.addTurn({ question: 'd', answer_text: '', parent: c });
     expect(d.bates).toMatch(/-000004$/);
     const v = s.verify();
@@ -308,7 +312,7 @@ describe('verify()', () => {
   it('names an edited node, its ancestors across sessions, and the affected sessions', () => {
     const s = newShard();
     const t = tree(s);
-    s.db.prepare('UPDATE nodes SET question = ? WHERE bates = ?').run('edited behind your back', t.b1);
+    dbOf(s).prepare('UPDATE nodes SET question = ? WHERE bates = ?').run('edited behind your back', t.b1);
     const v = s.verify();
     expect(v.ok).toBe(false);
     expect(v.edited).toEqual([t.b1]);
@@ -332,7 +336,7 @@ describe('verify()', () => {
     ] as const) {
       const s = newShard();
       const t = tree(s);
-      s.db.prepare(`UPDATE nodes SET ${col} = ? WHERE bates = ?`).run(value, t.a4);
+      dbOf(s).prepare(`UPDATE nodes SET ${col} = ? WHERE bates = ?`).run(value, t.a4);
       const v = s.verify();
       expect(v.edited, col).toEqual([t.a4]);
       expect([...v.mismatches].sort(), col).toEqual([t.a1, t.a2, t.a4].sort());
@@ -344,15 +348,15 @@ describe('verify()', () => {
   it('catches a moved node (parent changed) and a forged stored hash', () => {
     const s = newShard();
     const t = tree(s);
-    const a2id = s.db.prepare('SELECT id FROM nodes WHERE bates = ?').pluck().get(t.a2);
-    s.db.prepare('UPDATE nodes SET parent_id = ? WHERE bates = ?').run(a2id, t.a6);
+    const a2id = dbOf(s).prepare('SELECT id FROM nodes WHERE bates = ?').pluck().get(t.a2);
+    dbOf(s).prepare('UPDATE nodes SET parent_id = ? WHERE bates = ?').run(a2id, t.a6);
     const v = s.verify();
     expect(v.ok).toBe(false);
     expect(v.edited).toEqual([t.a6]);
 
     const s2 = newShard();
     const t2 = tree(s2);
-    s2.db
+    dbOf(s2)
       .prepare(
         'UPDATE node_subtree SET subtree_hash = zeroblob(32) WHERE id = (SELECT id FROM nodes WHERE bates = ?)',
       )
@@ -364,7 +368,7 @@ describe('verify()', () => {
 
     const s3 = newShard();
     tree(s3);
-    s3.db.prepare("UPDATE sessions SET session_root = zeroblob(32) WHERE sid = 'cccc'").run();
+    dbOf(s3).prepare("UPDATE sessions SET session_root = zeroblob(32) WHERE sid = 'cccc'").run();
     const v3 = s3.verify();
     expect(v3.ok).toBe(false);
     expect(v3.mismatches).toEqual([]);

@@ -14,6 +14,7 @@ import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { type ArboristError, SCHEMA_VERSION, Shard } from '../../src/store/index.js';
+import { dbOf } from '../../src/store/testing.js';
 import { tempDb, tempDir } from '../support/tmp.js';
 import { errorOf, newShard } from './util.js';
 
@@ -58,10 +59,10 @@ describe('opening a shard', () => {
     // WAL side files inherit the shard's mode
     expect(existsSync(`${path}-wal`)).toBe(true);
     expect(statSync(`${path}-wal`).mode & 0o777).toBe(0o600);
-    expect(s.db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(s.db.pragma('foreign_keys', { simple: true })).toBe(1);
-    expect(s.db.pragma('busy_timeout', { simple: true })).toBeGreaterThan(0);
-    expect(s.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    expect(dbOf(s).pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(dbOf(s).pragma('foreign_keys', { simple: true })).toBe(1);
+    expect(dbOf(s).pragma('busy_timeout', { simple: true })).toBeGreaterThan(0);
+    expect(dbOf(s).pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
   });
 
   it('leaves an existing folder mode alone', () => {
@@ -81,7 +82,7 @@ describe('opening a shard', () => {
     expect(s2.requireNode(t.bates).question).toBe('persisted');
     expect(s2.resolveSession('keep').sid).toBe(t.sid);
     expect(s2.chainHead()).toBe(head);
-    expect(s2.find('persisted').map((h) => h.bates)).toEqual([t.bates]);
+    expect(s2.search('persisted').hits.map((h) => h.bates)).toEqual([t.bates]);
   });
 
   // Issue 10: a shard is created whole under another name and linked into place, so a 0-byte or schema-less file
@@ -251,13 +252,13 @@ describe('opening a shard', () => {
 describe('write-path settings', () => {
   it('keeps checkpoints out of commits: autocheckpoint off, the WAL truncated after a checkpoint', () => {
     const s = Shard.open(tempDb());
-    expect(s.db.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
-    expect(s.db.pragma('journal_size_limit', { simple: true })).toBe(16 * 1024 * 1024);
+    expect(dbOf(s).pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+    expect(dbOf(s).pragma('journal_size_limit', { simple: true })).toBe(16 * 1024 * 1024);
     // idle() on a quiet shard is harmless, and turns added after it are found and verified.
     s.addTurn({ question: 'before idle', answer_text: 'a' });
     s.idle();
     s.addTurn({ question: 'after idle', answer_text: 'b' });
-    expect(s.find('idle').length).toBe(2);
+    expect(s.search('idle').hits.length).toBe(2);
     expect(s.verify().ok).toBe(true);
     s.close();
   });
@@ -266,11 +267,11 @@ describe('write-path settings', () => {
 describe('durability', () => {
   it('synchronous is NORMAL by default, FULL with durable or ARBORIST_SYNC=full', () => {
     const path = tempDb();
-    expect(newShard(path).db.pragma('synchronous', { simple: true })).toBe(1);
-    expect(newShard(path, { durable: true }).db.pragma('synchronous', { simple: true })).toBe(2);
+    expect(dbOf(newShard(path)).pragma('synchronous', { simple: true })).toBe(1);
+    expect(dbOf(newShard(path, { durable: true })).pragma('synchronous', { simple: true })).toBe(2);
     process.env.ARBORIST_SYNC = 'full';
     try {
-      expect(newShard(path).db.pragma('synchronous', { simple: true })).toBe(2);
+      expect(dbOf(newShard(path)).pragma('synchronous', { simple: true })).toBe(2);
     } finally {
       delete process.env.ARBORIST_SYNC;
     }

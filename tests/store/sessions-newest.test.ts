@@ -1,6 +1,7 @@
 /** The first screen's sessions: the newest few in the list's own order, their count, and the index they walk. */
 import { describe, expect, it } from 'vitest';
 import { SCHEMA_VERSION, Shard } from '../../src/store/index.js';
+import { dbOf } from '../../src/store/testing.js';
 import { openShard } from '../support/shard.js';
 import { tempDb } from '../support/tmp.js';
 
@@ -30,7 +31,7 @@ describe('newestSessions and sessionCount', () => {
     const s = openShard();
     manySessions(s, 5);
     const plan = (sql: string) =>
-      (s.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[])
+      (dbOf(s).prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[])
         .map((r) => r.detail)
         .join('; ');
     const page = plan(
@@ -44,12 +45,12 @@ describe('newestSessions and sessionCount', () => {
     const db = tempDb();
     const old = Shard.open(db);
     manySessions(old, 4);
-    old.db.exec('DROP INDEX sessions_newest');
-    old.db.pragma('user_version = 7'); // migration 8 adds it
+    dbOf(old).exec('DROP INDEX sessions_newest');
+    dbOf(old).pragma('user_version = 7'); // migration 8 adds it
     old.close();
     const s = openShard(db);
-    expect(s.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
-    const idx = s.db.prepare(
+    expect(dbOf(s).pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    const idx = dbOf(s).prepare(
       "SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'sessions_newest'",
     );
     expect(idx.get()).toEqual({ name: 'sessions_newest' });

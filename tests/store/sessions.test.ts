@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatBates, hashes, parseBates } from '../../src/store/index.js';
+import { dbOf } from '../../src/store/testing.js';
 import { errorOf, newShard } from './util.js';
 
 describe('sessions', () => {
@@ -141,7 +142,7 @@ describe('Bates ids', () => {
     const t2 = s.addTurn({ question: 'two', answer_text: '', parent: t1.bates });
     expect(t2.bates).toBe('aaaa-000002');
     // Simulate an archived turn: the row is gone, but its id was minted and must stay retired.
-    s.db.prepare('DELETE FROM nodes WHERE bates = ?').run(t2.bates);
+    dbOf(s).prepare('DELETE FROM nodes WHERE bates = ?').run(t2.bates);
     const t3 = s.addTurn({ question: 'three', answer_text: '', parent: t1.bates });
     expect(t3.bates).toBe('aaaa-000003');
     expect(t3.seq).toBe(3);

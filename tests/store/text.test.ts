@@ -14,7 +14,7 @@ describe('text edge cases', () => {
     const back = s.requireNode(t.bates);
     expect(back.question.length).toBe(q.length);
     expect(back.question === q).toBe(true);
-    const hits = s.find('zebracorn');
+    const hits = s.search('zebracorn').hits;
     expect(hits.map((h) => h.bates)).toEqual([t.bates]);
     expect(hits[0].snippet).toContain('«zebracorn»');
     expect(hits[0].snippet.length).toBeLessThan(1000);
@@ -46,7 +46,7 @@ describe('text edge cases', () => {
     expect(s2.requireNode(t.bates).question).toBe(q);
     expect(s2.requireNode(t.bates).answer_text).toBe(a);
     expect(s2.verify().ok).toBe(true);
-    expect(s2.find('end').map((h) => h.bates)).toEqual([t.bates]);
+    expect(s2.search('end').hits.map((h) => h.bates)).toEqual([t.bates]);
   });
 
   it('stores a lone surrogate as well-formed text, without throwing', () => {
@@ -67,7 +67,7 @@ describe('text edge cases', () => {
     const emoji = s.addTurn({ question: 'pair \ud83d\ude00 ok', answer_text: '' });
     expect(s.requireNode(emoji.bates).question).toBe('pair 😀 ok');
     expect(s.verify().ok).toBe(true);
-    expect(s.find('high').map((h) => h.bates)).toEqual([t.bates]);
+    expect(s.search('high').hits.map((h) => h.bates)).toEqual([t.bates]);
   });
 
   it('keeps combining sequences, bidi controls and zero-width characters exactly (no normalisation)', () => {

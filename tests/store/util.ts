@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
-import type { ChainClaims } from '../../src/store/chain/claims.js';
 import type { Shard } from '../../src/store/index.js';
+import { type ChainClaims, dbOf } from '../../src/store/testing.js';
 
 export { errorOf, openShard as newShard } from '../support/shard.js';
 
 /** A stored BLOB column as raw bytes, read behind the store's back. */
 export function blob(s: Shard, sql: string, ...args: unknown[]): Buffer {
-  return s.db
+  return dbOf(s)
     .prepare(sql)
     .pluck()
     .get(...args) as Buffer;
@@ -14,7 +14,7 @@ export function blob(s: Shard, sql: string, ...args: unknown[]): Buffer {
 
 /** Every node's stored subtree hash, raw bytes, by Bates id. */
 export function subtreeBytes(s: Shard): Map<string, Buffer> {
-  const rows = s.db
+  const rows = dbOf(s)
     .prepare('SELECT n.bates, h.subtree_hash FROM nodes n JOIN node_subtree h ON h.id = n.id')
     .raw(true)
     .all() as [string, Buffer][];
@@ -23,7 +23,10 @@ export function subtreeBytes(s: Shard): Map<string, Buffer> {
 
 /** Every session's stored root, raw bytes, by sid. */
 export function rootBytes(s: Shard): Map<string, Buffer> {
-  const rows = s.db.prepare('SELECT sid, session_root FROM sessions').raw(true).all() as [string, Buffer][];
+  const rows = dbOf(s).prepare('SELECT sid, session_root FROM sessions').raw(true).all() as [
+    string,
+    Buffer,
+  ][];
   return new Map(rows);
 }
 

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { hashes, type NewTurn, type Shard } from '../../src/store/index.js';
+import { dbOf } from '../../src/store/testing.js';
 import { newShard, rootBytes, subtreeBytes } from './util.js';
 
 /**
@@ -106,7 +107,7 @@ describe('hash test vectors', () => {
   it('the store produces exactly the vector hashes', () => {
     const s = build();
     const storedNode = new Map(
-      s.db.prepare('SELECT bates, node_hash FROM nodes').raw(true).all() as [string, Buffer][],
+      dbOf(s).prepare('SELECT bates, node_hash FROM nodes').raw(true).all() as [string, Buffer][],
     );
     const storedSub = subtreeBytes(s);
     for (const t of V.turns) {
@@ -127,7 +128,9 @@ describe('hash test vectors', () => {
 
   it('the store writes the vector event body and hashes it by the event convention', () => {
     const s = build();
-    const row = s.db.prepare('SELECT body, prev_hash, event_hash FROM audit_events WHERE seq = 6').get() as {
+    const row = dbOf(s)
+      .prepare('SELECT body, prev_hash, event_hash FROM audit_events WHERE seq = 6')
+      .get() as {
       body: Buffer;
       prev_hash: Buffer;
       event_hash: Buffer;
@@ -138,7 +141,7 @@ describe('hash test vectors', () => {
     expect(hashes.eventHash(Buffer.alloc(32), Buffer.from(V.event.body, 'utf8')).toString('hex')).toBe(
       V.event.event_hash,
     );
-    const first = s.db.prepare('SELECT prev_hash FROM audit_events WHERE seq = 1').pluck().get() as Buffer;
+    const first = dbOf(s).prepare('SELECT prev_hash FROM audit_events WHERE seq = 1').pluck().get() as Buffer;
     expect(first.equals(Buffer.alloc(32))).toBe(true);
   });
 

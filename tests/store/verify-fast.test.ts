@@ -1,9 +1,15 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { sqlCanonicalContent } from '../../src/store/db/canon-sql.js';
-import { firstGuarded, guardSql, NODES_ODD, SUBTREES_ODD } from '../../src/store/db/guards.js';
-import { integerList } from '../../src/store/db/page-lists.js';
 import { hashes } from '../../src/store/index.js';
+import {
+  dbOf,
+  firstGuarded,
+  guardSql,
+  integerList,
+  NODES_ODD,
+  SUBTREES_ODD,
+  sqlCanonicalContent,
+} from '../../src/store/testing.js';
 import { newShard } from './util.js';
 
 /**
@@ -49,14 +55,14 @@ describe('verify: canonical content built by SQLite', () => {
         parent,
       }).bates;
     }
-    const ids = s.db.prepare('SELECT id FROM nodes ORDER BY id').pluck().all() as number[];
+    const ids = dbOf(s).prepare('SELECT id FROM nodes ORDER BY id').pluck().all() as number[];
     for (const id of ids) {
       const node = s.nodeById(id)!;
       const expected = Buffer.concat([
         Buffer.from([0]),
         Buffer.from(hashes.nodeContentJsonSlow(node), 'utf8'),
       ]);
-      expect(sqlCanonicalContent(s.db, id)?.toString('hex'), node.bates).toBe(expected.toString('hex'));
+      expect(sqlCanonicalContent(dbOf(s), id)?.toString('hex'), node.bates).toBe(expected.toString('hex'));
     }
     expect(s.verify().ok).toBe(true);
   });
@@ -66,19 +72,20 @@ describe('verify: canonical content built by SQLite', () => {
     const t1 = s.addTurn({ question: 'one', answer_text: 'a', cited_titles: ['x'] });
     const t2 = s.addTurn({ question: 'two', answer_text: 'b', parent: t1.bates });
     const t3 = s.addTurn({ question: 'three', answer_text: 'c', parent: t2.bates });
-    const id = (b: string) => s.db.prepare('SELECT id FROM nodes WHERE bates = ?').pluck().get(b) as number;
+    const id = (b: string) =>
+      dbOf(s).prepare('SELECT id FROM nodes WHERE bates = ?').pluck().get(b) as number;
     // Same values, other spelling: json() minifies the titles exactly as canon() writes them, so not an edit.
-    s.db.prepare(`UPDATE nodes SET cited_titles_json = '[ "x" ]' WHERE bates = ?`).run(t1.bates);
-    expect(sqlCanonicalContent(s.db, id(t1.bates))?.subarray(1).toString()).toBe(
+    dbOf(s).prepare(`UPDATE nodes SET cited_titles_json = '[ "x" ]' WHERE bates = ?`).run(t1.bates);
+    expect(sqlCanonicalContent(dbOf(s), id(t1.bates))?.subarray(1).toString()).toBe(
       hashes.nodeContentJsonSlow(s.requireNode(t1.bates)),
     );
     expect(s.verify().ok).toBe(true);
     // Types the store never writes (a REAL count, a text field stored as a blob): SQLite leaves them to the
     // exact path, which reports the edits rather than crashing.
-    s.db.prepare('UPDATE nodes SET n_cited_sources = 1.5 WHERE bates = ?').run(t1.bates);
-    s.db.prepare('UPDATE nodes SET question = CAST(question AS BLOB) WHERE bates = ?').run(t3.bates);
-    expect(sqlCanonicalContent(s.db, id(t1.bates))).toBeNull();
-    expect(sqlCanonicalContent(s.db, id(t3.bates))).toBeNull();
+    dbOf(s).prepare('UPDATE nodes SET n_cited_sources = 1.5 WHERE bates = ?').run(t1.bates);
+    dbOf(s).prepare('UPDATE nodes SET question = CAST(question AS BLOB) WHERE bates = ?').run(t3.bates);
+    expect(sqlCanonicalContent(dbOf(s), id(t1.bates))).toBeNull();
+    expect(sqlCanonicalContent(dbOf(s), id(t3.bates))).toBeNull();
     const v = s.verify();
     expect(v.edited).toEqual([t1.bates, t3.bates]);
     expect(v.mismatches).toEqual([t1.bates, t2.bates, t3.bates]);
@@ -111,10 +118,10 @@ describe('verify: the node guards (guards.ts)', () => {
   it('are created exactly as verify trusts them, and are empty on a healthy shard', () => {
     const { s } = threePages();
     for (const g of [NODES_ODD, SUBTREES_ODD]) {
-      expect(s.db.prepare('SELECT sql FROM sqlite_schema WHERE name = ?').pluck().get(g.name)).toBe(
+      expect(dbOf(s).prepare('SELECT sql FROM sqlite_schema WHERE name = ?').pluck().get(g.name)).toBe(
         guardSql(g),
       );
-      expect(firstGuarded(s.db, g)).toBeNull();
+      expect(firstGuarded(dbOf(s), g)).toBeNull();
     }
     expect(s.verify().ok).toBe(true);
   });
@@ -123,30 +130,30 @@ describe('verify: the node guards (guards.ts)', () => {
     const { s, bates } = threePages();
     const at = (k: number) => bates[k];
     // On the second page: types the store never writes, a malformed Bates id, a short subtree hash.
-    s.db.prepare('UPDATE nodes SET n_cited_sources = 1.5 WHERE bates = ?').run(at(1200));
-    s.db.prepare('UPDATE nodes SET question = CAST(question AS BLOB) WHERE bates = ?').run(at(1300));
-    s.db.prepare(`UPDATE nodes SET cited_titles_json = '{"a":1}' WHERE bates = ?`).run(at(1400));
+    dbOf(s).prepare('UPDATE nodes SET n_cited_sources = 1.5 WHERE bates = ?').run(at(1200));
+    dbOf(s).prepare('UPDATE nodes SET question = CAST(question AS BLOB) WHERE bates = ?').run(at(1300));
+    dbOf(s).prepare(`UPDATE nodes SET cited_titles_json = '{"a":1}' WHERE bates = ?`).run(at(1400));
     // A subtree hash stored as text (the guard's), and one cut short (which verify asks of every row).
-    const sub = s.db.prepare(
+    const sub = dbOf(s).prepare(
       'UPDATE node_subtree SET subtree_hash = ? WHERE id = (SELECT id FROM nodes WHERE bates = ?)',
     );
     sub.run('x'.repeat(32), at(1500));
     sub.run(Buffer.alloc(31), at(1600));
-    const id = (k: number) => s.db.prepare('SELECT id FROM nodes WHERE bates = ?').pluck().get(at(k));
-    expect(firstGuarded(s.db, NODES_ODD)).toBe(id(1200));
-    expect(firstGuarded(s.db, SUBTREES_ODD)).toBe(id(1500));
+    const id = (k: number) => dbOf(s).prepare('SELECT id FROM nodes WHERE bates = ?').pluck().get(at(k));
+    expect(firstGuarded(dbOf(s), NODES_ODD)).toBe(id(1200));
+    expect(firstGuarded(dbOf(s), SUBTREES_ODD)).toBe(id(1500));
     const trusted = verdict(s);
     expect(trusted.ok).toBe(false);
     expect(trusted.edited).toEqual([at(1200), at(1300), at(1400)]);
     expect(trusted.mismatches).toEqual(expect.arrayContaining([at(1500), at(1600)]));
     // Guards that lie (empty by definition) are not trusted; missing ones neither: the same verdicts.
     for (const g of [NODES_ODD, SUBTREES_ODD]) {
-      s.db.exec(`DROP INDEX ${g.name}`);
-      s.db.exec(`CREATE INDEX ${g.name} ON ${g.table}(${g.key}) WHERE 0`);
+      dbOf(s).exec(`DROP INDEX ${g.name}`);
+      dbOf(s).exec(`CREATE INDEX ${g.name} ON ${g.table}(${g.key}) WHERE 0`);
     }
-    expect(firstGuarded(s.db, NODES_ODD)).toBeUndefined();
+    expect(firstGuarded(dbOf(s), NODES_ODD)).toBeUndefined();
     expect(verdict(s)).toEqual(trusted);
-    for (const g of [NODES_ODD, SUBTREES_ODD]) s.db.exec(`DROP INDEX ${g.name}`);
+    for (const g of [NODES_ODD, SUBTREES_ODD]) dbOf(s).exec(`DROP INDEX ${g.name}`);
     expect(verdict(s)).toEqual(trusted);
   });
 });
@@ -154,13 +161,13 @@ describe('verify: the node guards (guards.ts)', () => {
 describe('verify against a guard emptied behind its unchanged definition, and ids below 1', () => {
   /** What `PRAGMA writable_schema` in the sqlite3 shell allows: a guard that holds nothing, its text as made. */
   function emptyGuard(s: ReturnType<typeof newShard>, g: typeof NODES_ODD): void {
-    s.db.exec(`DROP INDEX ${g.name}`);
-    s.db.exec(`CREATE INDEX ${g.name} ON ${g.table}(${g.key}) WHERE 0`);
-    s.db.unsafeMode(true);
-    s.db.pragma('writable_schema = ON');
-    s.db.prepare('UPDATE sqlite_schema SET sql = ? WHERE name = ?').run(guardSql(g), g.name);
-    s.db.pragma('writable_schema = OFF');
-    s.db.unsafeMode(false);
+    dbOf(s).exec(`DROP INDEX ${g.name}`);
+    dbOf(s).exec(`CREATE INDEX ${g.name} ON ${g.table}(${g.key}) WHERE 0`);
+    dbOf(s).unsafeMode(true);
+    dbOf(s).pragma('writable_schema = ON');
+    dbOf(s).prepare('UPDATE sqlite_schema SET sql = ? WHERE name = ?').run(guardSql(g), g.name);
+    dbOf(s).pragma('writable_schema = OFF');
+    dbOf(s).unsafeMode(false);
   }
 
   it('still sees structure columns of another type (a text parent id, an empty child count)', () => {
@@ -169,18 +176,21 @@ describe('verify against a guard emptied behind its unchanged definition, and id
     const t2 = s.addTurn({ question: 'mid', answer_text: 'a2', parent: t1.bates });
     const t3 = s.addTurn({ question: 'leaf', answer_text: 'a3', parent: t2.bates });
     const t4 = s.addTurn({ question: 'leaf 2', answer_text: 'a4', parent: t1.bates });
-    const id = (b: string) => s.db.prepare('SELECT id FROM nodes WHERE bates = ?').pluck().get(b) as number;
+    const id = (b: string) =>
+      dbOf(s).prepare('SELECT id FROM nodes WHERE bates = ?').pluck().get(b) as number;
     const [id2, id3] = [id(t2.bates), id(t3.bates)];
-    s.db.pragma('foreign_keys = OFF');
+    dbOf(s).pragma('foreign_keys = OFF');
     emptyGuard(s, NODES_ODD);
     emptyGuard(s, SUBTREES_ODD);
     s.close();
     const again = newShard(s.path);
     try {
-      expect(firstGuarded(again.db, NODES_ODD)).toBeNull(); // trusted, and holding nothing
-      again.db.pragma('foreign_keys = OFF');
-      again.db.prepare('UPDATE nodes SET parent_id = ? WHERE id = ?').run(`0x${id2.toString(16)}`, id3);
-      again.db.prepare(`UPDATE nodes SET n_children = '' WHERE bates = ?`).run(t4.bates);
+      expect(firstGuarded(dbOf(again), NODES_ODD)).toBeNull(); // trusted, and holding nothing
+      dbOf(again).pragma('foreign_keys = OFF');
+      dbOf(again)
+        .prepare('UPDATE nodes SET parent_id = ? WHERE id = ?')
+        .run(`0x${id2.toString(16)}`, id3);
+      dbOf(again).prepare(`UPDATE nodes SET n_children = '' WHERE bates = ?`).run(t4.bates);
       const v = again.verify();
       expect(v.ok).toBe(false);
       expect(v.problems?.map((p) => p.id)).toEqual(expect.arrayContaining([t3.bates, t4.bates]));
@@ -196,14 +206,14 @@ describe('verify against a guard emptied behind its unchanged definition, and id
       turns.push(s.addTurn({ question: `q${i}`, answer_text: 'a', parent: turns[turns.length - 1].bates }));
     const b = turns[2].bates;
     const sid = b.slice(0, b.indexOf('-'));
-    s.db.pragma('foreign_keys = OFF');
-    s.db.prepare(`UPDATE nodes SET sid = sid || ',x' WHERE bates = ?`).run(b);
+    dbOf(s).pragma('foreign_keys = OFF');
+    dbOf(s).prepare(`UPDATE nodes SET sid = sid || ',x' WHERE bates = ?`).run(b);
     // The guard emptied after the edit, so that it does not hold the row: the guarded page reads it.
     emptyGuard(s, NODES_ODD);
     s.close();
     const again = newShard(s.path);
     try {
-      expect(firstGuarded(again.db, NODES_ODD)).toBeNull();
+      expect(firstGuarded(dbOf(again), NODES_ODD)).toBeNull();
       const details = again
         .verify()
         .problems?.filter((p) => p.id === b)
@@ -219,9 +229,9 @@ describe('verify against a guard emptied behind its unchanged definition, and id
     const s = newShard();
     const t1 = s.addTurn({ question: 'root', answer_text: 'a1' });
     const t2 = s.addTurn({ question: 'leaf', answer_text: 'a2', parent: t1.bates });
-    s.db.pragma('foreign_keys = OFF');
+    dbOf(s).pragma('foreign_keys = OFF');
     // A top turn: its content (no parent) still hashes as stored, so the fast path reads it.
-    s.db.prepare('UPDATE nodes SET parent_id = id WHERE bates = ?').run(t1.bates);
+    dbOf(s).prepare('UPDATE nodes SET parent_id = id WHERE bates = ?').run(t1.bates);
     const words = (v: ReturnType<typeof s.verify>) => ({
       turn: v.problems?.filter((p) => p.id === t1.bates).map((p) => p.detail),
       mismatches: v.mismatches,
@@ -229,7 +239,7 @@ describe('verify against a guard emptied behind its unchanged definition, and id
     const fast = words(s.verify());
     expect(fast.turn).toContain('it is its own ancestor: a parent cycle');
     // The same page with a row only the exact path reads (a REAL count of sources): the same words for the turn.
-    s.db.prepare('UPDATE nodes SET n_cited_sources = 0.5 WHERE bates = ?').run(t2.bates);
+    dbOf(s).prepare('UPDATE nodes SET n_cited_sources = 0.5 WHERE bates = ?').run(t2.bates);
     const exact = words(s.verify());
     expect(exact.turn).toEqual(fast.turn);
     expect(fast.mismatches).toEqual([]); // its own child on the fast path would have folded into a mismatch
@@ -240,9 +250,12 @@ describe('verify against a guard emptied behind its unchanged definition, and id
     const t1 = s.addTurn({ question: 'root', answer_text: 'a1' });
     const t2 = s.addTurn({ question: 'leaf', answer_text: 'a2', parent: t1.bates });
     expect(s.verify().ok).toBe(true);
-    const row = s.db.prepare('SELECT * FROM nodes WHERE bates = ?').get(t2.bates) as Record<string, unknown>;
-    s.db.pragma('foreign_keys = OFF');
-    s.db
+    const row = dbOf(s).prepare('SELECT * FROM nodes WHERE bates = ?').get(t2.bates) as Record<
+      string,
+      unknown
+    >;
+    dbOf(s).pragma('foreign_keys = OFF');
+    dbOf(s)
       .prepare(
         `INSERT INTO nodes (id, bates, sid, seq, parent_id, is_top, depth, n_children, question, answer_text,
           cited_titles_json, n_cited_sources, audit, cache_key, source, source_id, created_at, node_hash)
@@ -250,7 +263,7 @@ describe('verify against a guard emptied behind its unchanged definition, and id
           @created_at, @node_hash)`,
       )
       .run({ ...row, bates: `${row.sid}-000999` });
-    s.db
+    dbOf(s)
       .prepare('INSERT INTO node_subtree SELECT -7, subtree_hash FROM node_subtree WHERE id = ?')
       .run(row.id);
     const v = s.verify();

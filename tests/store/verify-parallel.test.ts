@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type * as Store from '../../src/store/index.js';
-import type * as Verify from '../../src/store/verify/verify.js';
+import type * as Verify from '../../src/store/testing.js';
+import { dbOf } from '../../src/store/testing.js';
 import { tempDb } from '../support/tmp.js';
 
 /**
@@ -10,7 +11,7 @@ import { tempDb } from '../support/tmp.js';
  * store, with the size from which helpers start lowered so that a shard of a few thousand turns uses them.
  */
 const dist = new URL('../../dist/src/store/index.js', import.meta.url);
-const distVerify = new URL('../../dist/src/store/verify/verify.js', import.meta.url);
+const distVerify = new URL('../../dist/src/store/testing.js', import.meta.url);
 
 /** The compiled store and verify, and a new shard opened with it. */
 async function compiled() {
@@ -33,9 +34,9 @@ describe.skipIf(!existsSync(dist))('verify with helper threads', () => {
       }));
       const bates = s.addTurnsBulk(turns, { kind: 'nodes.bulk', data: {} }).added.map((a) => a.bates);
       const both = (subtrees: 'held' | 'failed' | 'none' = 'failed') => {
-        const one = verifyShard(s.db);
+        const one = verifyShard(dbOf(s));
         const stats = { chunks: 0, helperChunks: 0, helperClaims: false };
-        const many = verifyShard(s.db, { parallelFrom: 1000, stats });
+        const many = verifyShard(dbOf(s), { parallelFrom: 1000, stats });
         expect(many).toEqual(one);
         // The helper rebuilt the claims (it does that first); chunks go to whichever thread is free; the subtree
         // check was shared, and the fold ran only when it did not hold.
@@ -43,13 +44,14 @@ describe.skipIf(!existsSync(dist))('verify with helper threads', () => {
         return many;
       };
       expect(both('held')).toMatchObject({ ok: true, nodes: N });
-      const id = (b: string) => s.db.prepare('SELECT id FROM nodes WHERE bates = ?').pluck().get(b) as number;
+      const id = (b: string) =>
+        dbOf(s).prepare('SELECT id FROM nodes WHERE bates = ?').pluck().get(b) as number;
       // A stored subtree hash alone, then its whole path to the root rewritten from it (as an attacker who keeps
       // the fold consistent above the edit would): the check does not hold, and the fold names the node.
       const sub = (b: string) =>
-        s.db.prepare('SELECT subtree_hash FROM node_subtree WHERE id = ?').pluck().get(id(b)) as Buffer;
+        dbOf(s).prepare('SELECT subtree_hash FROM node_subtree WHERE id = ?').pluck().get(id(b)) as Buffer;
       const setSub = (b: string, h: Buffer) =>
-        s.db.prepare('UPDATE node_subtree SET subtree_hash = ? WHERE id = ?').run(h, id(b));
+        dbOf(s).prepare('UPDATE node_subtree SET subtree_hash = ? WHERE id = ?').run(h, id(b));
       const leaf = bates[39]; // the last of a chain of 40 (turn 40 starts a new top)
       const original = sub(leaf);
       setSub(leaf, Buffer.alloc(32, 7));
@@ -65,23 +67,25 @@ describe.skipIf(!existsSync(dist))('verify with helper threads', () => {
       expect(both()).toMatchObject({ mismatches: [top], sessions: [] });
       setSub(top, topOriginal);
       // A session's stored root alone: the check holds, and the roots over the stored hashes name the session.
-      const root = s.db.prepare("SELECT session_root FROM sessions WHERE sid = 'qqqq'").pluck().get();
-      s.db.prepare("UPDATE sessions SET session_root = zeroblob(32) WHERE sid = 'qqqq'").run();
+      const root = dbOf(s).prepare("SELECT session_root FROM sessions WHERE sid = 'qqqq'").pluck().get();
+      dbOf(s).prepare("UPDATE sessions SET session_root = zeroblob(32) WHERE sid = 'qqqq'").run();
       expect(both('held')).toMatchObject({ ok: false, mismatches: [], sessions: ['qqqq'] });
-      s.db.prepare("UPDATE sessions SET session_root = ? WHERE sid = 'qqqq'").run(root);
+      dbOf(s).prepare("UPDATE sessions SET session_root = ? WHERE sid = 'qqqq'").run(root);
       expect(both('held').ok).toBe(true);
       // An edited answer late in the id range (a helper's chunk, when the helper takes it), one early, a stored
       // subtree hash, a node deleted behind the store's back, a body of the chain's node.add claims changed.
-      s.db.prepare("UPDATE nodes SET answer_text = 'edited' WHERE bates = ?").run(bates[5500]);
-      s.db.prepare("UPDATE nodes SET question = 'edited' WHERE bates = ?").run(bates[10]);
-      s.db.prepare('UPDATE node_subtree SET subtree_hash = zeroblob(32) WHERE id = ?').run(id(bates[3000]));
+      dbOf(s).prepare("UPDATE nodes SET answer_text = 'edited' WHERE bates = ?").run(bates[5500]);
+      dbOf(s).prepare("UPDATE nodes SET question = 'edited' WHERE bates = ?").run(bates[10]);
+      dbOf(s)
+        .prepare('UPDATE node_subtree SET subtree_hash = zeroblob(32) WHERE id = ?')
+        .run(id(bates[3000]));
       const r = both();
       expect(r.ok).toBe(false);
       expect(r.edited).toEqual([bates[10], bates[5500]]);
       expect(r.mismatches).toContain(bates[3000]);
-      s.db.prepare('DELETE FROM node_subtree WHERE id = ?').run(id(bates[4000]));
-      s.db.pragma('foreign_keys = OFF'); // as an attacker would
-      s.db.prepare('DELETE FROM nodes WHERE id = ?').run(id(bates[4500]));
+      dbOf(s).prepare('DELETE FROM node_subtree WHERE id = ?').run(id(bates[4000]));
+      dbOf(s).pragma('foreign_keys = OFF'); // as an attacker would
+      dbOf(s).prepare('DELETE FROM nodes WHERE id = ?').run(id(bates[4500]));
       // A stored subtree hash missing: no check stands in for the fold.
       expect(both('none').problems?.length).toBeGreaterThan(0);
     } finally {
@@ -106,9 +110,9 @@ describe.skipIf(!existsSync(dist))('verify with helper threads', () => {
       }));
       s.addTurnsBulk(turns, { kind: 'nodes.bulk', data: {} });
       store.archiveSessions(s, ['gone']);
-      const one = verifyShard(s.db);
+      const one = verifyShard(dbOf(s));
       const stats = { chunks: 0, helperChunks: 0, helperClaims: false };
-      expect(verifyShard(s.db, { parallelFrom: 1000, stats })).toEqual(one);
+      expect(verifyShard(dbOf(s), { parallelFrom: 1000, stats })).toEqual(one);
       expect(one).toMatchObject({ ok: true, nodes: 6000 - 667 - 333 });
       expect(stats.helperClaims).toBe(true);
     } finally {
@@ -126,14 +130,14 @@ describe.skipIf(!existsSync(dist))('verify with helper threads', () => {
         content: { question: `q ${i}`, answer_text: `a ${i}` },
       }));
       s.addTurnsBulk(turns, { kind: 'nodes.bulk', data: {} });
-      const clean = verifyShard(s.db);
+      const clean = verifyShard(dbOf(s));
       // Inside a transaction with a change the helpers could not see: no helpers, and the change is seen.
-      s.db.exec('BEGIN');
-      s.db.prepare("UPDATE nodes SET answer_text = 'in the transaction' WHERE id = 2999").run();
-      const inside = verifyShard(s.db, { parallelFrom: 1000 });
-      s.db.exec('ROLLBACK');
+      dbOf(s).exec('BEGIN');
+      dbOf(s).prepare("UPDATE nodes SET answer_text = 'in the transaction' WHERE id = 2999").run();
+      const inside = verifyShard(dbOf(s), { parallelFrom: 1000 });
+      dbOf(s).exec('ROLLBACK');
       expect(inside.edited).toHaveLength(1);
-      expect(verifyShard(s.db, { parallelFrom: 1000 })).toEqual(clean);
+      expect(verifyShard(dbOf(s), { parallelFrom: 1000 })).toEqual(clean);
     } finally {
       s.close();
     }

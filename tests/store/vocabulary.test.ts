@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { countTerms, rebuildVocabulary } from '../../src/store/find/vocabulary.js';
 import {
   archiveSessions,
   restoreArchives,
@@ -7,38 +6,39 @@ import {
   Shard,
   type Shard as ShardT,
 } from '../../src/store/index.js';
+import { countTerms, dbOf, rebuildVocabulary } from '../../src/store/testing.js';
 import { tempDb } from '../support/tmp.js';
 import { newShard } from './util.js';
 
 /** The vocabulary as stored, sorted. */
 function vocabulary(s: ShardT): [string, number][] {
-  return s.db.prepare('SELECT term, n FROM fts_terms ORDER BY term').raw(true).all() as [string, number][];
+  return dbOf(s).prepare('SELECT term, n FROM fts_terms ORDER BY term').raw(true).all() as [string, number][];
 }
 
 /** What a rebuild from the nodes gives, without keeping it. */
 function rebuilt(s: ShardT): [string, number][] {
   let out: [string, number][] = [];
-  s.db.exec('SAVEPOINT probe');
+  dbOf(s).exec('SAVEPOINT probe');
   try {
-    rebuildVocabulary(s.db);
+    rebuildVocabulary(dbOf(s));
     out = vocabulary(s);
   } finally {
-    s.db.exec('ROLLBACK TO probe; RELEASE probe');
+    dbOf(s).exec('ROLLBACK TO probe; RELEASE probe');
   }
   return out;
 }
 
 /** FTS5's own check of both indexes against the nodes they index (external content): throws on any difference. */
 function indexesIntact(s: ShardT): boolean {
-  s.db.exec("INSERT INTO nodes_fts (nodes_fts, rank) VALUES ('integrity-check', 1)");
-  s.db.exec("INSERT INTO questions_fts (questions_fts, rank) VALUES ('integrity-check', 1)");
+  dbOf(s).exec("INSERT INTO nodes_fts (nodes_fts, rank) VALUES ('integrity-check', 1)");
+  dbOf(s).exec("INSERT INTO questions_fts (questions_fts, rank) VALUES ('integrity-check', 1)");
   return true;
 }
 
 /** Every term FTS5's own index holds (fts5vocab reads the index itself), up to the vocabulary's length limit. */
 function ftsTerms(s: ShardT): string[] {
-  s.db.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.v USING fts5vocab(main, 'nodes_fts', 'row')");
-  return s.db
+  dbOf(s).exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.v USING fts5vocab(main, 'nodes_fts', 'row')");
+  return dbOf(s)
     .prepare('SELECT term FROM temp.v WHERE length(term) <= 64 ORDER BY term')
     .pluck()
     .all() as string[];
@@ -124,10 +124,10 @@ describe('the vocabulary beside the FTS index', () => {
     expect(indexesIntact(s)).toBe(true);
     // A rebuild that applies its counts page by page (as on a large shard) comes out the same.
     const whole = rebuilt(s);
-    s.db.exec('SAVEPOINT paged');
-    rebuildVocabulary(s.db, 3);
+    dbOf(s).exec('SAVEPOINT paged');
+    rebuildVocabulary(dbOf(s), 3);
     expect(vocabulary(s)).toEqual(whole);
-    s.db.exec('ROLLBACK TO paged; RELEASE paged');
+    dbOf(s).exec('ROLLBACK TO paged; RELEASE paged');
     restoreArchives(s, [other.sid]);
     expect(vocabulary(s).find(([t]) => t === 'thimble')).toEqual(['thimble', 1]);
     expect(vocabulary(s)).toEqual(rebuilt(s));
@@ -174,7 +174,7 @@ describe('prefixes through the vocabulary', () => {
     expect(s.search('CAFÉ CRÈ').hits.map((h) => h.bates)).toEqual([accented.bates]);
     expect(s.search('crè').hits.map((h) => h.bates)).toEqual([accented.bates]);
     // Shard.find (the CLI) takes prefixes through the vocabulary too.
-    expect(s.find('shou', { prefix: true }).map((h) => h.bates)).toEqual([newest.bates]);
+    expect(s.search('shou', { prefix: true }).hits.map((h) => h.bates)).toEqual([newest.bates]);
   });
 
   it('a hit found by a rare completion of the prefix still gets a snippet, the prefix marked', () => {
@@ -202,9 +202,9 @@ describe('prefixes through the vocabulary', () => {
     w.deferIndexing = true;
     const waiting = w.addTurn({ question: 'thermodynamics waits', answer_text: 'entropy' });
     // Closed without indexing: as a writer killed before its flush leaves it.
-    w.db.close();
+    dbOf(w).close();
     const ro = Shard.open(path, { readonly: true });
-    expect(ro.db.prepare('SELECT count(*) FROM fts_pending').pluck().get()).toBe(1);
+    expect(dbOf(ro).prepare('SELECT count(*) FROM fts_pending').pluck().get()).toBe(1);
     expect(ro.search('thermo').hits.map((h) => h.bates)).toEqual([waiting.bates]);
     expect(ro.search('entro').hits.map((h) => h.bates)).toEqual([waiting.bates]);
     ro.close();
@@ -219,20 +219,20 @@ describe('migration 7', () => {
     old.deferIndexing = true;
     const waiting = old.addTurn({ question: 'thermal shouting', answer_text: 'waiting for the index' });
     // Back to the version 6 form: FTS5 with its prefix indexes, the fts5vocab table, no vocabulary.
-    old.db.exec(`DROP TABLE fts_terms; DROP TABLE questions_fts; DROP TABLE nodes_fts;
+    dbOf(old).exec(`DROP TABLE fts_terms; DROP TABLE questions_fts; DROP TABLE nodes_fts;
       CREATE VIRTUAL TABLE nodes_fts USING fts5(question, answer_text, cited_titles_json, content = 'nodes',
         content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3');
       CREATE VIRTUAL TABLE nodes_vocab USING fts5vocab(nodes_fts, 'row');
       INSERT INTO nodes_fts (rowid, question, answer_text, cited_titles_json)
         SELECT id, question, answer_text, cited_titles_json FROM nodes WHERE id NOT IN (SELECT id FROM fts_pending);`);
-    old.db.pragma('user_version = 6');
-    old.db.close();
+    dbOf(old).pragma('user_version = 6');
+    dbOf(old).close();
     const s = newShard(path);
-    expect(s.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
-    expect(s.db.prepare('SELECT count(*) FROM fts_pending').pluck().get()).toBe(0);
-    expect(s.db.prepare("SELECT sql FROM sqlite_master WHERE name = 'nodes_fts'").pluck().get()).not.toMatch(
-      /prefix/,
-    );
+    expect(dbOf(s).pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    expect(dbOf(s).prepare('SELECT count(*) FROM fts_pending').pluck().get()).toBe(0);
+    expect(
+      dbOf(s).prepare("SELECT sql FROM sqlite_master WHERE name = 'nodes_fts'").pluck().get(),
+    ).not.toMatch(/prefix/);
     expect(vocabulary(s)).toEqual(rebuilt(s));
     expect(s.search('shou').hits.map((h) => h.question)).toEqual(['thermal shouting', 'should I migrate']);
     expect(s.search('waiting for').hits[0].bates).toBe(waiting.bates);
@@ -247,16 +247,16 @@ describe('migration 7', () => {
       const path = tempDb();
       const old = newShard(path);
       const sid = old.createSession({}).sid;
-      old.db.exec(`DROP TABLE fts_terms; DROP TABLE questions_fts;
+      dbOf(old).exec(`DROP TABLE fts_terms; DROP TABLE questions_fts;
         WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < ${turns})
         INSERT INTO nodes (bates, sid, seq, is_top, depth, question, answer_text, audit, created_at, node_hash)
           SELECT '${sid}-' || printf('%06d', i), '${sid}', i, 1, 0, 'q ' || i, 'a', 'grounded', '2026-01-01', x'00'
           FROM k;`);
-      old.db.pragma('user_version = 6');
-      old.db.close();
+      dbOf(old).pragma('user_version = 6');
+      dbOf(old).close();
       const notes: string[] = [];
       const s = Shard.open(path, { onUpgrade: (n) => notes.push(n) });
-      expect(s.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+      expect(dbOf(s).pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
       expect(vocabulary(s).find(([t]) => t === 'q')?.[1]).toBe(turns);
       s.close();
       return notes;

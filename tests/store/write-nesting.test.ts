@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { dbOf } from '../../src/store/testing.js';
 import { newShard } from './util.js';
 
 /**
@@ -15,7 +16,7 @@ describe('nested writes', () => {
       for (let i = 0; i < 50; i++)
         parent = s.addTurn({ question: `batched ${i} zebra`, answer_text: 'x', parent }).bates;
     });
-    expect(s.find('zebra', { limit: 100 })).toHaveLength(50);
+    expect(s.search('zebra', { limit: 100 }).hits).toHaveLength(50);
     expect(s.verify().ok).toBe(true);
     expect(s.chainCheck()).toMatchObject({ ok: true, events: 1 + 1 + 1 + 50 }); // init, session, root, 50 adds
   });
@@ -27,7 +28,7 @@ describe('nested writes', () => {
       expect(() => s.addTurn({ question: 'x', answer_text: 'y', parent: 'zzzz-000009' })).toThrow(/no turn/);
       s.addTurn({ question: 'kept', answer_text: 'b', parent: a.bates });
     });
-    expect(s.db.prepare('SELECT count(*) FROM nodes').pluck().get()).toBe(2);
+    expect(dbOf(s).prepare('SELECT count(*) FROM nodes').pluck().get()).toBe(2);
   });
 
   it('a nested failure after a change rolls the whole batch back, caught or not', () => {
@@ -39,7 +40,7 @@ describe('nested writes', () => {
         s.addTurn({ question: 'lost', answer_text: 'c', parent: a.bates });
         try {
           s.write(() => {
-            s.db.prepare("UPDATE sessions SET label = 'half-done'").run();
+            dbOf(s).prepare("UPDATE sessions SET label = 'half-done'").run();
             throw new Error('boom');
           });
         } catch {
@@ -47,8 +48,8 @@ describe('nested writes', () => {
         }
       }),
     ).toThrow('boom');
-    expect(s.db.prepare('SELECT count(*) FROM nodes').pluck().get()).toBe(1);
-    expect(s.db.prepare("SELECT count(*) FROM sessions WHERE label = 'half-done'").pluck().get()).toBe(0);
+    expect(dbOf(s).prepare('SELECT count(*) FROM nodes').pluck().get()).toBe(1);
+    expect(dbOf(s).prepare("SELECT count(*) FROM sessions WHERE label = 'half-done'").pluck().get()).toBe(0);
     expect(s.chainHead()).toBe(head);
     expect(s.verify().ok).toBe(true);
   });

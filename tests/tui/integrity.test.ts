@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dbOf } from '../../src/store/testing.js';
 import { buildFixture, copy, type Fixture } from '../integrity/fixture.js';
 import { tamper } from '../support/attacker.js';
 import { cli } from '../support/cli.js';
@@ -34,7 +35,7 @@ describe('the browser on a damaged shard', () => {
     const t = await start({ db: path, cols: 120, rows: 30 });
     await t.waitFor(/chain ✓ \d+ events/);
     withShard(path, (s) => {
-      s.db
+      dbOf(s)
         .prepare(
           'UPDATE audit_events SET body = CAST(? AS BLOB), event_hash = zeroblob(32) WHERE seq = (SELECT max(seq) FROM audit_events)',
         )

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { dbOf } from '../../src/store/testing.js';
 import { demoShard, start, withShard } from './helpers.js';
 
 describe('other writers and the chain', () => {
@@ -31,7 +32,7 @@ describe('other writers and the chain', () => {
     const t = await start({ db: d.db, cols: 100, rows: 30 });
     await t.waitFor('chain ✓ 21 events');
     withShard(d.db, (s) => {
-      s.db
+      dbOf(s)
         .prepare("UPDATE audit_events SET body = CAST(replace(CAST(body AS TEXT), 'tmux', 'tmuX') AS BLOB)")
         .run();
     });

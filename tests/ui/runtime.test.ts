@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Shard } from '../../src/store/index.js';
+import { dbOf } from '../../src/store/testing.js';
 import { selectedBates } from '../../src/ui/core/selectors.js';
 import { buildDemo } from '../../src/ui/runtime/demo.js';
 import { tempDb } from '../support/tmp.js';
@@ -58,7 +59,7 @@ describe('runtime effects on a real shard', () => {
     expect(h.state.chain).toMatchObject({ status: 'ok', events: 23, full: false });
     expect(h.state.sessions).toHaveLength(5);
     // a change without an event (tampering): a full check finds it
-    other.db
+    dbOf(other)
       .prepare("UPDATE audit_events SET body = CAST(replace(CAST(body AS TEXT), 'tmux', 'TMUX') AS BLOB)")
       .run();
     h.poll();

@@ -1,9 +1,7 @@
-// The store's modules themselves, not store/index.js: through the index the bundle keeps every store module's
-// top-level code and packages (fuse.js among them), which status-main.ts exists to leave out.
+// The store's light entry, not store/index.js: through the index the bundle keeps every store module's top-level
+// code and packages (fuse.js among them), which status-main.ts exists to leave out.
 
-import { ArboristError } from '../../store/base/errors.js';
-import { type ChainStatus, chainStatus } from '../../store/chain/status.js';
-import { asArboristError } from '../../store/db/open.js';
+import { ArboristError, asArboristError, type ChainStatus, chainStatus } from '../../store/status-entry.js';
 import { counted } from '../../text/format.js';
 import { oneLine } from '../../text/sanitize.js';
 import { truncate } from '../../text/width.js';

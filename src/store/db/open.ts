@@ -38,6 +38,8 @@ export interface OpenOptions {
    * loses the whole file, which nothing else has seen yet; a failed write still rolls back.
    */
   build?: boolean;
+  /** The page cache in KiB (default 64 MiB): a streaming pass that touches each page once wants a small one. */
+  cacheKib?: number;
 }
 
 // better-sqlite3 is CommonJS. Loaded with require, Node does not lex its sources for named exports as it does for an
@@ -151,7 +153,7 @@ export function openDatabase(path: string, opts: OpenOptions = {}): DatabaseType
     }
     db.pragma('foreign_keys = ON');
     // Large-ish page cache: tree walks and find touch many pages on a 1M-node shard.
-    db.pragma('cache_size = -65536');
+    db.pragma(`cache_size = -${Math.max(1, Math.floor(opts.cacheKib ?? 65536))}`);
     db.pragma('temp_store = MEMORY');
     ownerOnlySidecars(path);
     return db;

@@ -1,7 +1,8 @@
 import { cachedStatement } from '../db/statements.js';
 import { type ArchiveDocument, decodeBody } from '../lifecycle/archive.js';
 import type { ArchiveReason } from '../lifecycle/references.js';
-import type { Shard } from '../shard.js';
+import { dbOf, type Shard } from '../shard.js';
+import { type MatchField, rank } from './rank.js';
 import { foldTerms, markedSnippet } from './terms.js';
 
 export interface ArchivedHit {
@@ -37,7 +38,7 @@ export function findArchived(
     words.has(t) || (last && prefix && [...words].some((w) => w.startsWith(t)));
   const hits: (ArchivedHit & { id: number })[] = [];
   const rows = cachedStatement(
-    shard.db,
+    dbOf(shard),
     'SELECT sid, reason, archived_at, body FROM session_archives ORDER BY sid',
   ).all() as {
     sid: string;
@@ -78,6 +79,19 @@ export function findArchived(
       });
     }
   }
-  hits.sort((x, y) => (x.field === y.field ? y.id - x.id : x.field === 'question' ? -1 : 1));
-  return hits.slice(0, limit).map(({ id: _id, ...h }) => h);
+  // Ranked as live hits are (rank.ts): the question tier first, the phrase and whole words, fuzzy closeness, age.
+  const byId = new Map(hits.map((h) => [h.id, h]));
+  const fieldOf = new Map(hits.map((h) => [h.id, h.field as MatchField]));
+  const ranked = rank(
+    hits.map((h) => ({ ...h, label: null })),
+    fieldOf,
+    query.trim(),
+    terms,
+    {},
+    limit,
+  );
+  return ranked.slice(0, limit).map(({ row }) => {
+    const { id: _id, ...h } = byId.get(row.id)!;
+    return h;
+  });
 }

@@ -1,8 +1,7 @@
 import type Database from 'better-sqlite3';
-import Fuse from 'fuse.js';
 import { cachedStatement, type RowMode } from '../db/statements.js';
 import { newestMatches, newestQuestionMatches, snippetsFor } from './candidates.js';
-import type { Candidate } from './find.js';
+import { leaderCount, type RankedRow, rank } from './rank.js';
 import { matchExpression, prefixGroup, queryTerms, quoteTerm, type TermsUnder } from './terms.js';
 import { indexTerms, knownTerms, queryPlan, termsUnder } from './vocabulary.js';
 
@@ -24,7 +23,9 @@ export interface SearchOptions {
   snippets?: number;
 }
 
-export type MatchField = 'bates' | 'label' | 'question' | 'answer';
+import type { MatchField } from './rank.js';
+
+export type { MatchField };
 
 export interface SearchHit {
   bates: string;
@@ -195,10 +196,6 @@ function expression(
     .join(' AND ');
 }
 
-interface Row extends Candidate {
-  label: string | null;
-}
-
 export function search(db: Database.Database, text: string, opts: SearchOptions = {}): SearchResult {
   const limit = Math.max(1, Math.min(opts.limit ?? 50, 1000));
   const searched = searchedCount(db, opts.scope);
@@ -255,7 +252,7 @@ export function search(db: Database.Database, text: string, opts: SearchOptions 
   }
   if (fieldOf.size === 0) return result;
 
-  const rows = st(db, 'rows').all(JSON.stringify([...fieldOf.keys()])) as Row[];
+  const rows = st(db, 'rows').all(JSON.stringify([...fieldOf.keys()])) as RankedRow[];
   const ranked = rank(rows, fieldOf, trimmed, terms, result.corrections, limit);
   const top = ranked.slice(0, limit);
 
@@ -283,93 +280,4 @@ export function search(db: Database.Database, text: string, opts: SearchOptions 
     highlights,
   }));
   return result;
-}
-
-const FIELD_WEIGHT: Record<MatchField, number> = { bates: 400, label: 210, question: 200, answer: 0 };
-/** How many of the cheaply scored candidates fuse.js re-ranks. */
-function leaderCount(limit: number): number {
-  return Math.max(limit * 2, 40);
-}
-
-/**
- * Ranking: exact Bates and labels first; then a match in the question above one in the answer; within a tier the
- * whole phrase beats whole words, which beat fuzzy letters (fuse.js score); newer turns break ties.
- */
-function rank(
-  rows: Row[],
-  fieldOf: Map<number, MatchField>,
-  text: string,
-  terms: string[],
-  corrections: Record<string, string[]>,
-  limit: number,
-) {
-  const phrase = terms.join(' ');
-  const wanted = terms.map((t) => [t, ...(corrections[t] ?? [])]);
-  let minId = Number.POSITIVE_INFINITY;
-  let maxId = 0;
-  for (const r of rows) {
-    minId = Math.min(minId, r.id);
-    maxId = Math.max(maxId, r.id);
-  }
-  // A cheap score for every candidate (tier, phrase, whole words, recency) ...
-  const scored = rows.map((row) => {
-    const field = fieldOf.get(row.id) ?? 'answer';
-    let score = FIELD_WEIGHT[field];
-    const qTerms = queryTerms(row.question);
-    if (phrase !== '' && qTerms.join(' ').includes(phrase)) score += 60;
-    if (wanted.length > 0) {
-      const words = new Set(qTerms);
-      score += (40 * wanted.filter((alts) => alts.some((a) => words.has(a))).length) / wanted.length;
-    }
-    score += maxId === minId ? 0 : (row.id - minId) / (maxId - minId + 1);
-    return { row, field, score, highlights: [] as [number, number][] };
-  });
-  scored.sort((a, b) => b.score - a.score || b.row.id - a.row.id);
-  // ... then fuse.js refines only the leaders: fuzzy closeness of the question to what was typed.
-  const leaders = scored.slice(0, leaderCount(limit));
-  if (text.length <= 32) {
-    const fuse = new Fuse(
-      leaders.map((l) => l.row),
-      { keys: ['question'], includeScore: true, includeMatches: true, ignoreLocation: true, threshold: 1 },
-    );
-    const byId = new Map(leaders.map((l) => [l.row.id, l]));
-    for (const r of fuse.search(text)) {
-      const l = byId.get(r.item.id)!;
-      // Bates and label hits matched something other than the question: its letters say nothing about them.
-      if (l.field === 'bates' || l.field === 'label') continue;
-      l.score += 30 * (1 - (r.score ?? 1));
-      l.highlights = (r.matches?.[0]?.indices ?? []).map(([x, y]) => [x, y] as [number, number]);
-    }
-  }
-  for (const l of leaders) {
-    const exact = termHighlights(l.row.question, wanted.flat());
-    if (exact.length > 0) l.highlights = exact;
-  }
-  leaders.sort((a, b) => b.score - a.score || b.row.id - a.row.id);
-  return leaders;
-}
-
-/** Where the query's words (or their corrections) start a word of the question: inclusive ranges, merged. */
-export function termHighlights(question: string, words: string[]): [number, number][] {
-  const lower = question.toLowerCase();
-  const ranges: [number, number][] = [];
-  for (const w of words) {
-    if (w.length < 1 || lower.length !== question.length) continue;
-    let from = 0;
-    for (;;) {
-      const at = lower.indexOf(w, from);
-      if (at < 0) break;
-      const before = at === 0 ? '' : lower[at - 1];
-      if (before === '' || !/[\p{L}\p{N}]/u.test(before)) ranges.push([at, at + w.length - 1]);
-      from = at + w.length;
-    }
-  }
-  ranges.sort((a, b) => a[0] - b[0]);
-  const merged: [number, number][] = [];
-  for (const r of ranges) {
-    const last = merged[merged.length - 1];
-    if (last && r[0] <= last[1] + 1) last[1] = Math.max(last[1], r[1]);
-    else merged.push([r[0], r[1]]);
-  }
-  return merged;
 }

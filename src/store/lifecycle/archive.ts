@@ -13,7 +13,7 @@ import {
   type TurnNode,
   toArchivedRow,
 } from '../model/rows.js';
-import type { Shard } from '../shard.js';
+import { dbOf, type Shard } from '../shard.js';
 import { ARCHIVE_FORMAT, type ArchiveDocument, decodeBody, MAX_ARCHIVE_BYTES } from './archive-body.js';
 import { readEntries } from './entries.js';
 import {
@@ -75,7 +75,7 @@ export function archiveGroup(shard: Shard, items: ToArchive[]): ArchivedSession[
   if (items.length === 0) return [];
   const inSet = new Set(items.map((i) => i.sid));
   const edges = cachedStatement(
-    shard.db,
+    dbOf(shard),
     `SELECT DISTINCT p.sid AS psid, c.sid AS csid FROM nodes p JOIN nodes c ON c.parent_id = p.id
      WHERE p.sid IN (SELECT value FROM json_each(@ids)) AND c.sid IN (SELECT value FROM json_each(@ids))
        AND c.sid <> p.sid`,
@@ -94,7 +94,7 @@ export function archiveGroup(shard: Shard, items: ToArchive[]): ArchivedSession[
   while (left.length > 0) {
     let i = left.findIndex((it) => [...(childSessions.get(it.sid) ?? [])].every((c) => done.has(c)));
     if (i < 0) {
-      shard.db.pragma('defer_foreign_keys = ON');
+      dbOf(shard).pragma('defer_foreign_keys = ON');
       i = 0;
     }
     const it = left.splice(i, 1)[0];
@@ -119,13 +119,13 @@ function snapshot(
 ): { doc: ArchiveDocument; externalParents: Set<number> } {
   const { sid, reason } = it;
   const s = cachedStatement(
-    shard.db,
+    dbOf(shard),
     'SELECT sid, label, created_at, next_seq, n_nodes, session_root FROM sessions WHERE sid = ?',
   ).get(sid) as (Omit<ArchiveDocument['session'], 'session_root'> & { session_root: Buffer }) | undefined;
   if (!s) throw notFound(`no session '${sid}'`);
   // Never orphan a live turn: the plan already excluded such sessions; this guards the invariant.
   const live = cachedStatement(
-    shard.db,
+    dbOf(shard),
     `SELECT c.bates AS child, c.sid AS csid, p.id AS pid, p.bates AS parent FROM nodes p
      JOIN nodes c ON c.parent_id = p.id WHERE p.sid = ? AND c.sid <> p.sid`,
   ).all(sid) as { child: string; csid: string; pid: number; parent: string }[];
@@ -139,7 +139,7 @@ function snapshot(
     goneBates.set(r.pid, r.parent);
   }
   const rows = cachedStatement(
-    shard.db,
+    dbOf(shard),
     `SELECT ${NODE_COLUMNS} FROM ${NODE_FROM} WHERE n.sid = ? ORDER BY n.id`,
   ).all(sid) as NodeRow[];
   const externalParents = new Set<number>();
@@ -171,14 +171,15 @@ function snapshot(
 
 /** Deletes a session's FTS rows, subtree rows, nodes and session row (its turns must all be indexed). */
 function removeSessionRows(shard: Shard, sid: string): void {
-  unindexSession(shard.db, sid);
+  unindexSession(dbOf(shard), sid);
   crashPoint('delete-fts');
-  cachedStatement(shard.db, 'DELETE FROM node_subtree WHERE id IN (SELECT id FROM nodes WHERE sid = ?)').run(
-    sid,
-  );
-  cachedStatement(shard.db, 'DELETE FROM nodes WHERE sid = ?').run(sid);
+  cachedStatement(
+    dbOf(shard),
+    'DELETE FROM node_subtree WHERE id IN (SELECT id FROM nodes WHERE sid = ?)',
+  ).run(sid);
+  cachedStatement(dbOf(shard), 'DELETE FROM nodes WHERE sid = ?').run(sid);
   crashPoint('delete-nodes');
-  cachedStatement(shard.db, 'DELETE FROM sessions WHERE sid = ?').run(sid);
+  cachedStatement(dbOf(shard), 'DELETE FROM sessions WHERE sid = ?').run(sid);
   crashPoint('delete-session');
 }
 
@@ -207,7 +208,7 @@ function archiveOne(
   const session_roots = shard.merkle.fold([...externalParents]);
   crashPoint('ripple');
   cachedStatement(
-    shard.db,
+    dbOf(shard),
     `INSERT INTO session_archives (sid, reason, archived_at, label, n_nodes, bytes, body, sha256)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(sid, reason, archived_at, label, n_nodes, json.length, body, digest);
@@ -310,16 +311,17 @@ function toInfo(r: ArchiveRowRaw): ArchiveInfo {
 export function listArchives(shard: Shard): ArchiveInfo[] {
   return (
     cachedStatement(
-      shard.db,
+      dbOf(shard),
       `SELECT ${ARCHIVE_COLS} FROM session_archives ORDER BY archived_at, sid`,
     ).all() as ArchiveRowRaw[]
   ).map(toInfo);
 }
 
 export function loadArchive(shard: Shard, sid: string): { info: ArchiveInfo; body: Buffer; intact: boolean } {
-  const r = cachedStatement(shard.db, `SELECT ${ARCHIVE_COLS}, body FROM session_archives WHERE sid = ?`).get(
-    sid,
-  ) as (ArchiveRowRaw & { body: Buffer }) | undefined;
+  const r = cachedStatement(
+    dbOf(shard),
+    `SELECT ${ARCHIVE_COLS}, body FROM session_archives WHERE sid = ?`,
+  ).get(sid) as (ArchiveRowRaw & { body: Buffer }) | undefined;
   if (!r) {
     if (shard.getSession(sid)) throw badInput(`session ${sid} is live, not archived`);
     throw notFound(`no archived session '${sid}'`);

@@ -2,7 +2,7 @@ import { badInput, notFound } from '../base/errors.js';
 import { cachedStatement } from '../db/statements.js';
 import { canon } from '../model/hash.js';
 import { parseBates, randomId } from '../model/ids.js';
-import type { Shard } from '../shard.js';
+import { dbOf, type Shard } from '../shard.js';
 
 /**
  * Session entries (docs/sessions.md, "Entries, archiving and retention"). An entry is a named handle ("main") on a
@@ -81,7 +81,7 @@ function parseEntry(key: string, json: string, updated_at: string): EntryInfo {
 
 export function readEntries(shard: Shard): EntryInfo[] {
   const rows = cachedStatement(
-    shard.db,
+    dbOf(shard),
     'SELECT key, entry_json, updated_at FROM session_entries ORDER BY key',
   ).all() as {
     key: string;
@@ -97,7 +97,7 @@ export function listEntries(shard: Shard): EntryInfo[] {
 
 export function getEntry(shard: Shard, key: string): EntryInfo | undefined {
   const r = cachedStatement(
-    shard.db,
+    dbOf(shard),
     'SELECT key, entry_json, updated_at FROM session_entries WHERE key = ?',
   ).get(key) as { key: string; entry_json: string; updated_at: string } | undefined;
   return r ? parseEntry(r.key, r.entry_json, r.updated_at) : undefined;
@@ -116,7 +116,7 @@ export function storeEntry(shard: Shard, key: string, entry: SessionEntry, now: 
     usageFamilySessionIds: entry.usageFamilySessionIds,
   };
   cachedStatement(
-    shard.db,
+    dbOf(shard),
     `INSERT INTO session_entries (key, sid, entry_json, updated_at) VALUES (?, ?, ?, ?)
      ON CONFLICT(key) DO UPDATE SET sid = excluded.sid, entry_json = excluded.entry_json, updated_at = excluded.updated_at`,
   ).run(key, doc.sessionId, canon(doc), now);

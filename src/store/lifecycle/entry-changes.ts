@@ -2,7 +2,7 @@ import { crashPoint } from '../base/crash.js';
 import { notFound } from '../base/errors.js';
 import { cachedStatement } from '../db/statements.js';
 import { sessionRoot } from '../model/hash.js';
-import type { Shard } from '../shard.js';
+import { dbOf, type Shard } from '../shard.js';
 import { type ArchivedSession, archiveGroup } from './archive.js';
 import { readEntries, storeEntry } from './entries.js';
 import {
@@ -101,7 +101,7 @@ export function resetEntry(shard: Shard, key: string): ChangeResult {
     const sid = shard.newSid();
     const root = sessionRoot(sid, []);
     cachedStatement(
-      shard.db,
+      dbOf(shard),
       'INSERT INTO sessions (sid, label, created_at, session_root) VALUES (?, NULL, ?, ?)',
     ).run(sid, now, root);
     storeEntry(shard, key, { sessionId: sid, compactionCheckpoints: [], usageFamilySessionIds: [] }, now);
@@ -132,7 +132,7 @@ export function deleteEntry(shard: Shard, key: string): ChangeResult {
   const r = shard.write(() => {
     const plan = computeChangePlan(shard, 'delete', key);
     const now = new Date().toISOString();
-    cachedStatement(shard.db, 'DELETE FROM session_entries WHERE key = ?').run(key);
+    cachedStatement(dbOf(shard), 'DELETE FROM session_entries WHERE key = ?').run(key);
     shard.audit.append(
       'entry.delete',
       {

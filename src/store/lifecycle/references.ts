@@ -1,6 +1,6 @@
 import { cachedStatement } from '../db/statements.js';
 import { canon } from '../model/hash.js';
-import type { Shard } from '../shard.js';
+import { dbOf, type Shard } from '../shard.js';
 import type { EntryInfo } from './entries.js';
 
 /**
@@ -114,7 +114,7 @@ export function pinnedByChildren(shard: Shard, candidates: Iterable<string>): Ma
   const left = new Set(candidates);
   const pinned = new Map<string, KeepReason[]>();
   const st = cachedStatement(
-    shard.db,
+    dbOf(shard),
     `SELECT p.sid AS psid, p.bates AS pbates, c.bates AS cbates, c.sid AS csid
      FROM nodes p JOIN nodes c ON c.parent_id = p.id
      WHERE p.sid IN (SELECT value FROM json_each(@ids)) AND c.sid NOT IN (SELECT value FROM json_each(@ids))
@@ -155,7 +155,7 @@ export interface Stat extends SessionSummary {
 export function sessionStats(shard: Shard, sids?: string[]): Stat[] {
   const filter = sids ? 'WHERE s.sid IN (SELECT value FROM json_each(?))' : '';
   const rows = cachedStatement(
-    shard.db,
+    dbOf(shard),
     `SELECT s.sid, s.label, s.created_at, s.n_nodes,
        max(s.created_at, coalesce(max(n.created_at), s.created_at)) AS last_activity,
        ${SESSION_ROW_BYTES} + coalesce(sum(${ROW_BYTES}), 0) AS bytes

@@ -4,7 +4,7 @@ import { cachedStatement } from '../db/statements.js';
 import { TextIndexer } from '../find/vocabulary.js';
 import { sessionRoot } from '../model/hash.js';
 import { parseBates } from '../model/ids.js';
-import type { Shard } from '../shard.js';
+import { dbOf, type Shard } from '../shard.js';
 import { type ArchiveDocument, type ArchiveInfo, decodeBody, loadArchive } from './archive.js';
 
 export interface RestoredSession {
@@ -51,7 +51,7 @@ function loadIntact(shard: Shard, group: string[]): Loaded[] {
  */
 function recordedArchiveDigest(shard: Shard, sid: string): string | undefined {
   const row = cachedStatement(
-    shard.db,
+    dbOf(shard),
     `SELECT json_extract(CAST(body AS TEXT), '$.data.sha256') FROM audit_events
      WHERE kind = 'session.archive' AND json_valid(CAST(body AS TEXT))
        AND json_extract(CAST(body AS TEXT), '$.kind') = 'session.archive'
@@ -66,7 +66,7 @@ function recordedArchiveDigest(shard: Shard, sid: string): string | undefined {
 function checkParents(shard: Shard, docs: Loaded[]): void {
   const restoringIds = new Set<number>();
   for (const { doc } of docs) for (const n of doc.nodes) restoringIds.add(n.id);
-  const parentBates = cachedStatement(shard.db, 'SELECT bates FROM nodes WHERE id = ?', 'pluck');
+  const parentBates = cachedStatement(dbOf(shard), 'SELECT bates FROM nodes WHERE id = ?', 'pluck');
   for (const { doc } of docs) {
     for (const n of doc.nodes) {
       if (n.parent_id === null || restoringIds.has(n.parent_id)) continue;
@@ -85,18 +85,21 @@ function checkParents(shard: Shard, docs: Loaded[]): void {
 /** Puts the session rows, node rows, subtree rows and FTS rows back. Returns the restored node ids, ascending. */
 function insertRows(shard: Shard, docs: Loaded[]): number[] {
   const insSession = cachedStatement(
-    shard.db,
+    dbOf(shard),
     'INSERT INTO sessions (sid, label, created_at, next_seq, n_nodes, session_root) VALUES (?, ?, ?, ?, ?, ?)',
   );
   const insNode = cachedStatement(
-    shard.db,
+    dbOf(shard),
     `INSERT INTO nodes (id, bates, sid, seq, parent_id, is_top, depth, n_children, question, answer_text,
         cited_titles_json, n_cited_sources, audit, cache_key, source, source_id, created_at, node_hash)
        VALUES (@id, @bates, @sid, @seq, @parent_id, @is_top, @depth, @n_children, @question, @answer_text,
         @cited_titles_json, @n_cited_sources, @audit, @cache_key, @source, @source_id, @created_at, @node_hash)`,
   );
-  const insSubtree = cachedStatement(shard.db, 'INSERT INTO node_subtree (id, subtree_hash) VALUES (?, ?)');
-  const indexer = new TextIndexer(shard.db);
+  const insSubtree = cachedStatement(
+    dbOf(shard),
+    'INSERT INTO node_subtree (id, subtree_hash) VALUES (?, ?)',
+  );
+  const indexer = new TextIndexer(dbOf(shard));
   for (const { doc } of docs) {
     const s = doc.session;
     insSession.run(s.sid, s.label, s.created_at, s.next_seq, s.n_nodes, Buffer.from(s.session_root, 'hex'));
@@ -116,7 +119,7 @@ function insertRows(shard: Shard, docs: Loaded[]): number[] {
 /** Whether the restored session's root, child counts and subtree hashes are the archived ones. */
 function sameAsArchived(shard: Shard, doc: ArchiveDocument, root: string): boolean {
   const now = cachedStatement(
-    shard.db,
+    dbOf(shard),
     'SELECT n.n_children, h.subtree_hash FROM nodes n JOIN node_subtree h ON h.id = n.id WHERE n.id = ?',
   );
   let identical = root === doc.session.session_root;
@@ -153,7 +156,7 @@ export function restoreArchives(shard: Shard, sids: string[]): RestoredSession[]
     for (const { info, doc } of docs) {
       const sid = doc.session.sid;
       const identical = sameAsArchived(shard, doc, roots[sid]);
-      cachedStatement(shard.db, 'DELETE FROM session_archives WHERE sid = ?').run(sid);
+      cachedStatement(dbOf(shard), 'DELETE FROM session_archives WHERE sid = ?').run(sid);
       const others = Object.fromEntries(Object.entries(roots).filter(([k]) => k !== sid));
       shard.audit.append('session.restore', {
         identical,

@@ -1,6 +1,6 @@
 import { crashPoint } from '../base/crash.js';
 import { badInput } from '../base/errors.js';
-import type { Shard } from '../shard.js';
+import { dbOf, type Shard } from '../shard.js';
 import { type ArchivedSession, archiveGroup } from './archive.js';
 import { readEntries } from './entries.js';
 import {
@@ -135,9 +135,9 @@ export function planMaintenance(shard: Shard, opts: MaintainOptions = {}): Maint
 }
 
 function usedBytes(shard: Shard): number {
-  const pages = shard.db.pragma('page_count', { simple: true }) as number;
-  const free = shard.db.pragma('freelist_count', { simple: true }) as number;
-  const size = shard.db.pragma('page_size', { simple: true }) as number;
+  const pages = dbOf(shard).pragma('page_count', { simple: true }) as number;
+  const free = dbOf(shard).pragma('freelist_count', { simple: true }) as number;
+  const size = dbOf(shard).pragma('page_size', { simple: true }) as number;
   return (pages - free) * size;
 }
 

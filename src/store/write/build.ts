@@ -15,7 +15,7 @@ import { crashPoint } from '../base/crash.js';
 import { ArboristError } from '../base/errors.js';
 import { IndexThread } from '../find/fts-build.js';
 import { indexAllAtOnce } from '../find/vocabulary.js';
-import { Shard } from '../shard.js';
+import { dbOf, Shard } from '../shard.js';
 
 /**
  * A new shard built in bulk (docs/import.md, "The bulk path"): `npm run gen`, and an importer filling a shard that
@@ -42,8 +42,8 @@ export class ShardBuild {
     readonly tempPath: string,
     readonly shard: Shard,
   ) {
-    this.thread = IndexThread.start(shard.db, `${tempPath}-fts`);
-    if (this.thread) shard.onCommit = () => this.thread?.feed(shard.db);
+    this.thread = IndexThread.start(dbOf(shard), `${tempPath}-fts`);
+    if (this.thread) shard.onCommit = () => this.thread?.feed(dbOf(shard));
   }
 
   /** Starts a build of a shard at `path`, which must not exist. */
@@ -76,12 +76,12 @@ export class ShardBuild {
     try {
       const t0 = performance.now();
       this.shard.onCommit = undefined;
-      const threaded = this.thread?.finish(this.shard.db) ?? false;
-      if (!threaded) this.shard.write(() => indexAllAtOnce(this.shard.db));
+      const threaded = this.thread?.finish(dbOf(this.shard)) ?? false;
+      if (!threaded) this.shard.write(() => indexAllAtOnce(dbOf(this.shard)));
       const indexSecs = (performance.now() - t0) / 1000;
       this.shard.indexAtEnd = false;
       // The mode every shard is in on disk (readers open it as it is); closing, the last connection checkpoints.
-      this.shard.db.pragma('journal_mode = WAL');
+      dbOf(this.shard).pragma('journal_mode = WAL');
       this.shard.close();
       syncFile(this.tempPath);
       crashPoint('build-link');
@@ -117,7 +117,7 @@ export class ShardBuild {
     this.done = true;
     this.thread?.abort();
     try {
-      if (this.shard.db.open) this.shard.db.close();
+      if (dbOf(this.shard).open) dbOf(this.shard).close();
     } finally {
       for (const f of [this.tempPath, `${this.tempPath}-wal`, `${this.tempPath}-shm`])
         rmSync(f, { force: true });

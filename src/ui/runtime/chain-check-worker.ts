@@ -19,9 +19,8 @@ try {
 } catch {
   // not allowed: run at normal priority
 }
-const shard = Shard.open((workerData as { dbPath: string }).dbPath, { readonly: true });
 // A streaming pass touches each page once: a small cache keeps this thread's memory down.
-shard.db.pragma('cache_size = -4096');
+const shard = Shard.open((workerData as { dbPath: string }).dbPath, { readonly: true, cacheKib: 4096 });
 
 port.on('message', (req: CheckRequest) => {
   try {

@@ -1,0 +1,21 @@
+/**
+ * The store's internals that its own tests and the benchmarks reach: the raw connection (to tamper with a shard
+ * as an attacker with sqlite3 would, and to measure), and the parts whose exact behaviour they pin. Product code
+ * never imports this file: the import rules (.dependency-cruiser.js) let src/ outside the store use only index.ts
+ * and status-entry.ts, and let tests and benchmarks add this one.
+ */
+export { chainCheckThreads, chainChunks } from './chain/check.js';
+export { ChainClaims } from './chain/claims.js';
+export { applyEvent, nodeAddForm, readClaims } from './chain/claims-read.js';
+export { CANON_SQL, sqlCanonicalContent } from './db/canon-sql.js';
+export { AUDIT_EVENTS_TABLE } from './db/events-table.js';
+export { EVENTS_NOT_BYTES, firstGuarded, guardSql, NODES_ODD, SUBTREES_ODD } from './db/guards.js';
+export { integerList } from './db/page-lists.js';
+export { MIGRATIONS } from './db/schema.js';
+export { countTerms, rebuildVocabulary } from './find/vocabulary.js';
+export { dbOf } from './shard.js';
+export { inWalkOrder, MERKLE_SQL } from './tree/merkle.js';
+export { verifyThreadCount } from './verify/parallel.js';
+export { verifyShard } from './verify/verify.js';
+export type { BulkTurn } from './write/bulk.js';
+export { nodeAddBody } from './write/bulk.js';
