@@ -1,3 +1,4 @@
+import type { TurnRecord } from '../store/index.js';
 import type { Selection, SelectionKind } from './select.js';
 
 /**
@@ -16,22 +17,8 @@ export interface ExportSessionJson {
   session_root: string;
 }
 
-export interface ExportTurnJson {
-  bates: string;
-  sid: string;
-  seq: number;
-  parent_bates: string | null;
-  question: string;
-  answer_text: string;
-  cited_titles: string[];
-  n_cited_sources: number;
-  audit: string;
-  cache_key: string | null;
-  created_at: string;
-  source: string | null;
-  source_id: string | null;
-  node_hash: string;
-  subtree_hash: string;
+/** A turn: every field its node_hash covers, where it sits, and its hashes (TurnRecord, declared in the store). */
+export interface ExportTurnJson extends TurnRecord {
   /** Stored values the store never writes (see TurnNode.damaged): such a turn's node_hash will not check. */
   damaged?: string[];
   /**

@@ -5,6 +5,8 @@
  * tested on its own, and idempotence, parent resolution across files and the audit trail live in one place.
  */
 
+import type { TurnContent } from '../store/index.js';
+
 export type SourceKind = 'claude' | 'openclaw' | 'llm' | 'arborist';
 
 /** One turn: a user prompt and everything up to the next user prompt. */
@@ -53,14 +55,11 @@ export interface ParsedTurn {
 }
 
 /** The fields of an exported turn that the other ParsedTurn fields do not carry (arborist reader). */
-export interface ParsedExactTurn {
-  bates: string;
-  audit: string;
-  cache_key: string | null;
-  cited_titles: string[];
-  n_cited_sources: number;
-  source: string | null;
-  source_id: string | null;
+export interface ParsedExactTurn
+  extends Pick<
+    TurnContent,
+    'bates' | 'audit' | 'cache_key' | 'cited_titles' | 'n_cited_sources' | 'source' | 'source_id'
+  > {
   node_hash: string;
 }
 

@@ -74,6 +74,13 @@ export {
   maintain,
   planMaintenance,
 } from './lifecycle/retention.js';
+export {
+  TURN_CONTENT_FIELDS,
+  type TurnBody,
+  type TurnContent,
+  type TurnRecord,
+  turnContentOf,
+} from './model/content.js';
 export * as hashes from './model/hash.js';
 export { formatBates, parseBates } from './model/ids.js';
 export type { ArchivedNodeRow, Session, TurnNode } from './model/rows.js';

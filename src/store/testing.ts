@@ -1,3 +1,5 @@
+import type { Shard } from './shard.js';
+
 /**
  * The store's internals that its own tests and the benchmarks reach: the raw connection (to tamper with a shard
  * as an attacker with sqlite3 would, and to measure), and the parts whose exact behaviour they pin. Product code
@@ -7,6 +9,7 @@
 export { chainCheckThreads, chainChunks } from './chain/check.js';
 export { ChainClaims } from './chain/claims.js';
 export { applyEvent, nodeAddForm, readClaims } from './chain/claims-read.js';
+export { claimEvent, EVENTS, eventsMarkdown } from './chain/events.js';
 export { CANON_SQL, sqlCanonicalContent } from './db/canon-sql.js';
 export { AUDIT_EVENTS_TABLE } from './db/events-table.js';
 export { EVENTS_NOT_BYTES, firstGuarded, guardSql, NODES_ODD, SUBTREES_ODD } from './db/guards.js';
@@ -19,3 +22,11 @@ export { verifyThreadCount } from './verify/parallel.js';
 export { verifyShard } from './verify/verify.js';
 export type { BulkTurn } from './write/bulk.js';
 export { nodeAddBody } from './write/bulk.js';
+
+/**
+ * Appends an event of any kind, unchecked: tests of the chain's checker fill long chains with filler events, and
+ * test what verify makes of a kind arborist never writes. The product appends only registered kinds (events.ts).
+ */
+export function appendUnchecked(shard: Shard, kind: string, data: unknown, ts?: string): void {
+  (shard.audit.append as (k: string, d: unknown, t?: string) => unknown)(kind, data, ts);
+}

@@ -29,7 +29,9 @@ describe('export speed', () => {
       const a = `answer ${i}\n${'dolor sit amet, consectetur '.repeat(20)}`;
       turns.push({ sid, parent, content: { question: q, answer_text: a } });
     }
-    const bates = s.addTurnsBulk(turns, { kind: 'nodes.bulk', data: {} }).added.map((t) => t.bates);
+    const bates = s
+      .addTurnsBulk(turns, { kind: 'nodes.bulk', data: { generator: 'test', seed: 0 } })
+      .added.map((t) => t.bates);
     const times: Record<string, number> = { build: performance.now() - b0 };
     let json = '';
     for (const format of FORMATS) {

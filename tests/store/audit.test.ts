@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { Shard } from '../../src/store/index.js';
-import { dbOf, EVENTS_NOT_BYTES, firstGuarded, guardSql } from '../../src/store/testing.js';
+import { appendUnchecked, dbOf, EVENTS_NOT_BYTES, firstGuarded, guardSql } from '../../src/store/testing.js';
 import { newShard } from './util.js';
 
 const HEAD_RE = /^\d+:[0-9a-f]{64}$/;
@@ -261,7 +261,7 @@ describe('the storage-class guard of the events (guards.ts)', () => {
   function withTextBody(): { s: Shard; seq: number } {
     const s = newShard();
     s.write(() => {
-      for (let i = 0; i < 5000; i++) s.audit.append('bench.event', { i }, '2026-01-01T00:00:00.000Z');
+      for (let i = 0; i < 5000; i++) appendUnchecked(s, 'bench.event', { i }, '2026-01-01T00:00:00.000Z');
     });
     const seq = 3500;
     const body = dbOf(s).prepare('SELECT body FROM audit_events WHERE seq = ?').pluck().get(seq) as Buffer;
@@ -316,7 +316,7 @@ describe('the storage-class guard of the events (guards.ts)', () => {
     const s = newShard();
     try {
       s.write(() => {
-        for (let i = 0; i < 5000; i++) s.audit.append('bench.event', { i }, '2026-01-01T00:00:00.000Z');
+        for (let i = 0; i < 5000; i++) appendUnchecked(s, 'bench.event', { i }, '2026-01-01T00:00:00.000Z');
       });
       const hash = (seq: number) =>
         dbOf(s).prepare('SELECT event_hash FROM audit_events WHERE seq = ?').pluck().get(seq) as Buffer;

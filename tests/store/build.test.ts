@@ -64,7 +64,7 @@ function turns(n: number): BulkTurn[] {
 function fill(s: ShardT, batches: BulkTurn[][]): void {
   for (const sid of ['aaaa', 'bbbb', 'cccc'])
     s.createSession({ sid, created_at: new Date(T0).toISOString() });
-  for (const b of batches) s.addTurnsBulk(b, { kind: 'nodes.bulk', data: { generator: 'test' } });
+  for (const b of batches) s.addTurnsBulk(b, { kind: 'nodes.bulk', data: { generator: 'test', seed: 0 } });
 }
 
 /** The ordinary path and a build, from the same batches (the second batch hangs under the first by Bates id). */
@@ -152,7 +152,10 @@ describe('a fresh bulk build', () => {
     const b = ShardBuild.start(path);
     fill(b.shard, [turns(9)]);
     const bad = [{ ...turns(1)[0], parent: 'aaaa-000099' }];
-    expect(errorOf(() => b.shard.addTurnsBulk(bad, { kind: 'nodes.bulk', data: {} })).kind).toBe('not_found');
+    expect(
+      errorOf(() => b.shard.addTurnsBulk(bad, { kind: 'nodes.bulk', data: { generator: 'test', seed: 0 } }))
+        .kind,
+    ).toBe('not_found');
     b.finish();
     const s = openShard(path);
     expect(dbOf(s).prepare('SELECT count(*) FROM nodes').pluck().get()).toBe(9);
@@ -186,7 +189,7 @@ function crashingBuild(path: string, point: string) {
     for (let k = 0; k < 3; k++)
       b.shard.addTurnsBulk(Array.from({ length: 50 }, (_, i) => ({ sid: 'aaaa', parent: i === 0 ? null : i - 1,
         content: { question: 'q ' + k + ' ' + i, answer_text: 'a ' + i, audit: 'grounded' } })),
-        { kind: 'nodes.bulk', data: {} });
+        { kind: 'nodes.bulk', data: { generator: 'test', seed: 0 } });
     b.finish();
     process.stdout.write('finished\\n');`;
   const script = `${path}.mjs`;
@@ -246,7 +249,7 @@ describe('the index written on a thread of its own (the built worker; run `npm r
       const batches = JSON.parse(readFileSync(${JSON.stringify(input)}, 'utf8'));
       const b = ShardBuild.start(${JSON.stringify(path)});
       for (const sid of ['aaaa', 'bbbb', 'cccc']) b.shard.createSession({ sid, created_at: ${JSON.stringify(new Date(T0).toISOString())} });
-      for (const batch of batches) b.shard.addTurnsBulk(batch, { kind: 'nodes.bulk', data: { generator: 'test' } });
+      for (const batch of batches) b.shard.addTurnsBulk(batch, { kind: 'nodes.bulk', data: { generator: 'test', seed: 0 } });
       process.stdout.write(JSON.stringify(b.finish()));`;
     // A file, not `node -e`: a worker started from an -e script did not run while its parent waited (fts-build.ts).
     const script = `${path}.mjs`;

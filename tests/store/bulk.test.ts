@@ -52,7 +52,7 @@ describe('the bulk path', () => {
     }
     const bulk = newShard();
     sessions(bulk);
-    const r = bulk.addTurnsBulk(turns, { kind: 'nodes.bulk', data: {} });
+    const r = bulk.addTurnsBulk(turns, { kind: 'nodes.bulk', data: { generator: 'test', seed: 0 } });
     expect(r.added.map((a) => a.bates)).toEqual(bates);
     expect(subtreeBytes(bulk)).toEqual(subtreeBytes(one));
     expect(rootBytes(bulk)).toEqual(rootBytes(one));
@@ -71,7 +71,7 @@ describe('the bulk path', () => {
   it('hangs a second batch under turns of the first and folds their ancestors once', () => {
     const s = newShard();
     sessions(s);
-    const first = s.addTurnsBulk(batch().turns, { kind: 'nodes.bulk', data: {} });
+    const first = s.addTurnsBulk(batch().turns, { kind: 'nodes.bulk', data: { generator: 'test', seed: 0 } });
     const under = first.added[3].bates; // aaaa-000004, a leaf at depth 2
     const before = s.getSession('aaaa')!.session_root;
     s.addTurnsBulk(
@@ -79,7 +79,7 @@ describe('the bulk path', () => {
         { sid: 'bbbb', parent: under, content: { question: 'later', answer_text: 'x', created_at: at(9) } },
         { sid: 'bbbb', parent: 0, content: { question: 'later 2', answer_text: 'y', created_at: at(10) } },
       ],
-      { kind: 'nodes.bulk', data: {} },
+      { kind: 'nodes.bulk', data: { generator: 'test', seed: 0 } },
     );
     expect(s.getSession('aaaa')!.session_root).not.toBe(before);
     expect(s.requireNode(under).n_children).toBe(1);
@@ -94,7 +94,10 @@ describe('the bulk path', () => {
   it("keeps each turn's source records byte for byte", () => {
     const s = newShard();
     sessions(s);
-    const r = s.addTurnsBulk(batch().turns, { kind: 'import.file', data: { file: 'x.jsonl' } });
+    const r = s.addTurnsBulk(batch().turns, {
+      kind: 'import.file',
+      data: { source: 'test', file: 'x.jsonl', turns_added: 0, turns_skipped: 0, problems: 0 },
+    });
     expect(s.sourceRecords(r.added[2].bates)!.toString()).toBe('{"line":2}\n{"more":2}\n');
     expect(s.sourceRecords('aaaa-000099')).toBeUndefined();
     expect(s.sourceOfSession('bbbb')).toMatchObject({ source: 'claude', source_session: 'S-b' });
@@ -113,12 +116,24 @@ describe('the bulk path', () => {
     const head = s.audit.head().seq;
     const t = batch().turns;
     const dup = [t[0], { ...t[1], content: { ...t[1].content, source_id: 'uuid-0' } }];
-    expect(() => s.addTurnsBulk(dup, { kind: 'nodes.bulk', data: {} })).toThrow(/UNIQUE|already/);
+    expect(() => s.addTurnsBulk(dup, { kind: 'nodes.bulk', data: { generator: 'test', seed: 0 } })).toThrow(
+      /UNIQUE|already/,
+    );
     expect(
-      errorOf(() => s.addTurnsBulk([{ ...t[0], parent: 0 }], { kind: 'nodes.bulk', data: {} })).message,
+      errorOf(() =>
+        s.addTurnsBulk([{ ...t[0], parent: 0 }], {
+          kind: 'nodes.bulk',
+          data: { generator: 'test', seed: 0 },
+        }),
+      ).message,
     ).toMatch(/parent must come before/);
     expect(
-      errorOf(() => s.addTurnsBulk([{ ...t[0], sid: 'zzzz' }], { kind: 'nodes.bulk', data: {} })).message,
+      errorOf(() =>
+        s.addTurnsBulk([{ ...t[0], sid: 'zzzz' }], {
+          kind: 'nodes.bulk',
+          data: { generator: 'test', seed: 0 },
+        }),
+      ).message,
     ).toMatch(/no session 'zzzz'/);
     expect(s.audit.head().seq).toBe(head);
     expect(dbOf(s).prepare('SELECT count(*) FROM nodes').pluck().get()).toBe(0);
@@ -145,10 +160,16 @@ describe('the bulk path', () => {
       .toString('hex');
     expect(
       errorOf(() =>
-        s.addTurnsBulk([{ ...t, seq: 7, expectNodeHash: '00'.repeat(32) }], { kind: 'nodes.bulk', data: {} }),
+        s.addTurnsBulk([{ ...t, seq: 7, expectNodeHash: '00'.repeat(32) }], {
+          kind: 'nodes.bulk',
+          data: { generator: 'test', seed: 0 },
+        }),
       ).message,
     ).toMatch(/does not hash/);
-    const r = s.addTurnsBulk([{ ...t, seq: 7, expectNodeHash: right }], { kind: 'nodes.bulk', data: {} });
+    const r = s.addTurnsBulk([{ ...t, seq: 7, expectNodeHash: right }], {
+      kind: 'nodes.bulk',
+      data: { generator: 'test', seed: 0 },
+    });
     expect(r.added[0].bates).toBe('aaaa-000007');
     expect(s.getSession('aaaa')!.n_nodes).toBe(1);
     expect(s.verify().ok).toBe(true);
@@ -160,7 +181,10 @@ describe('the chain binds the source records', () => {
     const path = tempDb();
     const s = newShard(path);
     sessions(s);
-    s.addTurnsBulk(batch().turns, { kind: 'import.file', data: { file: 'x.jsonl' } });
+    s.addTurnsBulk(batch().turns, {
+      kind: 'import.file',
+      data: { source: 'test', file: 'x.jsonl', turns_added: 0, turns_skipped: 0, problems: 0 },
+    });
     s.close();
     return path;
   }
@@ -246,7 +270,7 @@ describe("the bulk path's pages", () => {
       parent: i === 0 ? null : i - 1,
       content: { question: `question ${i}`, answer_text: answer, created_at: at(i) },
     }));
-    s.addTurnsBulk(turns, { kind: 'nodes.bulk', data: {} });
+    s.addTurnsBulk(turns, { kind: 'nodes.bulk', data: { generator: 'test', seed: 0 } });
     // Written turn by turn (a node, its subtree hash, its event), the three tables' pages were interleaved: 0.67 of
     // the nodes' leaves followed their predecessor, and almost none of the subtrees' and events'. Now 0.92 (the
     // nodes' own indexes still take pages between theirs), 1 and 1.
@@ -280,7 +304,10 @@ describe('migration 6', () => {
           records: ['{}'],
         },
       ],
-      { kind: 'import.file', data: {} },
+      {
+        kind: 'import.file',
+        data: { source: 'test', file: 'x.jsonl', turns_added: 0, turns_skipped: 0, problems: 0 },
+      },
     );
     expect(s.verify().ok).toBe(true);
     expect(s.audit.check().ok).toBe(true);

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type * as Store from '../../src/store/index.js';
 import type * as Check from '../../src/store/testing.js';
-import { dbOf } from '../../src/store/testing.js';
+import { appendUnchecked, dbOf } from '../../src/store/testing.js';
 import { tempDb } from '../support/tmp.js';
 
 /**
@@ -20,7 +20,7 @@ describe.skipIf(!existsSync(dist))('chain-check on a long chain (two threads)', 
     try {
       const N = 160_000;
       s.write(() => {
-        for (let i = 0; i < N; i++) s.audit.append('bench.event', { i }, '2026-01-01T00:00:00.000Z');
+        for (let i = 0; i < N; i++) appendUnchecked(s, 'bench.event', { i }, '2026-01-01T00:00:00.000Z');
       });
       const head = s.chainHead();
       const ok = s.chainCheck();
@@ -61,7 +61,7 @@ describe.skipIf(!existsSync(dist))('chain-check on a long chain (two threads)', 
     try {
       const N = 160_000;
       s.write(() => {
-        for (let i = 0; i < N; i++) s.audit.append('bench.event', { i }, '2026-01-01T00:00:00.000Z');
+        for (let i = 0; i < N; i++) appendUnchecked(s, 'bench.event', { i }, '2026-01-01T00:00:00.000Z');
       });
       const head = s.audit.head().seq;
       const threads = chainCheckThreads(head);

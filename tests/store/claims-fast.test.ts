@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { Shard } from '../../src/store/index.js';
-import { AUDIT_EVENTS_TABLE, ChainClaims, dbOf, readClaims } from '../../src/store/testing.js';
+import { AUDIT_EVENTS_TABLE, ChainClaims, claimEvent, dbOf, readClaims } from '../../src/store/testing.js';
 import { tempDb } from '../support/tmp.js';
 import { claimsSummary, newShard } from './util.js';
 
@@ -34,7 +34,7 @@ function readClaimsByRow(db: Database.Database): ChainClaims {
     if (ev.seq !== seq || ev.kind !== kindCol || ev.ts !== tsCol)
       claims.problems.push({ kind: 'event', id: String(seq), detail: 'its columns disagree with its body' });
     const data = ev.data !== null && typeof ev.data === 'object' ? (ev.data as Record<string, unknown>) : {};
-    claims.apply(seq, String(ev.kind), String(ev.ts), data);
+    claimEvent(claims, seq, String(ev.kind), String(ev.ts), data);
   }
   return claims;
 }

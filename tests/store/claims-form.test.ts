@@ -1,7 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Shard } from '../../src/store/index.js';
-import { applyEvent, ChainClaims, dbOf, nodeAddBody, nodeAddForm } from '../../src/store/testing.js';
+import {
+  applyEvent,
+  ChainClaims,
+  claimEvent,
+  dbOf,
+  nodeAddBody,
+  nodeAddForm,
+} from '../../src/store/testing.js';
 import { claimsSummary, newShard } from './util.js';
 
 /**
@@ -16,9 +23,9 @@ const HASH = 'caa4de3cc5fd3444ea7e02c618613f936cc692f2f59b2ab185166a17af981d83';
 /** Claims whose chain created sessions aaaa and bb12 (and added aaaa-000002 at event 9). */
 function base(): ChainClaims {
   const c = new ChainClaims();
-  c.apply(2, 'session.create', TS, { sid: 'aaaa', label: null, session_root: 'r' });
-  c.apply(3, 'session.create', TS, { sid: 'bb12', label: null, session_root: 'r' });
-  c.apply(9, 'node.add', TS, { bates: 'aaaa-000002', node_hash: HASH, parent_bates: null });
+  claimEvent(c, 2, 'session.create', TS, { sid: 'aaaa', label: null, session_root: 'r' });
+  claimEvent(c, 3, 'session.create', TS, { sid: 'bb12', label: null, session_root: 'r' });
+  claimEvent(c, 9, 'node.add', TS, { bates: 'aaaa-000002', node_hash: HASH, parent_bates: null });
   return c;
 }
 
@@ -196,7 +203,7 @@ describe("verify's reading of node.add in the store's form", () => {
         content: { question: `q${i}`, answer_text: 'a', audit: 'imported', source: 'x', source_id: `u${i}` },
         records: [`{"n":${i}}`],
       })),
-      { kind: 'nodes.bulk', data: {} },
+      { kind: 'nodes.bulk', data: { generator: 'test', seed: 0 } },
     );
     const bodies = dbOf(s)
       .prepare("SELECT seq, ts, body FROM audit_events WHERE kind = 'node.add' ORDER BY seq")
@@ -205,7 +212,7 @@ describe("verify's reading of node.add in the store's form", () => {
     expect(bodies).toHaveLength(30);
     for (const [seq, ts, body] of bodies) {
       const c = new ChainClaims();
-      c.apply(2, 'session.create', TS, { sid: 'aaaa', label: null, session_root: 'r' });
+      claimEvent(c, 2, 'session.create', TS, { sid: 'aaaa', label: null, session_root: 'r' });
       expect(nodeAddForm(c, seq, ts, body, 0, body.length)).toBe(true);
     }
     expect(s.verify().ok).toBe(true);

@@ -102,7 +102,9 @@ describe('verify: the node guards (guards.ts)', () => {
       parent: i % 50 === 0 ? null : i - 1,
       content: { question: `q ${i}`, answer_text: `a ${i}\n"quoted"`, cited_titles: [`t${i}`] },
     }));
-    const bates = s.addTurnsBulk(turns, { kind: 'nodes.bulk', data: {} }).added.map((a) => a.bates);
+    const bates = s
+      .addTurnsBulk(turns, { kind: 'nodes.bulk', data: { generator: 'test', seed: 0 } })
+      .added.map((a) => a.bates);
     return { s, bates };
   }
   const verdict = (s: ReturnType<typeof newShard>) => {

@@ -32,7 +32,9 @@ describe.skipIf(!existsSync(dist))('verify with helper threads', () => {
         parent: i % 40 === 0 ? null : i - 1,
         content: { question: `q ${i} é`, answer_text: `a ${i}\n"x"\t`, cited_titles: [`t${i}`] },
       }));
-      const bates = s.addTurnsBulk(turns, { kind: 'nodes.bulk', data: {} }).added.map((a) => a.bates);
+      const bates = s
+        .addTurnsBulk(turns, { kind: 'nodes.bulk', data: { generator: 'test', seed: 0 } })
+        .added.map((a) => a.bates);
       const both = (subtrees: 'held' | 'failed' | 'none' = 'failed') => {
         const one = verifyShard(dbOf(s));
         const stats = { chunks: 0, helperChunks: 0, helperClaims: false };
@@ -108,7 +110,7 @@ describe.skipIf(!existsSync(dist))('verify with helper threads', () => {
         parent: null,
         content: { question: `q ${i}`, answer_text: `a ${i}` },
       }));
-      s.addTurnsBulk(turns, { kind: 'nodes.bulk', data: {} });
+      s.addTurnsBulk(turns, { kind: 'nodes.bulk', data: { generator: 'test', seed: 0 } });
       store.archiveSessions(s, ['gone']);
       const one = verifyShard(dbOf(s));
       const stats = { chunks: 0, helperChunks: 0, helperClaims: false };
@@ -129,7 +131,7 @@ describe.skipIf(!existsSync(dist))('verify with helper threads', () => {
         parent: i % 25 === 0 ? null : i - 1,
         content: { question: `q ${i}`, answer_text: `a ${i}` },
       }));
-      s.addTurnsBulk(turns, { kind: 'nodes.bulk', data: {} });
+      s.addTurnsBulk(turns, { kind: 'nodes.bulk', data: { generator: 'test', seed: 0 } });
       const clean = verifyShard(dbOf(s));
       // Inside a transaction with a change the helpers could not see: no helpers, and the change is seen.
       dbOf(s).exec('BEGIN');

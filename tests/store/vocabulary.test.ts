@@ -109,7 +109,7 @@ describe('the vocabulary beside the FTS index', () => {
         { sid: a.sid, parent: a.bates, content: { question: 'bulk one', answer_text: 'therefore thermal' } },
         { sid: a.sid, parent: a.bates, content: { question: 'bulk two', answer_text: 'the theory' } },
       ],
-      { kind: 'nodes.bulk', data: {} },
+      { kind: 'nodes.bulk', data: { generator: 'test', seed: 0 } },
     );
     s.deferIndexing = true;
     const other = s.addTurn({ question: 'waiting turn', answer_text: 'thermos thimble' });
@@ -151,7 +151,7 @@ describe('prefixes through the vocabulary', () => {
           parent: null,
           content: { question: `q ${words[i]}`, answer_text: `a ${words[i]}` },
         });
-    s.addTurnsBulk(turns, { kind: 'nodes.bulk', data: {} });
+    s.addTurnsBulk(turns, { kind: 'nodes.bulk', data: { generator: 'test', seed: 0 } });
     const newest = s.addTurn({
       session: sid,
       question: `that should work ${words[0]}`,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dbOf } from '../../src/store/testing.js';
+import { appendUnchecked, dbOf } from '../../src/store/testing.js';
 import { demoShard, start, withShard } from './helpers.js';
 
 describe('other writers and the chain', () => {
@@ -51,7 +51,7 @@ describe('other writers and the chain', () => {
     // Enough events for the check to go to the worker and report progress (valid events, appended directly).
     withShard(d.db, (s) =>
       s.write(() => {
-        for (let i = 0; i < 50000; i++) s.audit.append('test.filler', { i });
+        for (let i = 0; i < 50000; i++) appendUnchecked(s, 'test.filler', { i });
       }),
     );
     const t = await start({ db: d.db, cols: 100, rows: 30 });

@@ -1,4 +1,4 @@
-import { formatBates, hashes, parseBates } from '../../store/index.js';
+import { formatBates, hashes, parseBates, type TurnRecord } from '../../store/index.js';
 
 /**
  * The checks on an `arborist export --format json` document (docs/export.md), field by field: what is well formed
@@ -20,22 +20,8 @@ export interface DocSession {
   session_root: string;
 }
 
-export interface DocTurn {
-  bates: string;
-  sid: string;
-  seq: number;
-  parent_bates: string | null;
-  question: string;
-  answer_text: string;
-  cited_titles: string[];
-  n_cited_sources: number;
-  audit: string;
-  cache_key: string | null;
-  created_at: string;
-  source: string | null;
-  source_id: string | null;
-  node_hash: string;
-  subtree_hash: string;
+/** A turn of the document: a TurnRecord (declared in the store, with every hashed field). */
+export interface DocTurn extends TurnRecord {
   /** The source records the exporting shard kept for an imported turn. */
   source_records?: string[];
 }

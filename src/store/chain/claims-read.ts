@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { eventsSeqIsRowid } from '../db/events-table.js';
 import { integerList } from '../db/page-lists.js';
 import { ChainClaims } from './claims.js';
+import { claimEvent } from './events.js';
 
 /**
  * Reading the chain once to rebuild its claims (claims.ts): page by page in seq order, each page as one set of
@@ -53,7 +54,7 @@ export function applyEvent(
     });
   }
   const data = ev.data !== null && typeof ev.data === 'object' ? (ev.data as Record<string, unknown>) : {};
-  claims.apply(seq, String(ev.kind), String(ev.ts), data);
+  claimEvent(claims, seq, String(ev.kind), String(ev.ts), data);
 }
 
 /** An event row as stored (seq, kind, ts, body), any column of any type. */

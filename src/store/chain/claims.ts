@@ -101,7 +101,7 @@ export class ChainClaims {
     return s;
   }
 
-  private created(sid: string, label: string | null, root: string, event: number, kind: string): void {
+  created(sid: string, label: string | null, root: string, event: number, kind: string): void {
     if (this.sessions.has(sid)) {
       this.problems.push({
         kind: 'event',
@@ -115,7 +115,7 @@ export class ChainClaims {
     this.setRoot(sid, root, event);
   }
 
-  private setRoot(sid: string, root: unknown, event: number): void {
+  setRoot(sid: string, root: unknown, event: number): void {
     if (typeof root !== 'string') return;
     const s = this.sessions.get(sid);
     if (!s) return; // a root for a session the chain never created: reported when the sessions are compared
@@ -123,13 +123,13 @@ export class ChainClaims {
     s.rootEvent = event;
   }
 
-  private setRoots(roots: unknown, event: number): void {
+  setRoots(roots: unknown, event: number): void {
     if (roots === null || typeof roots !== 'object') return;
     for (const [sid, root] of Object.entries(roots as Record<string, unknown>))
       this.setRoot(sid, root, event);
   }
 
-  private added(bates: string, hash: string, event: number): void {
+  added(bates: string, hash: string, event: number): void {
     const m = /^([a-z0-9]+)-(\d{6,})$/.exec(bates);
     const s = m ? this.sessions.get(m[1]) : undefined;
     if (!m || !s || !/^[0-9a-f]{64}$/.test(hash)) {
@@ -206,7 +206,7 @@ export class ChainClaims {
     else this.entries.set(key, { ...next, updated_at: ts, event });
   }
 
-  private sessionSource(sid: string, src: unknown, event: number): void {
+  sessionSource(sid: string, src: unknown, event: number): void {
     if (src === undefined || src === null) return;
     const o = typeof src === 'object' ? (src as Record<string, unknown>) : {};
     this.sessionSources.set(sid, {
@@ -217,7 +217,7 @@ export class ChainClaims {
     });
   }
 
-  private records(bates: string, ref: unknown, event: number): void {
+  records(bates: string, ref: unknown, event: number): void {
     if (ref === undefined || ref === null) return;
     const r = Array.isArray(ref) ? ref : [];
     const [chunk, start, length] = r.map((v) => (Number.isSafeInteger(v) ? (v as number) : -1));
@@ -232,7 +232,7 @@ export class ChainClaims {
     this.sourceRefs.set(bates, { chunk, start, length, event });
   }
 
-  private chunkDigests(list: unknown, event: number): void {
+  chunkDigests(list: unknown, event: number): void {
     if (!Array.isArray(list)) return;
     for (const c of list) {
       const [id, sha256, bytes] = Array.isArray(c) ? c : [];
@@ -256,96 +256,72 @@ export class ChainClaims {
     }
   }
 
-  /** Applies one event's body (already parsed). Unknown kinds are ignored: a newer arborist may add kinds. */
-  apply(seq: number, kind: string, ts: string, d: Record<string, unknown>): void {
-    this.events++;
-    const str = (v: unknown) => (typeof v === 'string' ? v : '');
-    switch (kind) {
-      case 'session.create':
-        this.created(str(d.sid), (d.label as string | null) ?? null, str(d.session_root), seq, kind);
-        this.sessionSource(str(d.sid), d.source, seq);
-        break;
-      case 'node.add':
-        this.added(str(d.bates), str(d.node_hash), seq);
-        this.setRoots(d.session_roots, seq);
-        this.records(str(d.bates), d.records, seq);
-        break;
-      case 'import.file':
-      case 'nodes.bulk':
-        // A bulk write's node.add events carry no roots: the hashes are folded once, and this event records the
-        // roots after it, with the digests of the source chunks it wrote.
-        this.setRoots(d.session_roots, seq);
-        this.chunkDigests(d.chunks, seq);
-        break;
-      case 'session.archive': {
-        const s = this.sessions.get(str(d.sid));
-        if (s?.state !== 'live') {
-          this.problems.push({
-            kind: 'event',
-            id: String(seq),
-            detail: `archives ${str(d.sid)}, which is not live`,
-          });
-          break;
-        }
-        s.state = 'archived';
-        s.archiveSha256 = str(d.sha256);
-        s.archiveEvent = seq;
-        this.setRoots(d.session_roots, seq);
-        break;
-      }
-      case 'session.restore': {
-        const s = this.sessions.get(str(d.sid));
-        if (s?.state !== 'archived') {
-          this.problems.push({
-            kind: 'event',
-            id: String(seq),
-            detail: `restores ${str(d.sid)}, which is not archived`,
-          });
-          break;
-        }
-        s.state = 'live';
-        s.archiveSha256 = null;
-        this.setRoot(s.sid, d.session_root, seq);
-        this.setRoots(d.session_roots, seq);
-        break;
-      }
-      case 'entry.set':
-        this.entry(str(d.key), seq, ts, (old) => {
-          const usage = old ? [...old.usageFamilySessionIds] : [];
-          if (old && old.sessionId !== '' && !usage.includes(old.sessionId)) usage.push(old.sessionId);
-          return {
-            sessionId: str(d.sid),
-            compactionCheckpoints: old?.compactionCheckpoints ?? [],
-            usageFamilySessionIds: usage,
-            updated_at: ts,
-            event: seq,
-          };
-        });
-        break;
-      case 'entry.checkpoint':
-        this.entry(str(d.key), seq, ts, (old) =>
-          old ? { ...old, compactionCheckpoints: [...old.compactionCheckpoints, d.checkpoint] } : null,
-        );
-        break;
-      case 'entry.usage_family':
-        this.entry(str(d.key), seq, ts, (old) =>
-          old ? { ...old, usageFamilySessionIds: [...old.usageFamilySessionIds, str(d.sid)] } : null,
-        );
-        break;
-      case 'entry.reset':
-        this.created(str(d.sid), null, str(d.session_root), seq, kind);
-        this.entry(str(d.key), seq, ts, () => ({
-          sessionId: str(d.sid),
-          compactionCheckpoints: [],
-          usageFamilySessionIds: [],
-          updated_at: ts,
-          event: seq,
-        }));
-        break;
-      case 'entry.delete':
-        this.entry(str(d.key), seq, ts, () => null);
-        break;
+  entrySet(key: string, sid: string, seq: number, ts: string): void {
+    this.entry(key, seq, ts, (old) => {
+      const usage = old ? [...old.usageFamilySessionIds] : [];
+      if (old && old.sessionId !== '' && !usage.includes(old.sessionId)) usage.push(old.sessionId);
+      return {
+        sessionId: sid,
+        compactionCheckpoints: old?.compactionCheckpoints ?? [],
+        usageFamilySessionIds: usage,
+        updated_at: ts,
+        event: seq,
+      };
+    });
+  }
+
+  entryCheckpoint(key: string, checkpoint: unknown, seq: number, ts: string): void {
+    this.entry(key, seq, ts, (old) =>
+      old ? { ...old, compactionCheckpoints: [...old.compactionCheckpoints, checkpoint] } : null,
+    );
+  }
+
+  entryUsageFamily(key: string, sid: string, seq: number, ts: string): void {
+    this.entry(key, seq, ts, (old) =>
+      old ? { ...old, usageFamilySessionIds: [...old.usageFamilySessionIds, sid] } : null,
+    );
+  }
+
+  entryReset(key: string, sid: string, seq: number, ts: string): void {
+    this.entry(key, seq, ts, () => ({
+      sessionId: sid,
+      compactionCheckpoints: [],
+      usageFamilySessionIds: [],
+      updated_at: ts,
+      event: seq,
+    }));
+  }
+
+  entryDelete(key: string, seq: number, ts: string): void {
+    this.entry(key, seq, ts, () => null);
+  }
+
+  archived(sid: string, sha256: string, roots: unknown, seq: number): void {
+    const s = this.sessions.get(sid);
+    if (s?.state !== 'live') {
+      this.problems.push({ kind: 'event', id: String(seq), detail: `archives ${sid}, which is not live` });
+      return;
     }
+    s.state = 'archived';
+    s.archiveSha256 = sha256;
+    s.archiveEvent = seq;
+    this.setRoots(roots, seq);
+  }
+
+  restored(sid: string, root: unknown, roots: unknown, seq: number): void {
+    const s = this.sessions.get(sid);
+    if (s?.state !== 'archived') {
+      this.problems.push({
+        kind: 'event',
+        id: String(seq),
+        detail: `restores ${sid}, which is not archived`,
+      });
+      return;
+    }
+    s.state = 'live';
+    s.archiveSha256 = null;
+    this.setRoot(s.sid, root, seq);
+    this.setRoots(roots, seq);
   }
 }
 

@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { cachedStatement } from '../db/statements.js';
 import { canon, eventHash, hex, ZERO_HASH } from '../model/hash.js';
 import { type ChainCheck, checkChain } from './check.js';
+import type { EventKind, EventPayloads } from './events.js';
 
 export { formatHead } from './check.js';
 export type { ChainCheck };
@@ -51,8 +52,15 @@ export class AuditLog {
     return this.countStmt.get() as number;
   }
 
-  /** Must run inside a write transaction. Returns the new event's hash. */
-  append(kind: string, data: unknown, ts: string = new Date().toISOString()): ChainHead {
+  /**
+   * Must run inside a write transaction. Returns the new event's hash. The payload is checked against the kind's
+   * type in the registry (events.ts), which also says what verify's claims make of it.
+   */
+  append<K extends EventKind>(
+    kind: K,
+    data: EventPayloads[K],
+    ts: string = new Date().toISOString(),
+  ): ChainHead {
     const last = this.head();
     const seq = last.seq + 1;
     const body = Buffer.from(canon({ data, kind, seq, ts }), 'utf8');

@@ -1,5 +1,6 @@
 import { hash as oneShotHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
+import { type TurnContent, turnContentOf } from './content.js';
 
 /**
  * Hash conventions (docs/sessions.md is the normative text):
@@ -65,36 +66,12 @@ export function canon(value: unknown): string {
   return out;
 }
 
-/** The fields of a node that its node_hash covers. Structure (parent) is content: moving a node changes its hash. */
-export interface NodeContent {
-  bates: string;
-  parent_bates: string | null;
-  question: string;
-  answer_text: string;
-  cited_titles: string[];
-  n_cited_sources: number;
-  audit: string;
-  cache_key: string | null;
-  created_at: string;
-  source: string | null;
-  source_id: string | null;
-}
+/** The fields node_hash covers (model/content.ts declares them). */
+export type NodeContent = TurnContent;
 
 /** canon(node content) through the general canonicaliser: the reference that nodeContentJson must equal. */
 export function nodeContentJsonSlow(c: NodeContent): string {
-  return canon({
-    answer_text: c.answer_text,
-    audit: c.audit,
-    bates: c.bates,
-    cache_key: c.cache_key,
-    cited_titles: c.cited_titles,
-    created_at: c.created_at,
-    n_cited_sources: c.n_cited_sources,
-    parent_bates: c.parent_bates,
-    question: c.question,
-    source: c.source,
-    source_id: c.source_id,
-  });
+  return canon(turnContentOf(c));
 }
 
 // JSON.stringify of a well-formed string, 4-5x faster on Node 20 for kilobytes of text: escape quote, backslash and

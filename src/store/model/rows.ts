@@ -1,3 +1,5 @@
+import type { TurnContent } from './content.js';
+
 /**
  * The node row, once: its columns as the store selects them, the shape SQLite hands back, and the one mapper to the
  * public TurnNode. Every reader of whole node rows (Shard's lookups, archiving, verify's exact path) selects
@@ -5,24 +7,13 @@
  */
 
 /** A turn as the store hands it out. */
-export interface TurnNode {
+export interface TurnNode extends TurnContent {
   id: number;
-  bates: string;
   sid: string;
   seq: number;
-  parent_bates: string | null;
   is_top: boolean;
   depth: number;
   n_children: number;
-  question: string;
-  answer_text: string;
-  cited_titles: string[];
-  n_cited_sources: number;
-  audit: string;
-  cache_key: string | null;
-  source: string | null;
-  source_id: string | null;
-  created_at: string;
   node_hash: string;
   subtree_hash: string;
   /**

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { badInput, notFound } from '../base/errors.js';
+import type { EventPayloads } from '../chain/events.js';
 import type { AuditLog } from '../chain/log.js';
 import { cachedStatement } from '../db/statements.js';
 import { canon, sessionRoot } from '../model/hash.js';
@@ -122,7 +123,7 @@ export function insertSession(db: Database.Database, audit: AuditLog, opts: NewS
     created_at,
     root,
   );
-  const body: Record<string, unknown> = { label, session_root: root.toString('hex'), sid };
+  const body: EventPayloads['session.create'] = { label, session_root: root.toString('hex'), sid };
   if (opts.source) {
     const { source, source_session } = opts.source;
     if (typeof source !== 'string' || typeof source_session !== 'string' || source_session === '')

@@ -1,5 +1,6 @@
 import { crashPoint } from '../base/crash.js';
 import { badInput, notFound } from '../base/errors.js';
+import type { EventPayloads } from '../chain/events.js';
 import type { AuditLog } from '../chain/log.js';
 import { cachedStatement } from '../db/statements.js';
 import { TextIndexer } from '../find/vocabulary.js';
@@ -46,10 +47,11 @@ export interface BulkResult {
 }
 
 /** The closing event: `import.file` (an importer, with its counts) or `nodes.bulk` (a generator). */
-export interface BulkEvent {
-  kind: 'import.file' | 'nodes.bulk';
-  data: Record<string, unknown>;
-}
+/** The events that close a bulk write, and what the caller gives of them (the write adds chunks, roots, turns). */
+type Closing = 'import.file' | 'nodes.bulk';
+export type BulkEvent = {
+  [K in Closing]: { kind: K; data: Omit<EventPayloads[K], 'chunks' | 'session_roots' | 'turns'> };
+}[Closing];
 
 export interface BulkContext {
   readonly db: import('better-sqlite3').Database;
@@ -127,12 +129,8 @@ class ChunkWriter {
   }
 }
 
-export interface NodeAddData {
-  bates: string;
-  node_hash: string;
-  parent_bates: string | null;
-  records?: [number, number, number];
-}
+/** node.add as the bulk path writes it: no roots (its closing event records them). */
+export type NodeAddData = Omit<EventPayloads['node.add'], 'session_roots'>;
 
 function jsonString(s: string): string | undefined {
   return s.isWellFormed() ? JSON.stringify(s) : undefined;
@@ -357,10 +355,8 @@ export function insertBulk(ctx: BulkContext, turns: readonly BulkTurn[], event: 
   const rest = [...sids].filter((s) => roots[s] === undefined).sort();
   Object.assign(roots, ctx.merkle.setRoots(rest));
   const session_roots = Object.fromEntries(Object.entries(roots).sort(([a], [b]) => (a < b ? -1 : 1)));
-  ctx.audit.append(
-    event.kind,
-    { ...event.data, chunks: chunks.written, session_roots, turns: placed.length },
-    ts,
-  );
+  const closing = { chunks: chunks.written, session_roots, turns: placed.length };
+  if (event.kind === 'import.file') ctx.audit.append(event.kind, { ...event.data, ...closing }, ts);
+  else ctx.audit.append(event.kind, { ...event.data, ...closing }, ts);
   return { added, session_roots, chunks: chunks.written.length };
 }

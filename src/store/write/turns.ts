@@ -3,6 +3,7 @@ import { badInput } from '../base/errors.js';
 import type { AuditLog } from '../chain/log.js';
 import { cachedStatement } from '../db/statements.js';
 import { TextIndexer } from '../find/vocabulary.js';
+import type { TurnBody } from '../model/content.js';
 import { nodeHash, subtreeHash } from '../model/hash.js';
 import { formatBates } from '../model/ids.js';
 import type { Session, TurnNode } from '../model/rows.js';
@@ -10,22 +11,15 @@ import type { Merkle } from '../tree/merkle.js';
 
 /** What Shard.addTurn takes and gives back, and the checks a new turn passes before anything is written. */
 
-export interface NewTurn {
-  question: string;
-  answer_text: string;
-  cited_titles?: string[];
-  n_cited_sources?: number;
-  audit?: string;
-  cache_key?: string | null;
+export interface NewTurn
+  extends Pick<TurnBody, 'question' | 'answer_text'>,
+    Partial<Omit<TurnBody, 'question' | 'answer_text'>> {
   /** The session the turn belongs to (sid or label). Absent: the parent's session, or a new session. */
   session?: string;
   /** Bates id of the parent, in any session. */
   parent?: string;
   /** Label for the new session when one is created. */
   label?: string;
-  source?: string | null;
-  source_id?: string | null;
-  created_at?: string;
 }
 
 export interface AddedTurn {
@@ -40,17 +34,7 @@ export interface AddedTurn {
 }
 
 /** A NewTurn's content, checked and with its defaults filled in. */
-export interface CheckedTurn {
-  question: string;
-  answer_text: string;
-  cited_titles: string[];
-  n_cited_sources: number;
-  audit: string;
-  cache_key: string | null;
-  source: string | null;
-  source_id: string | null;
-  created_at: string;
-}
+export type CheckedTurn = TurnBody;
 
 const MAX_TEXT = 16 * 1024 * 1024;
 
