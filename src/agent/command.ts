@@ -8,6 +8,9 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { AskError, readConfigFile, splitArgv } from '../ask/index.js';
+import { shellPath, shellQuote } from '../text/shell.js';
+
+export { shellPath, shellQuote };
 
 export const DEFAULT_COMMAND: readonly string[] = ['claude', '--resume', '{sessionId}'];
 
@@ -89,14 +92,11 @@ export function findExecutable(program: string, env: NodeJS.ProcessEnv, base = p
   return null;
 }
 
-/** One argument as a POSIX shell reads it back: bare when it is plainly safe, else in single quotes. */
-export function shellQuote(a: string): string {
-  if (a !== '' && /^[A-Za-z0-9_@%+=:,./-]+$/.test(a)) return a;
-  return `'${a.replace(/'/g, `'\\''`)}'`;
-}
-
-/** The command as a line to paste into a shell: `cd CWD && PROGRAM ARGS...`. */
+/**
+ * The command as a line to paste into a shell: `cd -P CWD && PROGRAM ARGS...`, each word quoted. -P: the folder
+ * the kernel resolves (as the agent is run here), not one with `..` taken off the path's text.
+ */
 export function commandLine(argv: readonly string[], cwd?: string): string {
   const cmd = argv.map(shellQuote).join(' ');
-  return cwd === undefined ? cmd : `cd ${shellQuote(cwd)} && ${cmd}`;
+  return cwd === undefined ? cmd : `cd -P ${shellPath(cwd)} && ${cmd}`;
 }

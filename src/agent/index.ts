@@ -11,6 +11,7 @@ export {
   findExecutable,
   loadResumeConfig,
   type ResumeConfig,
+  shellPath,
   shellQuote,
 } from './command.js';
 export { followTranscripts, type ImportSummary, importTranscript, type UnitSummary } from './follow.js';

@@ -233,6 +233,12 @@ export function planResume(shard: Shard, bates: string, opts: PlanOptions = {}):
   cwd ??= source?.info.cwd;
   if (cwd === undefined)
     throw new ResumeError('no_cwd', `the lines of ${node.bates} record no working directory to resume in`);
+  // No folder name holds a NUL byte; a shell would cut the printed path at it and go somewhere else.
+  if (cwd.includes('\0'))
+    throw new ResumeError(
+      'no_cwd',
+      `the working directory the lines of ${node.bates} record holds a NUL byte`,
+    );
 
   const project = safeProject(source?.info.project) ? source.info.project : projectFolderFor(cwd);
   const projectsDir = claudeProjectsDir(env);
@@ -246,6 +252,8 @@ export function planResume(shard: Shard, bates: string, opts: PlanOptions = {}):
   }
   const cfg = loadResumeConfig(env);
   const argv = fillCommand(cfg.command, { sessionId, sessionFile: file, cwd });
+  if (argv.some((a) => a.includes('\0')))
+    throw new ResumeError('no_agent', `resume.command in ${cfg.path} holds a NUL byte: nothing was written`);
   const executable = findExecutable(argv[0], env);
   if (opts.run) {
     if (!cwdExists)

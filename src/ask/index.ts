@@ -1,8 +1,10 @@
+import { unlinkSync } from 'node:fs';
 import { ArboristError, badInput, postingsOf, type Shard, type TurnNode } from '../store/index.js';
 import { builtinAnswer } from './builtin.js';
 import { cacheKey, conversationHash, policyId } from './cache.js';
 import { type CommandInput, runCommand } from './command.js';
 import { AskError, cancelled } from './errors.js';
+import { type KeptAnswer, keepAnswer, readKept, shardRealPath, UnstoredAnswer } from './keep.js';
 import { retrieve } from './retrieve.js';
 import type { AskRequest, AskResult, ProviderSpec } from './types.js';
 
@@ -25,6 +27,7 @@ export {
   readConfigFile,
 } from './config.js';
 export { AskError, type AskErrorCode } from './errors.js';
+export { type KeptAnswer, readKept, UnstoredAnswer } from './keep.js';
 export { type Citation, type ContextItem, type Retrieval, retrieve } from './retrieve.js';
 export { normaliseQuestion } from './text.js';
 export type { AskRequest, AskResult, ProviderSpec } from './types.js';
@@ -140,36 +143,87 @@ export async function ask(shard: Shard, req: AskRequest): Promise<AskResult> {
   }
   if (req.signal?.aborted) throw cancelled();
 
+  const kept: KeptAnswer = {
+    v: 1,
+    shard: shardRealPath(shard.path),
+    asked_at: new Date().toISOString(),
+    question,
+    parent_bates: req.parent ?? null,
+    session: req.session ?? null,
+    fork: req.fork ?? false,
+    label: req.label ?? null,
+    answer_text,
+    cited_titles,
+    audit,
+    cache_key: key,
+    cacheable,
+    provider: policy,
+  };
+  try {
+    return storeAnswer(shard, kept);
+  } catch (err) {
+    // The answer is had (perhaps paid for) and the turn is not stored: a lock held past the busy timeout, a full
+    // disk. Keep it in a file that `arborist ask --kept` stores later. A given answer (--answer) is the caller's.
+    if (provider.kind === 'manual') throw err;
+    throw new UnstoredAnswer(err, keepAnswer(kept, shard.path), kept.shard);
+  }
+}
+
+/**
+ * The write of ask (step 4): one IMMEDIATE transaction, waiting for another writer's lock as every write does (the
+ * store's busy timeout).
+ */
+function storeAnswer(shard: Shard, k: KeptAnswer): AskResult {
   const created_at = new Date().toISOString();
   const added = shard.write(() => {
-    let session = req.session;
+    let session = k.session ?? undefined;
     let forked = false;
-    if (req.fork) {
-      session = shard.createSession({ label: req.label, created_at }).sid;
+    if (k.fork) {
+      session = shard.createSession({ label: k.label ?? undefined, created_at }).sid;
       forked = true;
     }
     const a = shard.addTurn({
-      question,
-      answer_text,
-      cited_titles,
-      n_cited_sources: cited_titles.length,
-      audit,
-      cache_key: key,
+      question: k.question,
+      answer_text: k.answer_text,
+      cited_titles: k.cited_titles,
+      n_cited_sources: k.cited_titles.length,
+      audit: k.audit,
+      cache_key: k.cache_key,
       session,
-      parent: req.parent,
-      label: req.label,
+      parent: k.parent_bates ?? undefined,
+      label: k.label ?? undefined,
       created_at,
     });
-    if (cacheable) shard.putCachedAnswer(key, answer_text, cited_titles, created_at);
+    if (k.cacheable) shard.putCachedAnswer(k.cache_key, k.answer_text, k.cited_titles, created_at);
     return forked ? { ...a, created_session: true } : a;
   });
   return {
     ...added,
-    audit,
-    cache_key: key,
-    answer_text,
-    cited_titles,
-    n_cited_sources: cited_titles.length,
-    provider: policy,
+    audit: k.audit,
+    cache_key: k.cache_key,
+    answer_text: k.answer_text,
+    cited_titles: k.cited_titles,
+    n_cited_sources: k.cited_titles.length,
+    provider: k.provider,
   };
+}
+
+/**
+ * `arborist ask --kept FILE`: stores an answer ask kept (keep.ts) in the shard it was asked of, as the ask would
+ * have, then removes the file. Nothing is asked again.
+ */
+export function storeKept(shard: Shard, file: string): { result: AskResult; removed: boolean } {
+  const k = readKept(file);
+  if (shard.readonly) throw new ArboristError('shard', `${shard.path} is open read-only`);
+  const here = shardRealPath(shard.path);
+  if (here !== k.shard)
+    throw new ArboristError('usage', `${file} was asked of ${k.shard}, not ${here}: give --db ${k.shard}`);
+  const result = storeAnswer(shard, k);
+  let removed = true;
+  try {
+    unlinkSync(file);
+  } catch {
+    removed = false;
+  }
+  return { result, removed };
 }

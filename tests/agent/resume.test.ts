@@ -3,7 +3,18 @@
  * `claude` run and its new turns coming back under the turn resumed from, and every refusal. The real binary,
  * real shards, a fake `claude` on PATH (fixtures/fake-claude.mjs).
  */
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { planResume, writeResume } from '../../src/agent/index.js';
@@ -132,7 +143,7 @@ describe('arborist resume --print', () => {
     expect(h.code).toBe(0);
     expect(h.stdout).toContain('nothing written');
     expect(h.stdout).toMatch(/lines\s+7 lines from 2 turns/);
-    expect(h.stdout).toContain(`cd ${work} && claude --resume `);
+    expect(h.stdout).toContain(`cd -P ${work} && claude --resume `);
     expect(files(m.config)).toEqual(before);
   });
 
@@ -183,7 +194,7 @@ describe('arborist resume --no-exec', () => {
     const h = cli(['resume', bates.u2, '--no-exec', '--db', m.db], { env: m.env });
     expect(h.code).toBe(0);
     expect(h.stdout).toMatch(/^wrote 7 lines to /);
-    expect(h.stdout).toMatch(/run it with:\n {2}cd .* && claude --resume [0-9a-f-]{36}\n/);
+    expect(h.stdout).toMatch(/run it with:\n {2}cd -P .* && claude --resume [0-9a-f-]{36}\n/);
     expect(resumeEvents(m.db)).toHaveLength(2);
   });
 
@@ -239,6 +250,96 @@ describe('arborist resume --no-exec', () => {
     expectSameButSession(out.slice(0, 4), a.lines, SID_A, doc.session_id);
     expectSameButSession(out.slice(4), b.lines.slice(4), SID_B, doc.session_id);
     expect(chainIn(readClaude(doc.file).turns, 'pb3')).toEqual(['pa1', 'pa2', 'pb3']);
+  });
+});
+
+describe('arborist resume --no-exec: the printed line, pasted into bash', () => {
+  /** The `run it with:` line of --no-exec's output. */
+  const printedLine = (stdout: string) => /run it with:\n {2}(.*)\n/.exec(stdout)?.[1];
+  // Anything stripControls would drop or turn into a newline: the printed text must carry none of it raw.
+  const RAW_CONTROL = /[\x00-\x1f\x7f-\x9f\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069\u2028\u2029\ufeff]/;
+
+  // Folders a transcript may name (a cwd is whatever the lines carry): each must be the one the agent runs in,
+  // with the printed arguments and nothing else run. Relative ones are taken from where the line is pasted.
+  it.each([
+    ['a newline (a folder with a space in its place exists too)', 'new\nline'],
+    ['a carriage return, a tab and an escape sequence', 'cr\rtab\tesc\x1b[31mred'],
+    ['a bidi override and a DEL', 'bidi\u202eevil\x7f'],
+    ['spaces and both quotes', `it's a "quoted" dir`],
+    ['$, a command substitution, backticks and !', 'cost $HOME $(touch pwned) `touch pwned2` !!'],
+    ['a backslash and a non-ASCII name', 'back\\slash caf\u00e9'],
+    ['a leading - (relative)', '-x'],
+    ['only - (relative)', '-'],
+    ['a relative path (CDPATH names a decoy)', 'plain'],
+  ])('%s', (_name, name) => {
+    const m = machine();
+    const base = join(m.root, 'paste here');
+    mkdirSync(base);
+    const relativeCwd = name.startsWith('-') || name === 'plain';
+    const cwd = relativeCwd ? name : join(base, name);
+    mkdirSync(join(base, name));
+    // Where a wrong reading would land instead: the newline read as a space, CDPATH's copy of a relative folder.
+    mkdirSync(join(base, name.replace(/\n/g, ' ')), { recursive: true });
+    const decoy = join(m.root, 'decoy');
+    mkdirSync(join(decoy, name), { recursive: true });
+    rewoundSession(m.projects, cwd);
+    expect(cli(['import', 'claude', '--db', m.db], { env: m.env }).code).toBe(0);
+    const { u2 } = batesOf(m.db, ['u2']);
+
+    const r = cli(['resume', u2, '--no-exec', '--db', m.db], { env: m.env, cwd: base });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const line = printedLine(r.stdout);
+    expect(line, r.stdout).toBeDefined();
+    expect(r.stdout.replace(/\n/g, '')).not.toMatch(RAW_CONTROL);
+    const id = (r.stdout.match(/claude --resume ([0-9a-f-]{36})/) ?? [])[1];
+    expect(id).toBeDefined();
+
+    const run = spawnSync('bash', ['-c', line!], {
+      cwd: base,
+      env: { ...m.env, CDPATH: decoy },
+      encoding: 'utf8',
+    });
+    expect(run.status, run.stderr).toBe(0);
+    const runs = fakeRuns(m);
+    expect(runs).toHaveLength(1);
+    expect(runs[0].cwd).toBe(realpathSync(join(base, name)));
+    expect(runs[0].argv).toEqual(['--resume', id]);
+    expect(existsSync(join(base, 'pwned'))).toBe(false);
+    expect(existsSync(join(base, 'pwned2'))).toBe(false);
+  });
+});
+
+describe('arborist resume --no-exec: a path the shell would read otherwise', () => {
+  it('.. after a symlink: the pasted line goes where the kernel goes, as the agent run by arborist does', () => {
+    const m = machine();
+    const far = join(m.root, 'far');
+    mkdirSync(join(far, 'sub'), { recursive: true });
+    mkdirSync(join(far, 'target'));
+    mkdirSync(join(m.root, 'target')); // where `..` taken off the text would go
+    symlinkSync(join(far, 'sub'), join(m.root, 'link'));
+    const cwd = `${m.root}/link/../target`;
+    rewoundSession(m.projects, cwd);
+    expect(cli(['import', 'claude', '--db', m.db], { env: m.env }).code).toBe(0);
+    const { u2 } = batesOf(m.db, ['u2']);
+    const r = cli(['resume', u2, '--no-exec', '--db', m.db], { env: m.env });
+    expect(r.code, r.stderr).toBe(0);
+    const line = /run it with:\n {2}(.*)\n/.exec(r.stdout)![1];
+    const run = spawnSync('bash', ['-c', line], { env: m.env, encoding: 'utf8' });
+    expect(run.status, run.stderr).toBe(0);
+    expect(fakeRuns(m)[0].cwd).toBe(realpathSync(join(far, 'target')));
+  });
+
+  it('a NUL byte in the recorded folder: refused (a shell would cut the path there), nothing written', () => {
+    const m = machine();
+    const work = tempDir('arb-work-');
+    rewoundSession(m.projects, `${work}\0/elsewhere`);
+    expect(cli(['import', 'claude', '--db', m.db], { env: m.env }).code).toBe(0);
+    const { u2 } = batesOf(m.db, ['u2']);
+    const r = cli(['resume', u2, '--no-exec', '--db', m.db], { env: m.env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^arborist: the working directory the lines of .* record holds a NUL byte\n$/);
+    expect(resumeEvents(m.db)).toEqual([]);
   });
 });
 

@@ -238,13 +238,50 @@ describe('audit chain', () => {
     expect(s2.chainCheck({ from: f2.verified }).first_broken_seq).toBe(f2.verified.seq + 1);
   });
 
-  it('an incremental check from a wrong hash fails at the next event', () => {
+  it('an incremental check from a wrong hash fails at the event it resumes from', () => {
     const s = busy();
     const first = s.chainCheck();
     s.addTurn({ question: 'x', answer_text: '', session: 'aaaa' });
     const c = s.chainCheck({ from: { seq: first.verified.seq, hash: '00'.repeat(32) } });
     expect(c.ok).toBe(false);
-    expect(c.first_broken_seq).toBe(first.verified.seq + 1);
+    expect(c.first_broken_seq).toBe(first.verified.seq);
+    expect(c.verified.seq).toBe(0);
+  });
+
+  // The event an incremental check resumes from is checked again itself: an attacker who edits it leaves its stored
+  // hash (or the next event's prev_hash) as it was, so the events after it still link.
+  it.each([
+    ['not JSON, event_hash kept', (_old: Buffer) => ({ body: Buffer.from('garbage'), rehash: false })],
+    [
+      'other JSON, event_hash kept',
+      (_old: Buffer) => ({ body: Buffer.from('{"garbage":true}'), rehash: false }),
+    ],
+    [
+      'other JSON, event_hash recomputed',
+      (old: Buffer) => ({ body: Buffer.from(old.toString().replace('"kind":"', '"kind":"x')), rehash: true }),
+    ],
+  ])('the verified event rewritten (%s), then events after it: broken at that event', (_n, edit) => {
+    const s = busy();
+    const first = s.chainCheck();
+    const v = first.verified.seq;
+    const row = dbOf(s).prepare('SELECT body, prev_hash FROM audit_events WHERE seq = ?').get(v) as {
+      body: Buffer;
+      prev_hash: Buffer;
+    };
+    const e = edit(row.body);
+    // Before or after the append: either way event v + 1 links to the hash v had when it was verified.
+    s.addTurn({ question: 'after', answer_text: '', session: 'aaaa' });
+    dbOf(s).prepare('UPDATE audit_events SET body = ? WHERE seq = ?').run(e.body, v);
+    if (e.rehash)
+      dbOf(s)
+        .prepare('UPDATE audit_events SET event_hash = ? WHERE seq = ?')
+        .run(sha256(row.prev_hash, e.body), v);
+    const inc = s.chainCheck({ from: first.verified });
+    expect(inc.ok).toBe(false);
+    expect(inc.first_broken_seq).toBe(v);
+    expect(inc.reason).toBe(`event ${v} changed after it was verified`);
+    // A full check names v itself, or (v rehashed) the next event, which no longer links to it.
+    expect(s.chainCheck().first_broken_seq).toBe(e.rehash ? v + 1 : v);
   });
 
   it('does not append when a change fails (same transaction)', () => {

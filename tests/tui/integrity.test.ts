@@ -46,6 +46,34 @@ describe('the browser on a damaged shard', () => {
     await t.waitFor(/chain BROKEN at event \d+/, 5000);
   });
 
+  // The event the last check stopped at is where the next one resumes: its own bytes must be checked again, not
+  // only its stored hash (which the attacker leaves as it was, so the appended event still links to it).
+  it.each([
+    ['bytes that are not JSON', 'garbage'],
+    ['other JSON', '{"garbage":true}'],
+  ])(
+    'the verified head event rewritten with %s, its hash kept, then an append: BROKEN at that event',
+    async (_n, body) => {
+      const path = copy(f);
+      const t = await start({ db: path, cols: 160, rows: 30 });
+      await t.waitFor(/chain ✓ \d+ events/);
+      // Past the first state check (runtime.ts, 1.5 s after start; the next is minutes away): only the chain check
+      // is left to see the edit, as in a browser left open.
+      await new Promise((r) => setTimeout(r, 3000));
+      const head = withShard(path, (s) => s.audit.head().seq);
+      withShard(path, (s) => {
+        dbOf(s).prepare('UPDATE audit_events SET body = CAST(? AS BLOB) WHERE seq = ?').run(body, head);
+      });
+      const r = cli(['ask', 'after the overwrite', '--answer', 'x', '--db', path]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(cli(['chain-check', '--db', path]).stdout).toContain(`event ${head}`);
+      await t.waitFor(`chain BROKEN at event ${head}`, 5000);
+      const screen = t.screen();
+      expect(screen).not.toContain('chain ✓');
+      expect(screen).not.toMatch(/Unexpected token|not valid JSON/);
+    },
+  );
+
   it('a parent cycle: the browser opens, lists the session and goes on answering keys', async () => {
     const path = copy(f);
     tamper(

@@ -3,6 +3,7 @@ import { Shard } from '../../src/store/index.js';
 import { dbOf } from '../../src/store/testing.js';
 import { selectedBates } from '../../src/ui/core/selectors.js';
 import { buildDemo } from '../../src/ui/runtime/demo.js';
+import { describe as describeError } from '../../src/ui/runtime/describe.js';
 import { tempDb } from '../support/tmp.js';
 import { driveRuntime, until } from '../support/ui-runtime.js';
 
@@ -68,6 +69,33 @@ describe('runtime effects on a real shard', () => {
     // a rewritten tail (the verified event changed) is caught too
     other.close();
     h.shard.close();
+  });
+
+  it('the verified event rewritten (its hash kept) before another writer appends: BROKEN there, no parser text', () => {
+    const db = tempDb();
+    const other = Shard.open(db);
+    buildDemo(other);
+    const h = harness(db);
+    h.rt.check(true);
+    expect(h.state.chain).toMatchObject({ status: 'ok', events: 21 });
+    dbOf(other).prepare("UPDATE audit_events SET body = CAST('garbage' AS BLOB) WHERE seq = 21").run();
+    other.addTurn({ question: 'new', answer_text: 'x' });
+    h.poll();
+    expect(h.state.chain).toMatchObject({ status: 'broken', brokenAt: 21, full: true });
+    expect(h.state.message?.text ?? '').not.toMatch(/JSON|token/);
+    other.close();
+    h.shard.close();
+  });
+
+  it("an error for the status bar: a parser's message (it quotes the shard's bytes) is never shown, others sanitised", () => {
+    let parse: unknown;
+    try {
+      JSON.parse('garbage');
+    } catch (e) {
+      parse = e;
+    }
+    expect(describeError(parse)).toBe('the shard holds data that cannot be read');
+    expect(describeError(new Error('bad \x1b]0;title\x07thing\nsecond line'))).toBe('bad thing');
   });
 
   it('asks and forks through src/ask, and builds the demo on an empty shard', async () => {

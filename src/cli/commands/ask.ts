@@ -1,11 +1,11 @@
-import { ask, providerFromOptions } from '../../ask/index.js';
+import { type AskResult, ask, providerFromOptions, storeKept } from '../../ask/index.js';
 import type { ProviderSpec } from '../../ask/types.js';
 import { ArboristError } from '../../store/index.js';
 import { StreamSanitizer } from '../../text/stream.js';
-import { flag, list, type Parsed, positiveInt, str } from '../args.js';
+import { flag, GLOBAL_OPTIONS, list, type Parsed, positiveInt, str } from '../args.js';
 import type { Command } from '../command.js';
 import type { Context } from '../context.js';
-import { printJson, stripControls } from '../output.js';
+import { oneLine, printJson, stripControls } from '../output.js';
 
 /** The answer provider `--answer`, `--answer-cmd` and `--timeout S` name (ask and the REPL take the same options). */
 export function providerFromArgs(p: Parsed, ctx: Context): ProviderSpec {
@@ -22,7 +22,7 @@ export const askCmd: Command = {
   name: 'ask',
   usage:
     'arborist ask QUESTION [--session SID] [--parent BATES] [--fork] [--answer TEXT | --answer-cmd CMD] ' +
-    '[--no-cache] [--cite TITLE]... [--label L] [--timeout SECONDS]',
+    '[--no-cache] [--cite TITLE]... [--label L] [--timeout SECONDS] | arborist ask --kept FILE',
   summary: 'ask a question: a new session, a follow-up, or a fork from any turn of any session',
   options: {
     answer: { type: 'string' },
@@ -34,8 +34,11 @@ export const askCmd: Command = {
     cite: { type: 'string', multiple: true },
     'no-cache': { type: 'boolean' },
     timeout: { type: 'string' },
+    kept: { type: 'string' },
   },
   async run(p, ctx) {
+    const keptFile = str(p, 'kept');
+    if (keptFile !== undefined) return storeKeptAnswer(p, ctx, keptFile);
     if (p.positionals.length === 0) throw new ArboristError('usage', `usage: ${this.usage}`);
     const question = p.positionals.join(' ');
     const provider = providerFromArgs(p, ctx);
@@ -74,19 +77,8 @@ export const askCmd: Command = {
               ctx.out.out(clean.write(t));
             },
       });
-      if (ctx.out.json) {
-        printJson(ctx.out, {
-          bates: r.bates,
-          sid: r.sid,
-          seq: r.seq,
-          parent_bates: r.parent_bates,
-          node_hash: r.node_hash,
-          subtree_hash: r.subtree_hash,
-          session_root: r.session_root,
-          audit: r.audit,
-          cache_key: r.cache_key,
-        });
-      } else {
+      if (ctx.out.json) printResult(ctx, r);
+      else {
         if (streamed === '') ctx.out.out(stripControls(r.answer_text));
         else ctx.out.out(clean.end());
         if (!(streamed || r.answer_text).endsWith('\n')) ctx.out.out('\n');
@@ -99,3 +91,42 @@ export const askCmd: Command = {
     }
   },
 };
+
+function printResult(ctx: Context, r: AskResult): void {
+  printJson(ctx.out, {
+    bates: r.bates,
+    sid: r.sid,
+    seq: r.seq,
+    parent_bates: r.parent_bates,
+    node_hash: r.node_hash,
+    subtree_hash: r.subtree_hash,
+    session_root: r.session_root,
+    audit: r.audit,
+    cache_key: r.cache_key,
+  });
+}
+
+/**
+ * `ask --kept FILE`: the answer an ask could not store (docs/asking.md), stored now; it takes no other option, since
+ * the file holds the question, where it goes and its answer. Prints as ask does.
+ */
+function storeKeptAnswer(p: Parsed, ctx: Context, file: string): number {
+  const other = Object.keys(p.values).filter(
+    (k) => k !== 'kept' && !(k in GLOBAL_OPTIONS) && p.values[k] !== undefined,
+  );
+  if (p.positionals.length > 0 || other.length > 0)
+    throw new ArboristError(
+      'usage',
+      '--kept FILE takes no question and no other ask option: the file holds them',
+    );
+  const { result: r, removed } = storeKept(ctx.writable(), file);
+  if (ctx.out.json) printResult(ctx, r);
+  else {
+    ctx.out.out(stripControls(r.answer_text));
+    if (!r.answer_text.endsWith('\n')) ctx.out.out('\n');
+    ctx.out.err(`${ctx.out.color.dim(`[${r.bates}] ${r.audit}`)}\n`);
+  }
+  if (!removed)
+    ctx.out.err(`arborist: stored, but ${oneLine(file)} could not be removed: remove it yourself\n`);
+  return 0;
+}

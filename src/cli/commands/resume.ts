@@ -6,6 +6,7 @@ import {
   importTranscript,
   planResume,
   type ResumePlan,
+  shellPath,
   startAgent,
   type Written,
   writeResume,
@@ -64,8 +65,10 @@ function printPlan(ctx: Context, plan: ResumePlan, head: string): void {
     .map(([k, n]) => `${k} ${n}`)
     .join(', ');
   row('types', types);
-  const found = plan.executable === null ? ` (${plan.argv[0]} is not on PATH here)` : '';
-  row('command', `${commandLine(plan.argv, plan.cwd)}${found}`);
+  const found = plan.executable === null ? ` (${oneLine(plan.argv[0])} is not on PATH here)` : '';
+  // Not through oneLine: the line is for pasting, and commandLine escapes every control character itself (oneLine
+  // would fold a newline in a path to a space, another folder).
+  ctx.out.out(`  ${'command'.padEnd(8)} ${commandLine(plan.argv, plan.cwd)}${found}\n`);
 }
 
 function importedLine(plan: ResumePlan, s: ImportSummary & { added: string[] }): string {
@@ -104,7 +107,7 @@ export const resumeCmd: Command = {
       else {
         printPlan(ctx, plan, `wrote ${counted(w.lines, 'line')} to ${plan.file}`);
         ctx.out.out(
-          `run it with:\n  ${oneLine(commandLine(plan.argv, plan.cwd))}\nthen \`arborist import claude ${oneLine(plan.file)}\` (or --follow) brings its new turns in\n`,
+          `run it with:\n  ${commandLine(plan.argv, plan.cwd)}\nthen \`arborist import claude ${shellPath(plan.file)}\` (or --follow) brings its new turns in\n`,
         );
       }
       return 0;

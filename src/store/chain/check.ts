@@ -62,15 +62,23 @@ export function checkChain(
     reason,
     verified: { seq: prevSeq, hash: prev.toString('hex') },
   });
-  // Resuming at the head: the event verified last time must still be the one verified. (With events after it, the
-  // first of them no longer links to it, and the pass below names that one.)
-  if (from && from.seq > 0 && from.seq >= headSeq) {
-    const still = cachedStatement(
+  // Resuming: the event verified last time must still be the one verified, its own bytes included. Its stored hash
+  // alone is not enough: an edit of its body (or prev_hash) that leaves event_hash as it was keeps every later
+  // event linking to it. H(stored prev_hash || stored body) = the hash remembered vouches for both.
+  if (from && from.seq > 0) {
+    const row = cachedStatement(
       db,
-      'SELECT event_hash FROM audit_events NOT INDEXED WHERE seq = ?',
-      'pluck',
-    ).get(from.seq);
-    if (!Buffer.isBuffer(still) || !still.equals(from.hash)) {
+      'SELECT prev_hash, body, event_hash FROM audit_events NOT INDEXED WHERE seq = ?',
+      'raw',
+    ).get(from.seq) as [unknown, unknown, unknown] | undefined;
+    const [prevStored, body, stored] = row ?? [];
+    if (
+      !Buffer.isBuffer(prevStored) ||
+      !Buffer.isBuffer(body) ||
+      !Buffer.isBuffer(stored) ||
+      !stored.equals(from.hash) ||
+      !eventHash(prevStored, body).equals(from.hash)
+    ) {
       // Nothing is vouched for any more: the next check starts from the beginning.
       prevSeq = 0;
       prev = ZERO_HASH;

@@ -6,7 +6,6 @@
 import { Worker } from 'node:worker_threads';
 import type { ChainCheck, Shard } from '../../store/index.js';
 import type { Action } from '../core/actions.js';
-import { describe } from './describe.js';
 
 export interface ChainCheckOptions {
   /** Where the chain worker's module lives (the compiled chain-check-worker.js). */
@@ -51,42 +50,75 @@ export class ChainChecker {
       if (full) this.queuedFull = true;
       return;
     }
-    this.start(undefined);
+    this.guarded(() => this.start(undefined));
   }
 
   /**
-   * After another writer committed: new events are checked from the last verified one. When the old ones may have
-   * changed (the verified event is gone or different, the chain got shorter, or data changed without a new event,
-   * which no arborist write does), check everything again.
+   * After another writer committed: new events are checked from the last verified one, which the store checks
+   * again first (its bytes still hash to what was verified: audit/check.ts). When the old ones may have changed
+   * (the verified event is gone or different, the chain got shorter, or data changed without a new event, which
+   * no arborist write does), check everything again.
    */
   sync(): void {
     if (this.running) {
       this.queuedSync = true;
       return;
     }
+    this.guarded(() => this.syncNow());
+  }
+
+  private syncNow(): void {
     if (!this.verified || this.broken || Date.now() - this.lastFullAt > FULL_EVERY_MS) {
       this.start(undefined);
       return;
     }
     const head = this.shard.audit.head();
     const v = this.verified;
-    const anchor = v.seq === 0 ? null : this.shard.audit.event(v.seq);
-    const anchorOk = v.seq === 0 || (anchor !== undefined && anchor !== null && anchor.event_hash === v.hash);
-    if (!anchorOk || head.seq < v.seq || (head.seq === v.seq && head.hash.toString('hex') !== v.hash)) {
-      this.start(undefined);
-      return;
-    }
-    if (head.seq === v.seq) {
-      // Changed, but no event was appended: something wrote outside the chain. Look at all of it.
+    if (head.seq <= v.seq) {
+      // Shorter, or changed without an event appended: something wrote outside the chain. Look at all of it.
       this.start(undefined);
       return;
     }
     if (head.seq - v.seq <= INLINE_EVENTS || this.opts.inlineChecks) {
       const r = this.shard.chainCheck({ from: v });
-      this.finish(r, false);
+      this.finish(r, false, v.seq);
       return;
     }
     this.start(v);
+  }
+
+  /**
+   * Runs a step of the check; if it throws (a shard that cannot be read), the chain is no longer vouched for and
+   * the bar says so. The error's own text never reaches the bar: it may quote the shard's bytes.
+   */
+  private guarded(step: () => void): void {
+    try {
+      step();
+    } catch {
+      this.failed();
+    }
+  }
+
+  private failed(): void {
+    const events = this.verified?.seq ?? 0;
+    this.running = null;
+    this.broken = true;
+    this.verified = null;
+    const result: ChainCheck = {
+      ok: false,
+      events,
+      head: '',
+      first_broken_seq: null,
+      reason: 'the chain could not be read',
+      verified: { seq: 0, hash: '' },
+    };
+    this.dispatch({ type: 'chainDone', result, full: false });
+    this.dispatch({
+      type: 'message',
+      text: 'chain check failed: the chain could not be read (arborist chain-check says where)',
+      level: 'error',
+    });
+    this.next();
   }
 
   private start(from: { seq: number; hash: string } | undefined): void {
@@ -95,7 +127,7 @@ export class ChainChecker {
     const base = from?.seq ?? 0;
     this.dispatch({ type: 'chainStart', full, total: Math.max(0, head - base) });
     if (this.opts.inlineChecks || head - base <= INLINE_FULL) {
-      this.finish(this.shard.chainCheck({ from }), full);
+      this.finish(this.shard.chainCheck({ from }), full, base);
       return;
     }
     const id = this.nextId++;
@@ -112,26 +144,27 @@ export class ChainChecker {
       if (this.closed || !this.running || m.id !== this.running.id) return;
       if (m.type === 'progress') this.dispatch({ type: 'chainProgress', done: m.done! });
       else if (m.type === 'done') {
-        const full = this.running.full;
+        const { full, base } = this.running;
         this.running = null;
-        this.finish(m.result!, full);
-      } else {
-        this.running = null;
-        this.dispatch({ type: 'message', text: `chain check failed: ${m.error}`, level: 'error' });
-        this.next();
-      }
+        this.guarded(() => this.finish(m.result!, full, base));
+      } else this.failed();
     });
-    w.on('error', (err) => {
+    w.on('error', () => {
       this.worker = null;
-      this.running = null;
-      if (!this.closed)
-        this.dispatch({ type: 'message', text: `chain check failed: ${describe(err)}`, level: 'error' });
+      if (!this.closed) this.failed();
     });
     this.worker = w;
     return w;
   }
 
-  private finish(r: ChainCheck, full: boolean): void {
+  private finish(r: ChainCheck, full: boolean, base: number): void {
+    if (!full && !r.ok && r.first_broken_seq === base) {
+      // The event the check resumed from is not the one verified any more: find the first break from the start,
+      // so the bar names the event `arborist chain-check` names.
+      this.verified = null;
+      this.start(undefined);
+      return;
+    }
     if (full) this.lastFullAt = Date.now();
     if (r.ok) {
       this.verified = r.verified;

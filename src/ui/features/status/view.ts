@@ -48,7 +48,11 @@ function statusSegments(s: State, g: Glyphs, level: number): [string, Style][] {
     out.push([`chain checking${c.full ? pct : ''}…`, Style.statusChecking]);
     if (c.events > 0) out.push([` · ${events}`, Style.status]);
   } else if (c.status === 'broken') {
-    out.push([` chain BROKEN at event ${c.brokenAt ?? '?'} `, Style.statusBroken]);
+    // No event named: the check itself failed (runtime/chain-check.ts), so nothing is vouched for.
+    out.push([
+      c.brokenAt === null ? ' chain NOT VERIFIED ' : ` chain BROKEN at event ${c.brokenAt} `,
+      Style.statusBroken,
+    ]);
     out.push([` ${events}${when}`, Style.status]);
   } else if (c.status === 'ok' && c.state && !c.state.ok) {
     // The chain is intact but the state is not what it recorded (verify): as serious, said as plainly.
