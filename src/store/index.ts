@@ -64,7 +64,7 @@ export { foldTerms, matchExpression, queryTerms, quoteTerm } from './find/terms.
 export * as hashes from './hash.js';
 export { formatBates, parseBates } from './ids.js';
 export { type OutlineNode, outlineOfTurns, type TreeNode } from './outline.js';
-export { arboristHome, resolveDbPath } from './paths.js';
+export { arboristHome, resolveDbPath, shardFiles } from './paths.js';
 export {
   type ArchiveReason,
   describeKeepReason,
