@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
+import { RefusedFile, readRegular } from '../files.js';
 import type { ImportProblem, ParsedSession, ParsedSource, ParsedTurn, SourceReader } from '../model.js';
 import {
   type CheckedTurn,
@@ -200,20 +200,20 @@ function toImportProblems(file: string, list: readonly DocProblem[]): ImportProb
 function* read(file: string): Iterable<ParsedSource> {
   let buf: Buffer;
   try {
-    const size = statSync(file).size;
-    if (size > MAX_BYTES) {
+    buf = readRegular(file, MAX_BYTES).buf;
+  } catch (err) {
+    // Not a regular file (a FIFO would hang, /dev/zero never ends) or over the cap: one problem, nothing read.
+    if (err instanceof RefusedFile) {
       yield {
         kind: 'arborist',
         file,
         sessions: [],
         turns: [],
         entries: [],
-        problems: [{ file, line: 0, reason: `larger than ${MAX_BYTES / 1024 / 1024} MiB: not read` }],
+        problems: [{ file, line: 0, reason: err.message }],
       };
       return;
     }
-    buf = readFileSync(file);
-  } catch (err) {
     throw new Error(`cannot read ${file} (${(err as { code?: string }).code ?? String(err)})`);
   }
   const problems: DocProblem[] = [];
