@@ -12,6 +12,7 @@ export interface ImportSummary {
   turns_added: number;
   turns_skipped: number;
   turns_waiting: number;
+  turns_refused: number;
   archived: number;
   entries: number;
   errors: number;
@@ -40,6 +41,7 @@ export function emptyImportSummary(): ImportSummary {
     turns_added: 0,
     turns_skipped: 0,
     turns_waiting: 0,
+    turns_refused: 0,
     archived: 0,
     entries: 0,
     errors: 0,
@@ -52,6 +54,7 @@ function add(total: ImportSummary, u: UnitSummary): void {
   total.turns_added += u.turns_added;
   total.turns_skipped += u.turns_skipped;
   total.turns_waiting += u.turns_waiting;
+  total.turns_refused += u.turns_refused;
   total.archived += u.archived;
   total.entries += u.entries;
   total.errors += u.problems.length;

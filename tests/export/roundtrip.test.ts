@@ -186,4 +186,45 @@ describe('export --format json, then import arborist into another shard', () => 
     ]);
     expect(got.r.json()).toMatchObject({ turns_added: 0, turns_skipped: 0, sessions: 0 });
   });
+
+  it('a subtree whose top hangs under a turn this shard never had is refused, counted, and leaves no session', () => {
+    const dir = tempDir('arb-orphan-');
+    const fx = buildFixture(join(dir, 'a.db'));
+    // b1 (session bbbb) hangs under a2 (session aaaa); its subtree is b1 and b2.
+    const file = join(dir, 'b1.json');
+    expect(
+      cli(['export', fx.ids.b1, '--subtree', '--format', 'json', '--out', file, '--db', fx.db]).code,
+    ).toBe(0);
+    const db = join(dir, 'empty.db');
+    const r = cli(['import', 'arborist', file, '--db', db, '--json']);
+    expect(r.code).toBe(1);
+    expect(r.json()).toMatchObject({
+      turns_added: 0,
+      turns_skipped: 0,
+      turns_refused: 2,
+      sessions: 0,
+      errors: 1,
+    });
+    expect(r.json().problems.map((p: { line: number; reason: string }) => [p.line, p.reason])).toEqual([
+      [
+        1,
+        `its parent ${fx.ids.a2} is in neither the file nor this shard, and its node hash covers that parent: skipped with the 1 turn under it; import ${fx.ids.a2} first`,
+      ],
+    ]);
+    expect(cli(['list', '--db', db, '--json']).json()).toEqual([]);
+    const human = cli(['import', 'arborist', file, '--db', db]);
+    expect(human.stdout).toBe('imported 0 turns, 0 new sessions, 1 files, 0 already there, 2 refused\n');
+    expect(cli(['verify', '--db', db]).code).toBe(0);
+
+    // Once the parent is here, the same file imports exactly: the same ids and hashes.
+    const parent = join(dir, 'a2.json');
+    expect(cli(['export', fx.ids.a2, '--format', 'json', '--out', parent, '--db', fx.db]).code).toBe(0);
+    expect(cli(['import', 'arborist', parent, '--db', db]).code).toBe(0);
+    const again = cli(['import', 'arborist', file, '--db', db, '--json']);
+    expect([again.code, again.json().turns_added, again.json().turns_refused]).toEqual([0, 2, 0]);
+    for (const b of [fx.ids.b1, fx.ids.b2])
+      expect(cli(['show', b, '--db', db, '--json']).json().node_hash).toBe(
+        cli(['show', b, '--db', fx.db, '--json']).json().node_hash,
+      );
+  });
 });
