@@ -56,6 +56,22 @@ export function checkRegular(path: string): Stats {
   return st;
 }
 
+/**
+ * Throws unless a database SQLite is about to open, and the -wal, -shm and -journal beside it that exist, are
+ * regular files: SQLite's own opens would block on a FIFO. Any other trouble with those is left to SQLite.
+ */
+export function checkSqliteFiles(path: string): Stats {
+  const st = checkRegular(path);
+  for (const suffix of ['-wal', '-shm', '-journal']) {
+    try {
+      checkRegular(path + suffix);
+    } catch (e) {
+      if (e instanceof RefusedFile) throw new RefusedFile(`its ${suffix} file: ${e.message}`);
+    }
+  }
+  return st;
+}
+
 /** Reads at most `max` bytes from the start of a regular file (a sniff of its head). */
 export function readHead(path: string, max: number): Buffer {
   const { fd } = openRegular(path);

@@ -1,5 +1,5 @@
 /**
- * Reading one Claude Code JSONL file into parsed lines: one readFileSync, newline positions found with
+ * Reading one Claude Code JSONL file into parsed lines: one capped read (../files.ts), newline positions found with
  * Buffer.indexOf (native), each line decoded and JSON.parse'd once. Every line that cannot be used is reported
  * with its 1-based number and skipped; nothing here throws for bad content.
  */
@@ -32,7 +32,7 @@ const BINARY_MAGIC: readonly (readonly number[])[] = [
 
 /**
  * Past this size a transcript is refused (a problem, not read): the whole file is held in memory while its lines
- * are parsed. Node's readFileSync, used before, stopped at 2 GiB.
+ * are parsed (Node's readFileSync would stop at 2 GiB anyway).
  */
 const MAX_FILE_BYTES = 1024 * 1024 * 1024;
 

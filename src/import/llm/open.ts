@@ -12,7 +12,7 @@ import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { checkRegular, RefusedFile, readHead } from '../files.js';
+import { checkSqliteFiles, RefusedFile, readHead } from '../files.js';
 import { oneLine } from './rows.js';
 
 export interface OpenedDb {
@@ -33,19 +33,6 @@ function header(file: string): Buffer | string {
     if (e instanceof RefusedFile) return e.message;
     return `cannot read: ${(e as NodeJS.ErrnoException).code ?? oneLine(String(e))}`;
   }
-}
-
-/** Why the database's -wal or -journal cannot be used (SQLite, or the copy, would block on a FIFO there). */
-function badSideFile(file: string): string | undefined {
-  for (const suffix of ['-wal', '-shm', '-journal']) {
-    if (!existsSync(file + suffix)) continue;
-    try {
-      checkRegular(file + suffix);
-    } catch (e) {
-      return `its ${suffix} file: ${e instanceof RefusedFile ? e.message : oneLine(String(e))}`;
-    }
-  }
-  return undefined;
 }
 
 function needsWrite(e: unknown): boolean {
@@ -94,7 +81,7 @@ function openCopy(file: string): OpenResult {
 export function openLogsDb(file: string): OpenResult {
   let size: number;
   try {
-    size = checkRegular(file).size;
+    size = checkSqliteFiles(file).size; // the copy, too, would block on a FIFO -wal
   } catch (e) {
     if (e instanceof RefusedFile) return { ok: false, reason: e.message };
     const code = (e as NodeJS.ErrnoException).code;
@@ -103,8 +90,6 @@ export function openLogsDb(file: string): OpenResult {
       reason: code === 'EISDIR' ? 'not a file' : `cannot open: ${code ?? oneLine(String(e))}`,
     };
   }
-  const side = badSideFile(file);
-  if (side !== undefined) return { ok: false, reason: side };
   // An empty file is an empty SQLite database: no llm tables.
   if (size === 0) return { ok: false, reason: 'not an llm logs database' };
   const head = header(file);
