@@ -77,5 +77,12 @@ export {
   renderJson,
 } from './json.js';
 export { renderMarkdown } from './markdown.js';
-export { type ExportedTurn, type Selection, type SelectionKind, selectTurns, treeOrder } from './select.js';
+export {
+  type ExportedTurn,
+  type OutsideChild,
+  type Selection,
+  type SelectionKind,
+  selectTurns,
+  treeOrder,
+} from './select.js';
 export { writeFileAtomic } from './write.js';

@@ -1,5 +1,5 @@
 import type { TurnRecord } from '../store/index.js';
-import type { Selection, SelectionKind } from './select.js';
+import type { OutsideChild, Selection, SelectionKind } from './select.js';
 
 /**
  * `arborist export --format json`: one document carrying every field each node_hash covers (docs/sessions.md,
@@ -38,6 +38,11 @@ export interface ExportDocument {
   sessions: ExportSessionJson[];
   /** Parents before children (depth-first, children by sid then seq). */
   turns: ExportTurnJson[];
+  /**
+   * The children of exported turns that the document does not hold, with their subtree hashes, so that a reader
+   * can recompute every exported subtree_hash (docs/export.md, "Checks"). Absent from exports made before it was.
+   */
+  outside_children: OutsideChild[];
 }
 
 export function exportDocument(
@@ -80,6 +85,7 @@ export function exportDocument(
       if (r && r.length > 0) t.source_records = r.toString('utf8').replace(/\n$/, '').split('\n');
       return t;
     }),
+    outside_children: sel.outside,
   };
 }
 

@@ -25,8 +25,40 @@ export interface Selection {
    */
   sessions: Session[];
   turns: ExportedTurn[];
+  /**
+   * The children of selected turns that the selection leaves out (in another session, below a path's turns), with
+   * their subtree hashes: with them every selected turn's subtree_hash can be recomputed from the document alone.
+   */
+  outside: OutsideChild[];
   /** The audit chain's head (`seq:hash`) for exactly the state exported. */
   chainHead: string;
+}
+
+export interface OutsideChild {
+  bates: string;
+  parent_bates: string;
+  subtree_hash: string;
+}
+
+/**
+ * The children the selection leaves out of its turns, each once, in the selection's order (children by sid, seq).
+ * Only a turn with more children than the selection holds is asked for them: a subtree asks nothing, a session
+ * only where a child lives in another session, a path once a turn.
+ */
+function outsideOf(shard: Shard, turns: readonly ExportedTurn[]): OutsideChild[] {
+  const selected = new Set(turns.map((t) => t.node.bates));
+  const held = new Map<string, number>();
+  for (const { node: n } of turns)
+    if (n.parent_bates !== null && selected.has(n.parent_bates))
+      held.set(n.parent_bates, (held.get(n.parent_bates) ?? 0) + 1);
+  const out: OutsideChild[] = [];
+  for (const { node: n } of turns) {
+    if (n.n_children <= (held.get(n.bates) ?? 0)) continue;
+    for (const c of shard.childrenById(n.id))
+      if (!selected.has(c.bates))
+        out.push({ bates: c.bates, parent_bates: n.bates, subtree_hash: c.subtree_hash });
+  }
+  return out;
 }
 
 /** Sids are lowercase letters and digits and seqs integers, so this is the (sid as bytes, seq) order of hashes. */
@@ -212,7 +244,7 @@ function sessionsOf(shard: Shard, turns: readonly ExportedTurn[], first?: string
   return out;
 }
 
-function selectOnce(shard: Shard, id: string, subtree: boolean): Omit<Selection, 'chainHead'> {
+function selectOnce(shard: Shard, id: string, subtree: boolean): Omit<Selection, 'chainHead' | 'outside'> {
   const r = shard.resolve(id);
   if (r.kind === 'session') {
     if (subtree) {
@@ -251,7 +283,8 @@ const ATTEMPTS = 5;
 export function selectTurns(shard: Shard, id: string, opts: { subtree?: boolean } = {}): Selection {
   for (let attempt = 1; ; attempt++) {
     const before = shard.chainHead();
-    const sel = selectOnce(shard, id, opts.subtree === true);
+    const picked = selectOnce(shard, id, opts.subtree === true);
+    const sel = { ...picked, outside: outsideOf(shard, picked.turns) };
     const after = shard.chainHead();
     if (before === after) return { ...sel, chainHead: after };
     if (attempt >= ATTEMPTS) {

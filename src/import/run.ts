@@ -1,5 +1,6 @@
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, readSync, type Stats, statSync } from 'node:fs';
 import { ArboristError, type Shard } from '../store/index.js';
+import { kindOf, openRegular } from './files.js';
 import type { ImportProblem, SourceReader } from './model.js';
 import { emptyUnitSummary, stopsImport, type UnitSummary, writeUnit } from './writer.js';
 
@@ -11,6 +12,7 @@ export interface ImportSummary {
   turns_added: number;
   turns_skipped: number;
   turns_waiting: number;
+  turns_refused: number;
   archived: number;
   entries: number;
   errors: number;
@@ -39,6 +41,7 @@ export function emptyImportSummary(): ImportSummary {
     turns_added: 0,
     turns_skipped: 0,
     turns_waiting: 0,
+    turns_refused: 0,
     archived: 0,
     entries: 0,
     errors: 0,
@@ -51,6 +54,7 @@ function add(total: ImportSummary, u: UnitSummary): void {
   total.turns_added += u.turns_added;
   total.turns_skipped += u.turns_skipped;
   total.turns_waiting += u.turns_waiting;
+  total.turns_refused += u.turns_refused;
   total.archived += u.archived;
   total.entries += u.entries;
   total.errors += u.problems.length;
@@ -62,11 +66,15 @@ export function discoverAll(reader: SourceReader, paths: string[]): string[] {
   const seen = new Set<string>();
   const out: string[] = [];
   for (const p of paths) {
+    let st: Stats;
     try {
-      statSync(p);
+      st = statSync(p);
     } catch {
       throw new ArboristError('not_found', `${p}: no such file or folder`);
     }
+    // A path named on the command line that is a FIFO or a device: reading it would hang or never end.
+    if (!st.isFile() && !st.isDirectory())
+      throw new ArboristError('input', `${p}: not a regular file or a folder (${kindOf(st)})`);
     for (const f of reader.discover(p))
       if (!seen.has(f)) {
         seen.add(f);
@@ -176,7 +184,12 @@ export function runImport(
 /** True when a text file's last byte is a newline (or it is empty): a partial last line waits for its newline. */
 export function endsWithNewline(file: string, size: number): boolean {
   if (size === 0) return true;
-  const fd = openSync(file, 'r');
+  let fd: number;
+  try {
+    fd = openRegular(file).fd;
+  } catch {
+    return true; // not a regular file (or gone): read() says why, now
+  }
   try {
     const b = Buffer.alloc(1);
     readSync(fd, b, 0, 1, size - 1);

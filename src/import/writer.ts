@@ -30,6 +30,11 @@ export interface UnitSummary {
   turns_added: number;
   turns_skipped: number;
   turns_waiting: number;
+  /**
+   * Turns not written for a reason a problem gives (an exact turn whose parent is in neither the file nor the
+   * shard, and the turns under it): never counted as already there.
+   */
+  turns_refused: number;
   archived: number;
   entries: number;
   problems: ImportProblem[];
@@ -51,6 +56,7 @@ export function emptyUnitSummary(file: string): UnitSummary {
     turns_added: 0,
     turns_skipped: 0,
     turns_waiting: 0,
+    turns_refused: 0,
     archived: 0,
     entries: 0,
     problems: [],
@@ -214,29 +220,38 @@ export function writeUnit(shard: Shard, unit: ParsedSource, opts: WriteOptions =
     const index = new Map<string, number>();
     const batch: BulkTurn[] = [];
     const skippedHere = new Set<string>();
+    // Refused turns, each with the refused turn at the top of its subtree (itself for that one).
+    const refusedTop = new Map<string, string>();
     for (const t of toWrite) {
+      const p = t.parentSourceId !== null && !cut.has(t.sourceId) ? t.parentSourceId : null;
+      // Decided before the session is looked at, so that a session whose every turn is refused is never created.
+      if (p !== null && !index.has(p) && !known.has(p)) {
+        const top = refusedTop.get(p);
+        if (top !== undefined) {
+          refusedTop.set(t.sourceId, top);
+          continue;
+        }
+        // An exact turn's Bates id and node hash cover that parent: as a root here it would be another turn, so
+        // it waits for its parent (importing that first, then this file again, gives the same ids and hashes).
+        if (t.exact && !skippedHere.has(p)) {
+          refusedTop.set(t.sourceId, t.sourceId);
+          continue;
+        }
+      }
       const sid = sessionFor(t);
       if (sid === null) {
         skippedHere.add(t.sourceId);
         continue;
       }
       let parent: string | number | null = null;
-      if (t.parentSourceId !== null && !cut.has(t.sourceId)) {
-        const i = index.get(t.parentSourceId);
+      if (p !== null) {
+        const i = index.get(p);
         if (i !== undefined) parent = i;
-        else if (known.has(t.parentSourceId)) parent = known.get(t.parentSourceId)!;
-        else if (skippedHere.has(t.parentSourceId)) {
+        else if (known.has(p)) parent = known.get(p)!;
+        else if (skippedHere.has(p)) {
           skippedHere.add(t.sourceId);
           continue;
-        } else if (t.exact) {
-          // Its Bates id and hash name that parent: without it the turn cannot be the same turn here.
-          problem(
-            t,
-            `its parent ${t.parentSourceId} is in neither the file nor this shard; import that first`,
-          );
-          skippedHere.add(t.sourceId);
-          continue;
-        } else problem(t, `its parent ${t.parentSourceId} was never imported; kept as a top turn`);
+        } else problem(t, `its parent ${p} was never imported; kept as a top turn`);
       }
       index.set(t.sourceId, batch.length);
       const x = t.exact;
@@ -292,6 +307,17 @@ export function writeUnit(shard: Shard, unit: ParsedSource, opts: WriteOptions =
       out.turns_added = batch.length;
     }
     out.turns_skipped += skippedHere.size;
+    out.turns_refused = refusedTop.size;
+    const under = new Map<string, number>();
+    for (const top of refusedTop.values()) under.set(top, (under.get(top) ?? 0) + 1);
+    for (const [top, n] of under) {
+      const t = inUnit.get(top)!;
+      const rest = n - 1 === 1 ? 'the 1 turn' : `the ${n - 1} turns`;
+      problem(
+        t,
+        `its parent ${t.parentSourceId} is in neither the file nor this shard, and its node hash covers that parent: skipped with ${rest} under it; import ${t.parentSourceId} first`,
+      );
+    }
   });
 
   // 5. Archives the source made, then entries (after the sessions they name exist).

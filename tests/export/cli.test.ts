@@ -1,5 +1,16 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  linkSync,
+  lstatSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -317,6 +328,85 @@ describe('arborist export --out', () => {
       expect(r.stderr).toMatch(/^arborist: .*(cannot be written \((ENOENT|ENOTDIR)\)|is a folder)/);
     }
     expect(readdirSync(dir)).toEqual(['file']);
+  });
+});
+
+describe('arborist export --out never replaces the shard or what is not a file', () => {
+  /** A shard of its own (a wrong export would destroy it), and how to tell it is unchanged. */
+  const own = () => {
+    const dir = tempDir();
+    const f = buildFixture(join(dir, 'sessions.db'));
+    const state = () => cli(['chain-check', '--db', f.db, '--json']).json().head;
+    return { dir, db: f.db, before: state(), state };
+  };
+  const refused = (r: ReturnType<typeof cli>, what: RegExp, label: string) => {
+    expect([r.code, r.stdout], label).toEqual([2, '']);
+    expect(r.stderr.trim().split('\n'), label).toHaveLength(1);
+    expect(r.stderr, label).toMatch(what);
+  };
+
+  it('the shard under any spelling, a link to it, a hard link, its -wal and -shm: exit 2, the shard intact', () => {
+    const s = own();
+    symlinkSync(s.db, join(s.dir, 'link.json'));
+    linkSync(s.db, join(s.dir, 'hard.json'));
+    symlinkSync(s.dir, join(s.dir, 'again'));
+    const outs = [
+      s.db,
+      join(s.dir, '.', 'sessions.db'),
+      join(s.dir, 'again', 'sessions.db'),
+      join(s.dir, 'link.json'),
+      join(s.dir, 'hard.json'),
+      `${s.db}-wal`,
+      `${s.db}-shm`,
+    ];
+    for (const out of outs) {
+      for (const format of ['json', 'md']) {
+        const r = cli(['export', 'bbbb', '--format', format, '--db', s.db, '--out', out, '--force']);
+        refused(r, /is the shard being read .*an export never replaces it/, `${out} ${format}`);
+        expect(s.state(), out).toBe(s.before);
+      }
+    }
+    // the same file as a relative name from the shard's folder
+    const rel = cli(['export', 'aaaa', '--db', s.db, '--out', 'sessions.db', '--force'], { cwd: s.dir });
+    refused(rel, /is the shard/, 'relative');
+    // --db through a link: the real file, and the -wal beside the real file (where SQLite puts it)
+    const viaLink = cli(['export', 'aaaa', '--db', join(s.dir, 'link.json'), '--out', s.db, '--force']);
+    refused(viaLink, /is the shard/, 'db via link');
+    const walOfReal = cli(['export', 'aaaa', '--db', join(s.dir, 'link.json'), '--out', `${s.db}-wal`]);
+    refused(walOfReal, /is the shard/, 'wal of the real file');
+    expect(s.state()).toBe(s.before);
+    expect(cli(['verify', '--db', s.db]).code).toBe(0);
+    expect(readdirSync(s.dir).sort()).toEqual(['again', 'hard.json', 'link.json', 'sessions.db']);
+    // a plain file, and a link to one, are still replaced with --force
+    writeFileSync(join(s.dir, 'plain.md'), 'old');
+    symlinkSync(join(s.dir, 'plain.md'), join(s.dir, 'plain-link.md'));
+    for (const out of ['plain.md', 'plain-link.md']) {
+      const r = cli(['export', 'aaaa', '--db', s.db, '--out', join(s.dir, out), '--force']);
+      expect([r.code, r.stderr], out).toEqual([0, '']);
+    }
+  });
+
+  it('a FIFO, a device, or a link to one is never replaced, even with --force', () => {
+    const s = own();
+    const fifo = join(s.dir, 'pipe.json');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    symlinkSync(fifo, join(s.dir, 'to-pipe.json'));
+    symlinkSync('/dev/null', join(s.dir, 'to-null.json'));
+    const outs = [fifo, join(s.dir, 'to-pipe.json'), join(s.dir, 'to-null.json')];
+    // A device node of our own (root only): never /dev/null itself, which a failed fix would replace.
+    const dev = join(s.dir, 'null-like');
+    if (spawnSync('mknod', [dev, 'c', '1', '3']).status === 0) outs.push(dev);
+    for (const out of outs) {
+      const before = lstatSync(out);
+      const r = cli(['export', 'aaaa', '--format', 'json', '--db', s.db, '--out', out, '--force'], {
+        timeoutMs: 20_000,
+      });
+      refused(r, /is not a regular file .*an export never replaces it/, out);
+      const after = lstatSync(out);
+      expect([after.ino, after.mode], out).toEqual([before.ino, before.mode]);
+    }
+    expect(statSync(fifo).isFIFO()).toBe(true);
+    expect(readdirSync(s.dir).filter((n) => n.includes('.export-'))).toEqual([]);
   });
 });
 

@@ -149,6 +149,39 @@ describe('the arborist reader', () => {
     expect(sources[1].problems).toHaveLength(2);
   });
 
+  it('checks every subtree hash: a path export names the children it leaves out; a subtree export needs none', () => {
+    const mismatch = (i: number, b: string) =>
+      `$.turns[${i}] (${b}): subtree_hash does not match its node_hash and its children's subtree hashes (edited after export, or damaged); skipped`;
+    // A path: a1's other child a3 and a2's child b1 (another session) are outside, named with their hashes.
+    const path = exported('aaaa-000004').doc;
+    expect(path.outside_children.map((o: Doc) => [o.parent_bates, o.bates])).toEqual([
+      ['aaaa-000001', 'aaaa-000003'],
+      ['aaaa-000002', 'bbbb-000001'],
+    ]);
+    expect(problemsOf(readDoc(path))).toEqual([]);
+    forge(Object.assign(path.turns[1], { answer_text: 'forged' }));
+    const forged = readDoc(path);
+    expect(problemsOf(forged).map((p) => p.reason)).toEqual([
+      mismatch(1, 'aaaa-000002'),
+      '$.turns[2] (aaaa-000004): its parent aaaa-000002 was skipped; attached to aaaa-000001',
+    ]);
+    // A subtree export holds everything under its top: checked even without the list (an export made before it).
+    const { doc } = exported('aaaa-000001', true);
+    expect(doc.outside_children).toEqual([]);
+    delete doc.outside_children;
+    const i = doc.turns.findIndex((t: Doc) => t.bates === 'bbbb-000002');
+    forge(Object.assign(doc.turns[i], { answer_text: 'forged' }));
+    expect(problemsOf(readDoc(doc)).map((p) => p.reason)).toEqual([mismatch(i, 'bbbb-000002')]);
+    // A malformed entry is reported, and its parent can no longer be checked: refused.
+    const bad = exported('aaaa-000002').doc;
+    bad.outside_children[0].subtree_hash = 'nope';
+    expect(problemsOf(readDoc(bad)).map((p) => p.reason)).toEqual([
+      '$.outside_children[0].subtree_hash: "nope" is not 64 lowercase hex digits',
+      mismatch(0, 'aaaa-000001'),
+      '$.turns[1] (aaaa-000002): its parent aaaa-000001 was skipped; imported as a root',
+    ]);
+  });
+
   it('names every malformed field by its JSON path and skips only that turn', () => {
     const { doc } = exported('aaaa');
     doc.turns[1].seq = '2';

@@ -2,10 +2,12 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { hashes } from '../../src/store/index.js';
 import { dbOf } from '../../src/store/testing.js';
 import { cli } from '../support/cli.js';
 import { openShard } from '../support/shard.js';
 import { tempDir } from '../support/tmp.js';
+import { buildFixture } from './fixture.js';
 
 const OC_HOME = fileURLToPath(new URL('../import/fixtures/openclaw/home', import.meta.url));
 
@@ -105,5 +107,125 @@ describe('export --format json, then import arborist into another shard', () => 
     expect(sum.problems.map((p: { reason: string }) => p.reason).join('\n')).toMatch(
       /node_hash does not match/,
     );
+  });
+
+  // biome-ignore lint/suspicious/noExplicitAny: the export document, edited as a forger would
+  type Doc = any;
+  /** An answer edited and its node hash recomputed with the store's own hash: only the hashes above it can tell. */
+  function forge(doc: Doc, bates: string): void {
+    const t = doc.turns.find((x: Doc) => x.bates === bates);
+    t.answer_text = 'a forged answer';
+    t.node_hash = hashes.nodeHash({ ...t }).toString('hex');
+  }
+  const H = (hex: string) => Buffer.from(hex, 'hex');
+  /** A turn's subtree hash recomputed from the document and its outside children, as a thorough forger would. */
+  function rehashSubtree(doc: Doc, bates: string): void {
+    const t = doc.turns.find((x: Doc) => x.bates === bates);
+    const kids = [
+      ...doc.turns.filter((x: Doc) => x.parent_bates === bates),
+      ...(doc.outside_children ?? []).filter((x: Doc) => x.parent_bates === bates),
+    ].sort((a: Doc, b: Doc) => (a.bates < b.bates ? -1 : 1));
+    t.subtree_hash = hashes
+      .subtreeHash(
+        H(t.node_hash),
+        kids.map((k: Doc) => H(k.subtree_hash)),
+      )
+      .toString('hex');
+  }
+  function importDoc(doc: Doc) {
+    const dir = tempDir('arb-forged-');
+    const file = join(dir, 'forged.json');
+    writeFileSync(file, JSON.stringify(doc, null, 2));
+    const db = join(dir, 'b.db');
+    const r = cli(['import', 'arborist', file, '--db', db, '--json']);
+    const tree = cli(['tree', 'aaaa', '--db', db, '--json']);
+    const bates = tree.code === 0 ? (tree.json() as { bates: string }[]).map((t) => t.bates) : [];
+    return { r, db, bates, reasons: r.json().problems.map((p: { reason: string }) => p.reason) as string[] };
+  }
+
+  it('a forged answer whose node hash was recomputed is refused by the subtree hash the shard attested', () => {
+    const dir = tempDir('arb-forged-');
+    const fx = buildFixture(join(dir, 'a.db'));
+    const file = join(dir, 'aaaa.json');
+    expect(cli(['export', 'aaaa', '--format', 'json', '--out', file, '--db', fx.db]).code).toBe(0);
+    const clean = (): Doc => JSON.parse(readFileSync(file, 'utf8'));
+    // a2 has a child in bbbb, which a session export of aaaa leaves out: the document names it beside the turns
+    expect(clean().outside_children).toEqual([
+      { bates: fx.ids.b1, parent_bates: fx.ids.a2, subtree_hash: expect.stringMatching(/^[0-9a-f]{64}$/) },
+    ]);
+
+    // The clean export imports whole, with no problem.
+    const ok = importDoc(clean());
+    expect([ok.r.code, ok.reasons]).toEqual([0, []]);
+    expect(ok.bates).toEqual([fx.ids.a1, fx.ids.a2, fx.ids.a4, fx.ids.a3]);
+
+    // A leaf, and a turn with a child inside the document and one outside it.
+    for (const target of [fx.ids.a4, fx.ids.a2]) {
+      const doc = clean();
+      forge(doc, target);
+      const at = doc.turns.findIndex((t: Doc) => t.bates === target);
+      const got = importDoc(doc);
+      expect(got.r.code, target).toBe(1);
+      expect(got.reasons[0], target).toBe(
+        `$.turns[${at}] (${target}): subtree_hash does not match its node_hash and its children's subtree hashes (edited after export, or damaged); skipped`,
+      );
+      // the forged turn is not there; the turns the forgery does not touch are, under their own ids
+      expect(got.bates, target).not.toContain(target);
+      expect(got.bates, target).toEqual(expect.arrayContaining([fx.ids.a1, fx.ids.a3]));
+      expect(cli(['find', 'forged', '--db', got.db, '--json']).json(), target).toEqual([]);
+      expect(cli(['verify', '--db', got.db]).code, target).toBe(0);
+    }
+
+    // A thorough forger recomputes the subtree hashes up to the top turn too: the session root still tells.
+    const doc = clean();
+    forge(doc, fx.ids.a4);
+    for (const b of [fx.ids.a4, fx.ids.a2, fx.ids.a1]) rehashSubtree(doc, b);
+    const got = importDoc(doc);
+    expect(got.r.code).toBe(1);
+    expect(got.reasons).toEqual([
+      `$.sessions (aaaa): session_root does not match the subtree hashes of its top turns (${fx.ids.a1}) (edited after export, or damaged); its 4 turns skipped`,
+    ]);
+    expect(got.r.json()).toMatchObject({ turns_added: 0, turns_skipped: 0, sessions: 0 });
+  });
+
+  it('a subtree whose top hangs under a turn this shard never had is refused, counted, and leaves no session', () => {
+    const dir = tempDir('arb-orphan-');
+    const fx = buildFixture(join(dir, 'a.db'));
+    // b1 (session bbbb) hangs under a2 (session aaaa); its subtree is b1 and b2.
+    const file = join(dir, 'b1.json');
+    expect(
+      cli(['export', fx.ids.b1, '--subtree', '--format', 'json', '--out', file, '--db', fx.db]).code,
+    ).toBe(0);
+    const db = join(dir, 'empty.db');
+    const r = cli(['import', 'arborist', file, '--db', db, '--json']);
+    expect(r.code).toBe(1);
+    expect(r.json()).toMatchObject({
+      turns_added: 0,
+      turns_skipped: 0,
+      turns_refused: 2,
+      sessions: 0,
+      errors: 1,
+    });
+    expect(r.json().problems.map((p: { line: number; reason: string }) => [p.line, p.reason])).toEqual([
+      [
+        1,
+        `its parent ${fx.ids.a2} is in neither the file nor this shard, and its node hash covers that parent: skipped with the 1 turn under it; import ${fx.ids.a2} first`,
+      ],
+    ]);
+    expect(cli(['list', '--db', db, '--json']).json()).toEqual([]);
+    const human = cli(['import', 'arborist', file, '--db', db]);
+    expect(human.stdout).toBe('imported 0 turns, 0 new sessions, 1 files, 0 already there, 2 refused\n');
+    expect(cli(['verify', '--db', db]).code).toBe(0);
+
+    // Once the parent is here, the same file imports exactly: the same ids and hashes.
+    const parent = join(dir, 'a2.json');
+    expect(cli(['export', fx.ids.a2, '--format', 'json', '--out', parent, '--db', fx.db]).code).toBe(0);
+    expect(cli(['import', 'arborist', parent, '--db', db]).code).toBe(0);
+    const again = cli(['import', 'arborist', file, '--db', db, '--json']);
+    expect([again.code, again.json().turns_added, again.json().turns_refused]).toEqual([0, 2, 0]);
+    for (const b of [fx.ids.b1, fx.ids.b2])
+      expect(cli(['show', b, '--db', db, '--json']).json().node_hash).toBe(
+        cli(['show', b, '--db', fx.db, '--json']).json().node_hash,
+      );
   });
 });

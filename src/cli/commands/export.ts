@@ -1,5 +1,5 @@
 import { exportSource, exportText, FORMATS, isFormat, writeFileAtomic } from '../../export/index.js';
-import { ArboristError } from '../../store/index.js';
+import { ArboristError, shardFiles } from '../../store/index.js';
 import { exactPositionals, flag, str } from '../args.js';
 import type { Command } from '../command.js';
 
@@ -29,9 +29,12 @@ export const exportCmd: Command = {
     if (out === '') throw new ArboristError('usage', '--out needs a file name (it was given an empty one)');
     if (flag(p, 'force') && out === undefined)
       throw new ArboristError('usage', '--force goes with --out FILE');
+    // The shard being read (and its -wal, -shm), under any name: `--out sessions.db --force` must not replace it.
+    const write = (file: string, bytes: string | Buffer) =>
+      writeFileAtomic(file, bytes, { force: flag(p, 'force'), protect: shardFiles(ctx.dbPath) });
     if (format === 'source') {
       const bytes = exportSource(ctx.readable(), { id, subtree: flag(p, 'subtree') });
-      if (out !== undefined) writeFileAtomic(out, bytes, { force: flag(p, 'force') });
+      if (out !== undefined) write(out, bytes);
       // Another tool's raw lines may hold any escape sequence: they go to a file or a pipe, never a terminal.
       else if (process.stdout.isTTY)
         throw new ArboristError('usage', '--format source writes raw records: give --out FILE or a pipe');
@@ -46,7 +49,7 @@ export const exportCmd: Command = {
       ctx.out.out(text);
       return 0;
     }
-    writeFileAtomic(out, text, { force: flag(p, 'force') });
+    write(out, text);
     return 0;
   },
 };

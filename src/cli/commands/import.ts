@@ -47,6 +47,7 @@ function printSummary(ctx: Context, s: ImportSummary): void {
     `${n(s.turns_skipped)} already there`,
   ];
   if (s.turns_waiting > 0) parts.push(`${n(s.turns_waiting)} unfinished, waiting`);
+  if (s.turns_refused > 0) parts.push(`${n(s.turns_refused)} refused`);
   if (s.archived > 0) parts.push(`${n(s.archived)} sessions to the archive tier`);
   if (s.entries > 0) parts.push(`${n(s.entries)} entries`);
   ctx.out.out(`${parts.join(', ')}\n`);

@@ -33,11 +33,17 @@ export interface DocProblem {
   sid?: string;
 }
 
-/** A turn that failed a check, with what could still be read of it (to re-attach its children). */
+/**
+ * A turn that failed a check, with what could still be read of it: its parent (to re-attach its children), and its
+ * place and declared subtree hash (which its parent's subtree hash still covers).
+ */
 export interface RejectedTurn {
   index: number;
   bates?: string;
   parent_bates?: string | null;
+  sid?: string;
+  seq?: number;
+  subtree_hash?: string;
 }
 
 export interface CheckedTurn {
@@ -261,6 +267,9 @@ export function checkTurn(
     index,
     bates: typeof bates === 'string' ? bates : undefined,
     parent_bates: parent_bates === undefined ? undefined : parent_bates,
+    sid: typeof sid === 'string' ? sid : undefined,
+    seq,
+    subtree_hash: typeof t.subtree_hash === 'string' ? t.subtree_hash : undefined,
   };
   if (problems.length > before) return rejected;
   const turn = (records === undefined ? t : { ...t, source_records: records }) as DocTurn;
@@ -286,4 +295,126 @@ export function checkTurn(
     return rejected;
   }
   return { index, turn, raw: JSON.stringify(v) };
+}
+
+/** A child of an exported turn that the document does not hold (`outside_children`), with its subtree hash. */
+export interface OutsideChild {
+  bates: string;
+  parent_bates: string;
+  subtree_hash: string;
+}
+
+/**
+ * `outside_children`: null when the document has none (an export made before it was written), else the
+ * well-formed entries. A malformed entry is reported and left out, so its parent's subtree_hash will not check.
+ */
+export function checkOutside(doc: Record<string, unknown>, problems: DocProblem[]): OutsideChild[] | null {
+  if (!Object.hasOwn(doc, 'outside_children')) return null;
+  const list = doc.outside_children;
+  if (!Array.isArray(list)) {
+    problems.push({ path: '$.outside_children', reason: `must be a list, not ${kindOf(list)}` });
+    return [];
+  }
+  const out: OutsideChild[] = [];
+  const batesRule = { pattern: /^[a-z0-9]{1,32}-\d{6,}$/, what: 'a Bates id (<sid>-<6 digits>)' };
+  list.forEach((v, i) => {
+    const at = `$.outside_children[${i}]`;
+    if (!isObject(v)) {
+      problems.push({ path: at, reason: `must be an object, not ${kindOf(v)}` });
+      return;
+    }
+    const f = new Fields(v, at, problems);
+    const bates = f.text('bates', batesRule);
+    const parent = f.text('parent_bates', batesRule);
+    const hash = f.text('subtree_hash', { pattern: HEX64, what: '64 lowercase hex digits' });
+    if (typeof bates === 'string' && typeof parent === 'string' && typeof hash === 'string')
+      out.push({ bates, parent_bates: parent, subtree_hash: hash });
+  });
+  return out;
+}
+
+/** A child as its parent's subtree hash takes it: its place (sid as bytes, then seq) and its subtree hash. */
+interface ChildHash {
+  sid: string;
+  seq: number;
+  hash: string;
+}
+
+function bySidSeq(a: ChildHash, b: ChildHash): number {
+  return a.sid < b.sid ? -1 : a.sid > b.sid ? 1 : a.seq - b.seq;
+}
+
+/**
+ * The kept turns whose declared subtree_hash is not H(0x01 || node_hash || the declared subtree hashes of all its
+ * children, by (sid, seq)) (docs/sessions.md). A turn is checked when the document accounts for every child: those
+ * it holds, and `outside_children` for the rest; an older export without that list only when it is a subtree
+ * export (which holds everything under its top turn). A child too malformed to have a subtree hash leaves its
+ * parent unchecked (the child is reported). Checking each level against the declared hashes of the level below
+ * checks, by induction, every subtree the document holds whole.
+ */
+export function subtreeMismatches(
+  kept: ReadonlyMap<string, CheckedTurn>,
+  rejected: ReadonlyMap<string, RejectedTurn>,
+  outside: readonly OutsideChild[] | null,
+  wholeSubtree: boolean,
+): CheckedTurn[] {
+  if (outside === null && !wholeSubtree) return [];
+  const kids = new Map<string, ChildHash[]>();
+  const unknown = new Set<string>();
+  const add = (parent: string, child: ChildHash) => {
+    const list = kids.get(parent);
+    if (list) list.push(child);
+    else kids.set(parent, [child]);
+  };
+  for (const { turn: t } of kept.values())
+    if (t.parent_bates !== null) add(t.parent_bates, { sid: t.sid, seq: t.seq, hash: t.subtree_hash });
+  for (const r of rejected.values()) {
+    if (typeof r.parent_bates !== 'string') continue;
+    if (r.sid !== undefined && r.seq !== undefined && r.subtree_hash !== undefined)
+      add(r.parent_bates, { sid: r.sid, seq: r.seq, hash: r.subtree_hash });
+    else unknown.add(r.parent_bates);
+  }
+  for (const o of outside ?? []) {
+    const id = parseBates(o.bates);
+    if (id) add(o.parent_bates, { sid: id.sid, seq: id.seq, hash: o.subtree_hash });
+    else unknown.add(o.parent_bates);
+  }
+  const out: CheckedTurn[] = [];
+  for (const c of kept.values()) {
+    if (unknown.has(c.turn.bates)) continue;
+    const children = (kids.get(c.turn.bates) ?? []).sort(bySidSeq);
+    const h = hashes.subtreeHash(
+      Buffer.from(c.turn.node_hash, 'hex'),
+      children.map((k) => Buffer.from(k.hash, 'hex')),
+    );
+    if (h.toString('hex') !== c.turn.subtree_hash) out.push(c);
+  }
+  return out;
+}
+
+/**
+ * Whether a session's declared session_root is H(0x02 || sid || 0x00 || its top turns' subtree hashes, by seq),
+ * from the session's turns in the document (kept or rejected): undefined when that cannot be told (a turn too
+ * malformed to place). Only asked of a session whose every turn the document holds (a session export's own).
+ */
+export function rootMatches(
+  s: DocSession,
+  kept: ReadonlyMap<string, CheckedTurn>,
+  rejected: ReadonlyMap<string, RejectedTurn>,
+): boolean | undefined {
+  const tops: { seq: number; hash: string }[] = [];
+  const isTop = (sid: string, parent: string | null) => parent === null || parseBates(parent)?.sid !== sid;
+  for (const { turn: t } of kept.values())
+    if (t.sid === s.sid && isTop(t.sid, t.parent_bates)) tops.push({ seq: t.seq, hash: t.subtree_hash });
+  for (const r of rejected.values()) {
+    if ((r.sid ?? (r.bates === undefined ? undefined : parseBates(r.bates)?.sid)) !== s.sid) continue;
+    if (r.parent_bates === undefined || r.seq === undefined || r.subtree_hash === undefined) return undefined;
+    if (isTop(s.sid, r.parent_bates)) tops.push({ seq: r.seq, hash: r.subtree_hash });
+  }
+  tops.sort((a, b) => a.seq - b.seq);
+  const root = hashes.sessionRoot(
+    s.sid,
+    tops.map((t) => Buffer.from(t.hash, 'hex')),
+  );
+  return root.toString('hex') === s.session_root;
 }

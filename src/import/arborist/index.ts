@@ -1,13 +1,16 @@
-import { readFileSync, statSync } from 'node:fs';
+import { RefusedFile, readRegular } from '../files.js';
 import type { ImportProblem, ParsedSession, ParsedSource, ParsedTurn, SourceReader } from '../model.js';
 import {
   type CheckedTurn,
   checkHead,
+  checkOutside,
   checkSessions,
   checkTurn,
   type DocProblem,
   type DocSession,
   type RejectedTurn,
+  rootMatches,
+  subtreeMismatches,
 } from './document.js';
 
 /**
@@ -120,6 +123,67 @@ function toParsedSession(s: DocSession): ParsedSession {
   return out;
 }
 
+/** A turn refused after its own checks passed: all of it is known. */
+function rejectedFrom(c: CheckedTurn): RejectedTurn {
+  const t = c.turn;
+  return {
+    index: c.index,
+    bates: t.bates,
+    parent_bates: t.parent_bates,
+    sid: t.sid,
+    seq: t.seq,
+    subtree_hash: t.subtree_hash,
+  };
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The hashes above the node hashes: a forger who edits a turn and recomputes its node_hash leaves the subtree hashes
+ * and the root the exporting shard attested. Each is checked wherever the document can be (document.ts), and the
+ * turns a mismatch concerns move from kept to rejected.
+ */
+function refuseUnattested(
+  doc: Record<string, unknown>,
+  sessions: readonly DocSession[],
+  kept: Map<string, CheckedTurn>,
+  rejected: Map<string, RejectedTurn>,
+  problems: DocProblem[],
+): void {
+  const refuse = (c: CheckedTurn) => {
+    kept.delete(c.turn.bates);
+    rejected.set(c.turn.bates, rejectedFrom(c));
+  };
+  const selection = isObject(doc.selection) ? doc.selection : {};
+  const bad = subtreeMismatches(kept, rejected, checkOutside(doc, problems), selection.kind === 'subtree');
+  for (const c of bad) {
+    problems.push({
+      path: `$.turns[${c.index}] (${c.turn.bates})`,
+      reason:
+        "subtree_hash does not match its node_hash and its children's subtree hashes (edited after export, or damaged); skipped",
+      sid: c.turn.sid,
+    });
+  }
+  bad.forEach(refuse); // after the whole pass: each turn is checked against its children's hashes as declared
+  // A session export holds its session whole: its root is checked too, and a mismatch refuses all its turns.
+  const whole = selection.kind === 'session' ? sessions.find((s) => s.sid === selection.id) : undefined;
+  if (!whole || rootMatches(whole, kept, rejected) !== false) return;
+  const own = [...kept.values()].filter((c) => c.turn.sid === whole.sid);
+  const tops = own
+    .filter((c) => c.turn.parent_bates === null || !c.turn.parent_bates.startsWith(`${whole.sid}-`))
+    .map((c) => c.turn.bates);
+  // Named, but never a line of thousands: the first few and a count.
+  const named =
+    tops.length > 5 ? `${tops.slice(0, 5).join(', ')} and ${tops.length - 5} more` : tops.join(', ');
+  problems.push({
+    path: `$.sessions (${whole.sid})`,
+    reason: `session_root does not match the subtree hashes of its top turns (${named}) (edited after export, or damaged); its ${own.length} turns skipped`,
+    sid: whole.sid,
+  });
+  own.forEach(refuse);
+}
+
 /** Reads a whole document: every session, its turns with their parents resolved, and each problem. */
 export function readDocument(
   text: string,
@@ -171,8 +235,10 @@ export function readDocument(
       sid: c.turn.sid,
     });
     kept.delete(b);
-    rejected.set(b, { index: c.index, bates: b, parent_bates: c.turn.parent_bates });
+    rejected.set(b, rejectedFrom(c));
   }
+
+  refuseUnattested(doc, sessions, kept, rejected, problems);
 
   for (const c of kept.values()) {
     const p = c.turn.parent_bates;
@@ -200,20 +266,20 @@ function toImportProblems(file: string, list: readonly DocProblem[]): ImportProb
 function* read(file: string): Iterable<ParsedSource> {
   let buf: Buffer;
   try {
-    const size = statSync(file).size;
-    if (size > MAX_BYTES) {
+    buf = readRegular(file, MAX_BYTES).buf;
+  } catch (err) {
+    // Not a regular file (a FIFO would hang, /dev/zero never ends) or over the cap: one problem, nothing read.
+    if (err instanceof RefusedFile) {
       yield {
         kind: 'arborist',
         file,
         sessions: [],
         turns: [],
         entries: [],
-        problems: [{ file, line: 0, reason: `larger than ${MAX_BYTES / 1024 / 1024} MiB: not read` }],
+        problems: [{ file, line: 0, reason: err.message }],
       };
       return;
     }
-    buf = readFileSync(file);
-  } catch (err) {
     throw new Error(`cannot read ${file} (${(err as { code?: string }).code ?? String(err)})`);
   }
   const problems: DocProblem[] = [];

@@ -1,9 +1,10 @@
 /**
  * Where Claude Code keeps its transcripts and which files under a path are sessions, oldest first.
  */
-import { closeSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
+import { closeSync, readdirSync, readSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { openRegular } from '../files.js';
 
 /**
  * `$CLAUDE_CONFIG_DIR/projects` when set (Claude Code moves every ~/.claude path under it), else
@@ -34,14 +35,15 @@ function walk(dir: string, depth: number, out: string[]): void {
   }
   for (const e of entries) {
     const p = join(dir, e.name);
-    // Symbolic links to folders are not followed (a link loop must not hang discovery); links to files are.
+    // Symbolic links to folders are not followed (a link loop must not hang discovery); links to files are. A
+    // transcript's name on a FIFO or a device is listed too: read() refuses it, and the import says so.
     if (e.isDirectory()) {
       if (e.name !== 'subagents') walk(p, depth + 1, out);
     } else if (e.name.endsWith('.jsonl') && !isAgentFile(e.name)) {
-      if (e.isFile()) out.push(p);
-      else if (e.isSymbolicLink()) {
+      if (!e.isSymbolicLink()) out.push(p);
+      else {
         try {
-          if (statSync(p).isFile()) out.push(p);
+          if (!statSync(p).isDirectory()) out.push(p);
         } catch {
           // a dangling link: not a transcript
         }
@@ -58,7 +60,7 @@ const CHUNK = 64 * 1024;
 export function firstTimestamp(path: string): number {
   let fd: number;
   try {
-    fd = openSync(path, 'r');
+    fd = openRegular(path).fd;
   } catch {
     return Number.NaN;
   }
@@ -112,8 +114,7 @@ export function claudeDiscover(path: string): string[] {
   } catch {
     return [];
   }
-  if (st.isFile()) return [path];
-  if (!st.isDirectory()) return [];
+  if (!st.isDirectory()) return [path]; // a FIFO or a device too: read() refuses it
   const files: string[] = [];
   walk(path, 0, files);
   const keyed = files.map((f) => {

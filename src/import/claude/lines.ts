@@ -1,10 +1,10 @@
 /**
- * Reading one Claude Code JSONL file into parsed lines: one readFileSync, newline positions found with
+ * Reading one Claude Code JSONL file into parsed lines: one capped read (../files.ts), newline positions found with
  * Buffer.indexOf (native), each line decoded and JSON.parse'd once. Every line that cannot be used is reported
  * with its 1-based number and skipped; nothing here throws for bad content.
  */
 import { constants, isUtf8 } from 'node:buffer';
-import { readFileSync, statSync } from 'node:fs';
+import { readRegular } from '../files.js';
 import type { ImportProblem } from '../model.js';
 
 /** Called with each JSON object line, in file order, as it is parsed (the object is not kept here). */
@@ -29,6 +29,12 @@ const BINARY_MAGIC: readonly (readonly number[])[] = [
   [0x53, 0x51, 0x4c, 0x69, 0x74, 0x65], // "SQLite"
   [0x28, 0xb5, 0x2f, 0xfd], // zstd
 ];
+
+/**
+ * Past this size a transcript is refused (a problem, not read): the whole file is held in memory while its lines
+ * are parsed (Node's readFileSync would stop at 2 GiB anyway).
+ */
+const MAX_FILE_BYTES = 1024 * 1024 * 1024;
 
 /** How much of the start of a file is checked for NUL bytes to call it binary. */
 const BINARY_PROBE = 8192;
@@ -62,8 +68,9 @@ export function readJsonLines(path: string, problems: ImportProblem[], visit: Li
   let buf: Buffer;
   let mtimeMs = 0;
   try {
-    buf = readFileSync(path);
-    mtimeMs = statSync(path).mtimeMs;
+    const r = readRegular(path, MAX_FILE_BYTES);
+    buf = r.buf;
+    mtimeMs = r.st.mtimeMs;
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code ?? parseError(e);
     throw new Error(`cannot read ${path}: ${code}`);

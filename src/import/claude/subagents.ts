@@ -3,8 +3,9 @@
  * `<dir>/<session>/subagents/agent-<id>.jsonl` with `agent-<id>.meta.json` beside each, and the older one,
  * `<dir>/agent-<id>.jsonl` beside the session, whose lines carry the session's sessionId.
  */
-import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
+import { closeSync, readdirSync, readSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { openRegular, RefusedFile, readRegular } from '../files.js';
 import type { ImportProblem } from '../model.js';
 import { isAgentFile } from './discover.js';
 
@@ -17,6 +18,9 @@ export interface AgentFile {
   description?: string;
 }
 
+/** A meta file is a few hundred bytes; past this it is not read. */
+const MAX_META_BYTES = 1024 * 1024;
+
 function agentIdOf(name: string): string {
   return name.slice('agent-'.length, -'.jsonl'.length);
 }
@@ -24,8 +28,10 @@ function agentIdOf(name: string): string {
 function readMeta(path: string, problems: ImportProblem[]): { toolUseId?: string; description?: string } {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
-  } catch {
+    text = readRegular(path, MAX_META_BYTES).buf.toString('utf8');
+  } catch (e) {
+    if (e instanceof RefusedFile)
+      problems.push({ file: path, line: 0, reason: `subagent meta ${e.message}` });
     return {}; // no meta file: linked by agentId or time instead
   }
   try {
@@ -57,7 +63,7 @@ function headSessionId(path: string): string | undefined {
   if (hit && hit.size === st.size && hit.mtimeMs === st.mtimeMs) return hit.sid;
   let sid: string | undefined;
   try {
-    const fd = openSync(path, 'r');
+    const fd = openRegular(path).fd;
     try {
       const buf = Buffer.alloc(Math.min(HEAD, st.size));
       const n = readSync(fd, buf, 0, buf.length, 0);

@@ -8,19 +8,11 @@
  * folder, a hot journal to roll back), is read from a private copy (the database plus its `-wal` or `-journal`) in a
  * temporary folder instead, removed when the read ends.
  */
-import {
-  closeSync,
-  copyFileSync,
-  existsSync,
-  mkdtempSync,
-  openSync,
-  readSync,
-  rmSync,
-  statSync,
-} from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { checkSqliteFiles, RefusedFile, readHead } from '../files.js';
 import { oneLine } from './rows.js';
 
 export interface OpenedDb {
@@ -35,20 +27,11 @@ export type OpenResult = { ok: true; opened: OpenedDb } | { ok: false; reason: s
 const MAGIC = 'SQLite format 3\u0000';
 
 function header(file: string): Buffer | string {
-  let fd: number;
   try {
-    fd = openSync(file, 'r');
+    return readHead(file, 100);
   } catch (e) {
-    return `cannot open: ${(e as NodeJS.ErrnoException).code ?? oneLine(String(e))}`;
-  }
-  try {
-    const buf = Buffer.alloc(100);
-    const n = readSync(fd, buf, 0, 100, 0);
-    return buf.subarray(0, n);
-  } catch (e) {
+    if (e instanceof RefusedFile) return e.message;
     return `cannot read: ${(e as NodeJS.ErrnoException).code ?? oneLine(String(e))}`;
-  } finally {
-    closeSync(fd);
   }
 }
 
@@ -98,11 +81,14 @@ function openCopy(file: string): OpenResult {
 export function openLogsDb(file: string): OpenResult {
   let size: number;
   try {
-    const st = statSync(file);
-    if (!st.isFile()) return { ok: false, reason: 'not a file' };
-    size = st.size;
+    size = checkSqliteFiles(file).size; // the copy, too, would block on a FIFO -wal
   } catch (e) {
-    return { ok: false, reason: `cannot open: ${(e as NodeJS.ErrnoException).code ?? oneLine(String(e))}` };
+    if (e instanceof RefusedFile) return { ok: false, reason: e.message };
+    const code = (e as NodeJS.ErrnoException).code;
+    return {
+      ok: false,
+      reason: code === 'EISDIR' ? 'not a file' : `cannot open: ${code ?? oneLine(String(e))}`,
+    };
   }
   // An empty file is an empty SQLite database: no llm tables.
   if (size === 0) return { ok: false, reason: 'not an llm logs database' };

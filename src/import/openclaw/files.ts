@@ -1,9 +1,12 @@
 /** The files generation: one transcript (live, topic or archived copy) read into one ParsedSource. */
-import { readFileSync } from 'node:fs';
+import { readRegular } from '../files.js';
 import type { ParsedSource } from '../model.js';
 import { classify } from './paths.js';
 import { type Problems, parseJsonl, problem } from './records.js';
 import { buildSession, type SessionOutput } from './transcript.js';
+
+/** Past this size a transcript or sessions.json is refused (a problem, not read): it is parsed whole in memory. */
+export const MAX_FILE_BYTES = 1024 * 1024 * 1024;
 
 export interface JsonlSessionOptions {
   fallbackSessionId: string;
@@ -37,7 +40,7 @@ export function sessionFromJsonl(buf: Buffer, p: Problems, o: JsonlSessionOption
 
 export function readTranscriptFile(file: string): ParsedSource {
   const k = classify(file);
-  const buf = readFileSync(file);
+  const buf = readRegular(file, MAX_FILE_BYTES).buf;
   const p: Problems = { file, prefix: '', list: [] };
   const fallbackSessionId = k.kind === 'transcript' || k.kind === 'archive' ? k.sessionId : file;
   const out = sessionFromJsonl(buf, p, {

@@ -2,7 +2,7 @@
  * The OpenClaw reader, both generations: JSONL transcripts with sessions.json (up to 2026.7.x) and the per-agent
  * SQLite database (2026.7.2+). Format facts and their public sources: docs/import.md (OpenClaw).
  */
-import { closeSync, openSync, readSync } from 'node:fs';
+import { readHead } from '../files.js';
 import type { ParsedSource, SourceReader } from '../model.js';
 import { readTranscriptFile } from './files.js';
 import { classify, discover, stateDir } from './paths.js';
@@ -11,15 +11,10 @@ import { readStoreFile } from './store.js';
 
 /** A database given under another name is still read as one (its first 16 bytes say so). */
 function isSqlite(file: string): boolean {
-  const head = Buffer.alloc(16);
-  let fd: number | null = null;
   try {
-    fd = openSync(file, 'r');
-    return readSync(fd, head, 0, 16, 0) === 16 && head.toString('latin1') === 'SQLite format 3\0';
+    return readHead(file, 16).toString('latin1') === 'SQLite format 3\0';
   } catch {
-    return false;
-  } finally {
-    if (fd !== null) closeSync(fd);
+    return false; // not a regular file (or unreadable): read as a transcript, which says why
   }
 }
 

@@ -84,6 +84,18 @@ function isFile(p: string): boolean {
   }
 }
 
+/**
+ * There and not a folder: a regular file, or a FIFO or device under a history's name, listed so that read()
+ * refuses it and the import says so rather than passing over it.
+ */
+function isEntry(p: string): boolean {
+  try {
+    return !statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 function list(dir: string): string[] {
   try {
     return readdirSync(dir).sort();
@@ -109,8 +121,8 @@ export function discoverSessions(dir: string): string[] {
     const f = join(dir, name);
     const k = classify(f);
     if (k.kind === 'archive') archives.push({ f, at: k.at });
-    else if (k.kind === 'transcript' && isFile(f)) live.push({ f, m: mtime(f) });
-    else if (k.kind === 'store' && isFile(f)) store = f;
+    else if (k.kind === 'transcript' && isEntry(f)) live.push({ f, m: mtime(f) });
+    else if (k.kind === 'store' && isEntry(f)) store = f;
   }
   archives.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.f < b.f ? -1 : 1));
   live.sort((a, b) => a.m - b.m || (a.f < b.f ? -1 : 1));
@@ -123,13 +135,13 @@ export function discoverSessions(dir: string): string[] {
 export function discoverAgent(dir: string): string[] {
   const out = discoverSessions(join(dir, 'sessions'));
   const db = join(dir, 'agent', AGENT_DB);
-  if (isFile(db)) out.push(db);
+  if (isEntry(db)) out.push(db);
   return out;
 }
 
 /** The files a path stands for: the OpenClaw home, an agent, a sessions folder, one transcript or one database. */
 export function discover(path: string): string[] {
-  if (isFile(path)) return [path];
+  if (isEntry(path)) return [path];
   if (!isDir(path)) return [];
   if (isDir(join(path, 'agents')))
     return list(join(path, 'agents')).flatMap((a) => discoverAgentIfDir(join(path, 'agents', a)));

@@ -8,6 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import Database from 'better-sqlite3';
+import { checkSqliteFiles } from '../files.js';
 import type { ParsedEntry, ParsedSource } from '../model.js';
 import { sessionFromJsonl } from './files.js';
 import { classify } from './paths.js';
@@ -96,6 +97,7 @@ class AgentDb {
 
   constructor(readonly file: string) {
     try {
+      checkSqliteFiles(file); // SQLite's own open would block on a FIFO
       this.db = new Database(file, { readonly: true, fileMustExist: true });
       this.tables = new Set(
         this.db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").pluck().all() as string[],

@@ -3,10 +3,11 @@
  * ParsedEntry: the key, the current session, the compaction checkpoints and the usage family. `sessionFile` is
  * ignored (an absolute path, often another machine's): transcripts are found by session id.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { readRegular } from '../files.js';
 import type { ParsedCheckpoint, ParsedCheckpointRef, ParsedEntry, ParsedSource } from '../model.js';
-import { sessionFromJsonl } from './files.js';
+import { MAX_FILE_BYTES, sessionFromJsonl } from './files.js';
 import { classify } from './paths.js';
 import { type Json, type Problems, problem } from './records.js';
 import { isoOf } from './transcript.js';
@@ -124,7 +125,7 @@ function folderResolver(dir: string): TurnResolver {
       for (const f of byId.get(sessionId) ?? []) {
         try {
           const quiet: Problems = { file: f, prefix: '', list: [] };
-          const out = sessionFromJsonl(readFileSync(f), quiet, {
+          const out = sessionFromJsonl(readRegular(f, MAX_FILE_BYTES).buf, quiet, {
             fallbackSessionId: sessionId,
             growing: false,
           });
@@ -153,7 +154,7 @@ export function readStoreFile(file: string): ParsedSource {
     entries: [],
     problems: p.list,
   };
-  const text = readFileSync(file, 'utf8');
+  const text = readRegular(file, MAX_FILE_BYTES).buf.toString('utf8');
   let doc: unknown;
   try {
     doc = JSON.parse(text);
