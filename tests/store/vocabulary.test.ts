@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countTerms, rebuildVocabulary } from '../../src/store/find/vocabulary.js';
+import { countTerms, indexTerms, rebuildVocabulary } from '../../src/store/find/vocabulary.js';
 import {
   archiveSessions,
   restoreArchives,
@@ -66,6 +66,19 @@ describe('the vocabulary beside the FTS index', () => {
     const long = new Map<string, number>();
     countTerms(`${'x'.repeat(65)} short`, long);
     expect([...long.keys()]).toEqual(['short']);
+  });
+
+  it('a run of millions of letters in non-ASCII text is one term, not a stack overflow', () => {
+    // V8's Unicode regex ran out of stack on one match of about 4 million characters: the whole import failed.
+    const text = `café ${'x'.repeat(5_000_000)}… end`;
+    expect(indexTerms(text).map((t) => (t.length > 10 ? t.length : t))).toEqual(['cafe', 5_000_000, 'end']);
+    const s = newShard();
+    s.addTurn({ question: text, answer_text: 'ok' });
+    expect(vocabulary(s)).toEqual([
+      ['cafe', 1],
+      ['end', 1],
+      ['ok', 1],
+    ]);
   });
 
   it('holds exactly the terms FTS5 indexed, for ASCII and for other scripts', () => {
