@@ -57,8 +57,11 @@ function add(total: ImportSummary, u: UnitSummary): void {
   total.problems.push(...u.problems);
 }
 
-/** The files below the paths, each once, in the reader's order per path. A path that is not there is an error. */
-export function discoverAll(reader: SourceReader, paths: string[]): string[] {
+/**
+ * The files below the paths, each once, in the reader's order per path. A path that is not there is an error; a
+ * folder below one that cannot be read is a problem in `problems`.
+ */
+export function discoverAll(reader: SourceReader, paths: string[], problems?: ImportProblem[]): string[] {
   const seen = new Set<string>();
   const out: string[] = [];
   for (const p of paths) {
@@ -67,13 +70,23 @@ export function discoverAll(reader: SourceReader, paths: string[]): string[] {
     } catch {
       throw new ArboristError('not_found', `${p}: no such file or folder`);
     }
-    for (const f of reader.discover(p))
+    for (const f of reader.discover(p, problems))
       if (!seen.has(f)) {
         seen.add(f);
         out.push(f);
       }
   }
   return out;
+}
+
+/** Folders that could not be read, each a problem of its own (they hold no turns, and are no file read). */
+function tellFolders(found: ImportProblem[], opts: RunOptions, total: ImportSummary): void {
+  for (const p of found) {
+    const u = emptyUnitSummary(p.file);
+    u.problems.push(p);
+    add(total, u);
+    opts.onUnit?.(u);
+  }
 }
 
 /** Reads and writes one file; a reader's or writer's failure on the content is a problem of that file. */
@@ -127,8 +140,10 @@ export function runImport(
   paths: string[],
   opts: RunOptions = {},
 ): ImportSummary {
-  const files = discoverAll(reader, paths);
+  const unreadable: ImportProblem[] = [];
+  const files = discoverAll(reader, paths, unreadable);
   const total = emptyImportSummary();
+  tellFolders(unreadable, opts, total);
   const t0 = performance.now();
   const progress = (file: string) =>
     opts.onProgress?.({
@@ -213,7 +228,17 @@ export async function followImport(
   const discoverMs = opts.discoverMs ?? 2000;
   const settleMs = opts.settleMs ?? 5000;
   const seen = new Map<string, { size: number; mtimeMs: number; changedAt: number; settled: boolean }>();
-  let files = discoverAll(reader, paths);
+  // A folder that cannot be read is told once, however often it is found again.
+  const toldFolders = new Set<string>();
+  const discover = () => {
+    const found: ImportProblem[] = [];
+    const out = discoverAll(reader, paths, found);
+    const fresh = found.filter((p) => !toldFolders.has(`${p.file}\0${p.reason}`));
+    for (const p of fresh) toldFolders.add(`${p.file}\0${p.reason}`);
+    tellFolders(fresh, opts, total);
+    return out;
+  };
+  let files = discover();
   let lastDiscover = Date.now();
   // One abort listener per sleep, removed when the sleep ends: a listener left behind each poll grew without
   // bound (Node warned past 10, on stderr, which is the screen of a TUI following a file).
@@ -231,7 +256,7 @@ export async function followImport(
     const now = Date.now();
     if (now - lastDiscover >= discoverMs) {
       try {
-        files = discoverAll(reader, paths);
+        files = discover();
       } catch {
         // a folder that went away for a moment: keep the files known
       }

@@ -4,6 +4,7 @@
 import { closeSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { type ImportProblem, unreadableFolder } from '../model.js';
 
 /**
  * `$CLAUDE_CONFIG_DIR/projects` when set (Claude Code moves every ~/.claude path under it), else
@@ -24,19 +25,20 @@ export function isAgentFile(name: string): boolean {
 /** Folders below a projects folder are at most this deep (projects/<project>/<session>/subagents/...). */
 const MAX_DEPTH = 8;
 
-function walk(dir: string, depth: number, out: string[]): void {
+function walk(dir: string, depth: number, out: string[], problems: ImportProblem[] | undefined): void {
   if (depth > MAX_DEPTH) return;
   let entries: import('node:fs').Dirent[];
   try {
     entries = readdirSync(dir, { withFileTypes: true });
-  } catch {
+  } catch (e) {
+    unreadableFolder(dir, e, problems);
     return;
   }
   for (const e of entries) {
     const p = join(dir, e.name);
     // Symbolic links to folders are not followed (a link loop must not hang discovery); links to files are.
     if (e.isDirectory()) {
-      if (e.name !== 'subagents') walk(p, depth + 1, out);
+      if (e.name !== 'subagents') walk(p, depth + 1, out, problems);
     } else if (e.name.endsWith('.jsonl') && !isAgentFile(e.name)) {
       if (e.isFile()) out.push(p);
       else if (e.isSymbolicLink()) {
@@ -105,7 +107,7 @@ function lineTime(s: string): number {
  * read with their session), oldest first by the first timestamp in each (the file's time when there is none),
  * so that a session is imported before a later one that resumed it.
  */
-export function claudeDiscover(path: string): string[] {
+export function claudeDiscover(path: string, problems?: ImportProblem[]): string[] {
   let st: import('node:fs').Stats;
   try {
     st = statSync(path);
@@ -115,7 +117,7 @@ export function claudeDiscover(path: string): string[] {
   if (st.isFile()) return [path];
   if (!st.isDirectory()) return [];
   const files: string[] = [];
-  walk(path, 0, files);
+  walk(path, 0, files, problems);
   const keyed = files.map((f) => {
     let m = Number.POSITIVE_INFINITY;
     try {
