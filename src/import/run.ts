@@ -208,6 +208,8 @@ export interface FollowOptions extends RunOptions {
   discoverMs?: number;
   /** A file unchanged this long is read as it is: a partial last line, an unfinished turn. */
   settleMs?: number;
+  /** Called when another process starts (true) and stops (false) holding the shard's write lock past its timeout. */
+  onLocked?: (locked: boolean) => void;
   signal: AbortSignal;
 }
 
@@ -215,7 +217,9 @@ export interface FollowOptions extends RunOptions {
  * `import --follow`: keeps importing as the tools append. Polls sizes and times (works on every file system,
  * over NFS and in containers, where inotify may say nothing); a file that changed is read again and only its new
  * turns are written (idempotence does the rest). A JSONL file whose last line has no newline yet, and a turn the
- * reader marks unfinished, wait until the file has been quiet for `settleMs`.
+ * reader marks unfinished, wait until the file has been quiet for `settleMs`. Another process holding the shard's
+ * write lock past the busy timeout (a big import in another terminal) is waited out: the file is read again on
+ * the next round. Only the signal stops it.
  */
 export async function followImport(
   shard: Shard,
@@ -227,7 +231,11 @@ export async function followImport(
   const pollMs = opts.pollMs ?? 200;
   const discoverMs = opts.discoverMs ?? 2000;
   const settleMs = opts.settleMs ?? 5000;
-  const seen = new Map<string, { size: number; mtimeMs: number; changedAt: number; settled: boolean }>();
+  const seen = new Map<
+    string,
+    { size: number; mtimeMs: number; changedAt: number; settled: boolean; retry: boolean }
+  >();
+  let locked = false;
   // A folder that cannot be read is told once, however often it is found again.
   const toldFolders = new Set<string>();
   const discover = () => {
@@ -271,13 +279,26 @@ export async function followImport(
       }
       const prev = seen.get(file);
       const changed = !prev || prev.size !== st.size || prev.mtimeMs !== st.mtimeMs;
-      if (changed) seen.set(file, { size: st.size, mtimeMs: st.mtimeMs, changedAt: now, settled: false });
+      if (changed)
+        seen.set(file, { size: st.size, mtimeMs: st.mtimeMs, changedAt: now, settled: false, retry: false });
       const state = seen.get(file)!;
       const quiet = now - state.changedAt >= settleMs;
-      if (!changed && (state.settled || !quiet)) continue;
+      if (!changed && !state.retry && (state.settled || !quiet)) continue;
       const jsonl = /\.jsonl(\.|$)/.test(file);
       if (jsonl && !quiet && !endsWithNewline(file, st.size)) continue;
-      importFile(shard, reader, file, { ...opts, waitForIncomplete: !quiet }, total);
+      try {
+        importFile(shard, reader, file, { ...opts, waitForIncomplete: !quiet }, total);
+      } catch (err) {
+        if (!(err instanceof ArboristError && err.kind === 'busy')) throw err;
+        // Locked past the busy timeout: this file again next round, the rest of this round with it.
+        state.retry = true;
+        if (!locked) opts.onLocked?.(true);
+        locked = true;
+        break;
+      }
+      if (locked) opts.onLocked?.(false);
+      locked = false;
+      state.retry = false;
       if (quiet) state.settled = true;
     }
     await sleep(pollMs);
