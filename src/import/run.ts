@@ -220,6 +220,9 @@ export interface FollowOptions extends RunOptions {
  * reader marks unfinished, wait until the file has been quiet for `settleMs`. Another process holding the shard's
  * write lock past the busy timeout (a big import in another terminal) is waited out: the file is read again on
  * the next round. Only the signal stops it.
+ *
+ * The summary counts each file once however often it was read, the turns already there when a file was first
+ * read, and the turns still unfinished at its last reading (not every reading that saw them).
  */
 export async function followImport(
   shard: Shard,
@@ -235,6 +238,8 @@ export async function followImport(
     string,
     { size: number; mtimeMs: number; changedAt: number; settled: boolean; retry: boolean }
   >();
+  // Per file read: the turns already there at its first reading, the turns unfinished at its last.
+  const counts = new Map<string, { skipped: number; waiting: number }>();
   let locked = false;
   // A folder that cannot be read is told once, however often it is found again.
   const toldFolders = new Set<string>();
@@ -286,8 +291,9 @@ export async function followImport(
       if (!changed && !state.retry && (state.settled || !quiet)) continue;
       const jsonl = /\.jsonl(\.|$)/.test(file);
       if (jsonl && !quiet && !endsWithNewline(file, st.size)) continue;
+      const one = emptyImportSummary();
       try {
-        importFile(shard, reader, file, { ...opts, waitForIncomplete: !quiet }, total);
+        importFile(shard, reader, file, { ...opts, waitForIncomplete: !quiet }, one);
       } catch (err) {
         if (!(err instanceof ArboristError && err.kind === 'busy')) throw err;
         // Locked past the busy timeout: this file again next round, the rest of this round with it.
@@ -295,13 +301,34 @@ export async function followImport(
         if (!locked) opts.onLocked?.(true);
         locked = true;
         break;
+      } finally {
+        addFollowed(total, one);
       }
       if (locked) opts.onLocked?.(false);
       locked = false;
       state.retry = false;
+      const before = counts.get(file);
+      counts.set(file, { skipped: before ? before.skipped : one.turns_skipped, waiting: one.turns_waiting });
       if (quiet) state.settled = true;
     }
     await sleep(pollMs);
   }
+  total.files = counts.size;
+  total.turns_skipped = 0;
+  total.turns_waiting = 0;
+  for (const c of counts.values()) {
+    total.turns_skipped += c.skipped;
+    total.turns_waiting += c.waiting;
+  }
   return total;
+}
+
+/** What one reading added to the follower's total; files, skipped and waiting are counted per file instead. */
+function addFollowed(total: ImportSummary, one: ImportSummary): void {
+  total.sessions += one.sessions;
+  total.turns_added += one.turns_added;
+  total.archived += one.archived;
+  total.entries += one.entries;
+  total.errors += one.errors;
+  total.problems.push(...one.problems);
 }

@@ -4,10 +4,10 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BIN } from '../support/cli.js';
+import { BIN, cli } from '../support/cli.js';
 import { tempDir } from '../support/tmp.js';
 
-/** `arborist import claude FILE --follow` through the real binary: a lock held elsewhere. */
+/** `arborist import claude FILE --follow` through the real binary: what it counts, and a lock held elsewhere. */
 
 const SID = 'dddd0000-0000-4000-8000-000000000004';
 let clock = 0;
@@ -72,6 +72,36 @@ const exited = (c: ChildProcess) =>
   new Promise<number | null>((r) => (c.exitCode !== null ? r(c.exitCode) : c.on('exit', (code) => r(code))));
 
 describe('import claude --follow (the real binary)', () => {
+  it('the summary on Ctrl-C counts distinct files, turns there before, and turns still unfinished at the end', async () => {
+    const dir = tempDir('arb-follow-claude-');
+    const file = join(dir, `${SID}.jsonl`);
+    const db = join(dir, 'sessions.db');
+    writeFileSync(
+      file,
+      line('user', 'p1', null, 'first question') + line('assistant', 'a1', 'p1', 'one', 'end_turn'),
+    );
+    expect(cli(['import', 'claude', file, '--db', db]).code).toBe(0); // turn 1 is there before the follower starts
+
+    const f = spawnTracked([BIN, 'import', 'claude', file, '--follow', '--db', db]);
+    await until(() => f.err().includes('following'), 5000);
+    await sleep(600);
+    // Turn 2 arrives in three writes, unfinished after the first two: the file is read again after each.
+    appendFileSync(file, line('user', 'p2', 'a1', 'second question'));
+    await sleep(700);
+    appendFileSync(file, line('assistant', 'a2', 'p2', 'calling a tool', 'tool_use'));
+    await sleep(700);
+    appendFileSync(file, line('assistant', 'a2b', 'a2', 'done', 'end_turn'));
+    await until(() => questions(db).includes('second question'), 3000);
+    // Turn 3 is still unfinished when Ctrl-C comes (its reply has not started).
+    appendFileSync(file, line('user', 'p3', 'a2b', 'third question'));
+    await sleep(700);
+    f.child.kill('SIGINT');
+    expect(await exited(f.child)).toBe(0);
+    expect(f.out()).toContain(
+      'imported 1 turns, 0 new sessions, 1 files, 1 already there, 1 unfinished, waiting\n',
+    );
+  }, 30_000);
+
   it('a write lock held elsewhere past the busy timeout: the follower waits, imports after it, and keeps running', async () => {
     const dir = tempDir('arb-follow-claude-');
     const file = join(dir, `${SID}.jsonl`);
@@ -113,6 +143,6 @@ describe('import claude --follow (the real binary)', () => {
     await until(() => questions(db).includes('third question'), 3000);
     f.child.kill('SIGINT');
     expect(await exited(f.child)).toBe(0);
-    expect(f.out()).toMatch(/imported 3 turns/);
+    expect(f.out()).toContain('imported 3 turns, 1 new sessions, 1 files, 0 already there\n');
   }, 40_000);
 });
