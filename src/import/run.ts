@@ -290,7 +290,7 @@ export async function followImport(
       const quiet = now - state.changedAt >= settleMs;
       if (!changed && !state.retry && (state.settled || !quiet)) continue;
       const jsonl = /\.jsonl(\.|$)/.test(file);
-      if (jsonl && !quiet && !endsWithNewline(file, st.size)) continue;
+      if (jsonl && !quiet && !lastLineEnded(file, st.size)) continue;
       const one = emptyImportSummary();
       try {
         importFile(shard, reader, file, { ...opts, waitForIncomplete: !quiet }, one);
@@ -331,4 +331,13 @@ function addFollowed(total: ImportSummary, one: ImportSummary): void {
   total.entries += one.entries;
   total.errors += one.errors;
   total.problems.push(...one.problems);
+}
+
+/** endsWithNewline, or true when the file cannot be opened: reading it then says why, as the file's problem. */
+function lastLineEnded(file: string, size: number): boolean {
+  try {
+    return endsWithNewline(file, size);
+  } catch {
+    return true;
+  }
 }

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,15 +23,22 @@ interface Problem {
   reason: string;
 }
 
+/** The command line that runs the binary as nobody when we are root. */
+function asNobody(args: string[]): [string, string[]] {
+  if (process.getuid?.() !== 0) return [process.execPath, [BIN, ...args]];
+  return [
+    'setpriv',
+    [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', process.execPath, BIN, ...args],
+  ];
+}
+
 /** The binary, as nobody when we are root; its JSON summary. */
 function importAs(
   args: string[],
   home: string,
 ): { code: number; s: { turns_added: number; problems: Problem[] } } {
-  const asRoot = process.getuid?.() === 0;
-  const cmd = asRoot ? 'setpriv' : process.execPath;
-  const pre = asRoot ? [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', process.execPath] : [];
-  const r = spawnSync(cmd, [...pre, BIN, 'import', ...args, '--json'], {
+  const [cmd, argv] = asNobody(['import', ...args, '--json']);
+  const r = spawnSync(cmd, argv, {
     env: { PATH: process.env.PATH, HOME: home },
     encoding: 'utf8',
     timeout: 60_000,
@@ -127,4 +134,44 @@ describe('what cannot be read is said, the rest imported', () => {
       { file: lockedFile, line: 0, reason: expect.stringMatching(/EACCES/) },
     ]);
   });
+
+  it('--follow: an unreadable file and folder are said once each, and the follower keeps following', async () => {
+    const dir = openDir();
+    const projects = mkdirs(dir, 'projects');
+    const ok = mkdirs(projects, '-work-ok');
+    const locked = mkdirs(projects, '-work-locked');
+    copyFileSync(join(FIX, SESSION), join(ok, SESSION));
+    const lockedFile = join(ok, OTHER);
+    copyFileSync(join(FIX, OTHER), lockedFile);
+    chmodSync(lockedFile, 0o000);
+    chmodSync(locked, 0o000);
+    const [cmd, argv] = asNobody([
+      'import',
+      'claude',
+      projects,
+      '--follow',
+      '--db',
+      join(dir, 'sessions.db'),
+    ]);
+    const child = spawn(cmd, argv, {
+      env: { PATH: process.env.PATH, HOME: dir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    const exited = new Promise<number | null>((r) => child.on('exit', r));
+    try {
+      // the first import, then two more rounds of discovery (every 2 s): each finds the same folder again
+      for (let i = 0; i < 50 && !out.includes('+2 turns'); i++) await new Promise((r) => setTimeout(r, 100));
+      await new Promise((r) => setTimeout(r, 4500));
+      expect(child.exitCode, out).toBe(null);
+    } finally {
+      child.kill('SIGINT');
+    }
+    expect(await exited).toBe(0);
+    expect(out).toContain('+2 turns');
+    expect(out.split(`${locked}:0: cannot read this folder (EACCES)`).length - 1).toBe(2); // as it came, in the summary
+    expect(out.split(`${lockedFile}:0: cannot read`).length - 1).toBe(2);
+  }, 30_000);
 });
