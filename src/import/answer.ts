@@ -77,3 +77,20 @@ export class AnswerBuilder {
     return this.parts.join('\n\n');
   }
 }
+
+/** The store refuses a question or answer longer than 16 MiB (src/store/turns.ts): longer text is cut to fit. */
+export const MAX_TEXT = 16 * 1024 * 1024 - 64;
+
+/** `text`, cut to MAX_TEXT with a marker (and a problem) when longer. */
+export function fitText(
+  text: string,
+  what: string,
+  file: string,
+  line: number,
+  problems: { file: string; line: number; reason: string }[],
+): string {
+  if (text.length <= MAX_TEXT) return text;
+  const keep = MAX_TEXT - 64;
+  problems.push({ file, line, reason: `${what} of ${Math.ceil(text.length / 2 ** 20)} MiB cut to 16 MiB` });
+  return `${text.slice(0, keep)}\n… [cut: ${text.length - keep} more characters]`;
+}

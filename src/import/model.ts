@@ -111,6 +111,17 @@ export interface ImportProblem {
   reason: string;
 }
 
+/** A folder a reader's discover cannot read, as its problem (one gone since it was listed is none: nothing is lost). */
+export function unreadableFolder(dir: string, err: unknown, problems: ImportProblem[] | undefined): void {
+  const code = (err as NodeJS.ErrnoException).code ?? String(err);
+  if (code === 'ENOENT') return;
+  problems?.push({
+    file: dir,
+    line: 0,
+    reason: `cannot read this folder (${code}); its files are not imported`,
+  });
+}
+
 /** One unit of import: a file, or a file with the files that belong to it (claude subagents), or one database. */
 export interface ParsedSource {
   kind: SourceKind;
@@ -128,8 +139,12 @@ export interface SourceReader {
   kind: SourceKind;
   /** The default paths on this machine (e.g. ~/.claude/projects), whether or not they exist. */
   defaultPaths(env: NodeJS.ProcessEnv): string[];
-  /** The files a path stands for, in import order (oldest first), for progress and for `--follow`. */
-  discover(path: string): string[];
+  /**
+   * The files a path stands for, in import order (oldest first), for progress and for `--follow`. A folder below
+   * the path that cannot be read (no permission, an I/O error) is a problem `folder:0: reason` in `problems`, when
+   * given: its files are not imported, and the user is told so.
+   */
+  discover(path: string, problems?: ImportProblem[]): string[];
   /**
    * Reads one discovered file into ParsedSources, lazily (a database yields one per session, so memory is bounded
    * by the largest session, not the file). Never throws for bad content: it reports problems and goes on. May

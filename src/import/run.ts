@@ -61,8 +61,11 @@ function add(total: ImportSummary, u: UnitSummary): void {
   total.problems.push(...u.problems);
 }
 
-/** The files below the paths, each once, in the reader's order per path. A path that is not there is an error. */
-export function discoverAll(reader: SourceReader, paths: string[]): string[] {
+/**
+ * The files below the paths, each once, in the reader's order per path. A path that is not there is an error; a
+ * folder below one that cannot be read is a problem in `problems`.
+ */
+export function discoverAll(reader: SourceReader, paths: string[], problems?: ImportProblem[]): string[] {
   const seen = new Set<string>();
   const out: string[] = [];
   for (const p of paths) {
@@ -75,13 +78,23 @@ export function discoverAll(reader: SourceReader, paths: string[]): string[] {
     // A path named on the command line that is a FIFO or a device: reading it would hang or never end.
     if (!st.isFile() && !st.isDirectory())
       throw new ArboristError('input', `${p}: not a regular file or a folder (${kindOf(st)})`);
-    for (const f of reader.discover(p))
+    for (const f of reader.discover(p, problems))
       if (!seen.has(f)) {
         seen.add(f);
         out.push(f);
       }
   }
   return out;
+}
+
+/** Folders that could not be read, each a problem of its own (they hold no turns, and are no file read). */
+function tellFolders(found: ImportProblem[], opts: RunOptions, total: ImportSummary): void {
+  for (const p of found) {
+    const u = emptyUnitSummary(p.file);
+    u.problems.push(p);
+    add(total, u);
+    opts.onUnit?.(u);
+  }
 }
 
 /** Reads and writes one file; a reader's or writer's failure on the content is a problem of that file. */
@@ -135,8 +148,10 @@ export function runImport(
   paths: string[],
   opts: RunOptions = {},
 ): ImportSummary {
-  const files = discoverAll(reader, paths);
+  const unreadable: ImportProblem[] = [];
+  const files = discoverAll(reader, paths, unreadable);
   const total = emptyImportSummary();
+  tellFolders(unreadable, opts, total);
   const t0 = performance.now();
   const progress = (file: string) =>
     opts.onProgress?.({
@@ -206,6 +221,8 @@ export interface FollowOptions extends RunOptions {
   discoverMs?: number;
   /** A file unchanged this long is read as it is: a partial last line, an unfinished turn. */
   settleMs?: number;
+  /** Called when another process starts (true) and stops (false) holding the shard's write lock past its timeout. */
+  onLocked?: (locked: boolean) => void;
   signal: AbortSignal;
 }
 
@@ -213,7 +230,12 @@ export interface FollowOptions extends RunOptions {
  * `import --follow`: keeps importing as the tools append. Polls sizes and times (works on every file system,
  * over NFS and in containers, where inotify may say nothing); a file that changed is read again and only its new
  * turns are written (idempotence does the rest). A JSONL file whose last line has no newline yet, and a turn the
- * reader marks unfinished, wait until the file has been quiet for `settleMs`.
+ * reader marks unfinished, wait until the file has been quiet for `settleMs`. Another process holding the shard's
+ * write lock past the busy timeout (a big import in another terminal) is waited out: the file is read again on
+ * the next round. Only the signal stops it.
+ *
+ * The summary counts each file once however often it was read, the turns already there when a file was first
+ * read, and the turns still unfinished at its last reading (not every reading that saw them).
  */
 export async function followImport(
   shard: Shard,
@@ -225,8 +247,24 @@ export async function followImport(
   const pollMs = opts.pollMs ?? 200;
   const discoverMs = opts.discoverMs ?? 2000;
   const settleMs = opts.settleMs ?? 5000;
-  const seen = new Map<string, { size: number; mtimeMs: number; changedAt: number; settled: boolean }>();
-  let files = discoverAll(reader, paths);
+  const seen = new Map<
+    string,
+    { size: number; mtimeMs: number; changedAt: number; settled: boolean; retry: boolean }
+  >();
+  // Per file read: the turns already there at its first reading, the turns unfinished at its last.
+  const counts = new Map<string, { skipped: number; waiting: number }>();
+  let locked = false;
+  // A folder that cannot be read is told once, however often it is found again.
+  const toldFolders = new Set<string>();
+  const discover = () => {
+    const found: ImportProblem[] = [];
+    const out = discoverAll(reader, paths, found);
+    const fresh = found.filter((p) => !toldFolders.has(`${p.file}\0${p.reason}`));
+    for (const p of fresh) toldFolders.add(`${p.file}\0${p.reason}`);
+    tellFolders(fresh, opts, total);
+    return out;
+  };
+  let files = discover();
   let lastDiscover = Date.now();
   // One abort listener per sleep, removed when the sleep ends: a listener left behind each poll grew without
   // bound (Node warned past 10, on stderr, which is the screen of a TUI following a file).
@@ -244,7 +282,7 @@ export async function followImport(
     const now = Date.now();
     if (now - lastDiscover >= discoverMs) {
       try {
-        files = discoverAll(reader, paths);
+        files = discover();
       } catch {
         // a folder that went away for a moment: keep the files known
       }
@@ -259,16 +297,60 @@ export async function followImport(
       }
       const prev = seen.get(file);
       const changed = !prev || prev.size !== st.size || prev.mtimeMs !== st.mtimeMs;
-      if (changed) seen.set(file, { size: st.size, mtimeMs: st.mtimeMs, changedAt: now, settled: false });
+      if (changed)
+        seen.set(file, { size: st.size, mtimeMs: st.mtimeMs, changedAt: now, settled: false, retry: false });
       const state = seen.get(file)!;
       const quiet = now - state.changedAt >= settleMs;
-      if (!changed && (state.settled || !quiet)) continue;
+      if (!changed && !state.retry && (state.settled || !quiet)) continue;
       const jsonl = /\.jsonl(\.|$)/.test(file);
-      if (jsonl && !quiet && !endsWithNewline(file, st.size)) continue;
-      importFile(shard, reader, file, { ...opts, waitForIncomplete: !quiet }, total);
+      if (jsonl && !quiet && !lastLineEnded(file, st.size)) continue;
+      const one = emptyImportSummary();
+      try {
+        importFile(shard, reader, file, { ...opts, waitForIncomplete: !quiet }, one);
+      } catch (err) {
+        if (!(err instanceof ArboristError && err.kind === 'busy')) throw err;
+        // Locked past the busy timeout: this file again next round, the rest of this round with it.
+        state.retry = true;
+        if (!locked) opts.onLocked?.(true);
+        locked = true;
+        break;
+      } finally {
+        addFollowed(total, one);
+      }
+      if (locked) opts.onLocked?.(false);
+      locked = false;
+      state.retry = false;
+      const before = counts.get(file);
+      counts.set(file, { skipped: before ? before.skipped : one.turns_skipped, waiting: one.turns_waiting });
       if (quiet) state.settled = true;
     }
     await sleep(pollMs);
   }
+  total.files = counts.size;
+  total.turns_skipped = 0;
+  total.turns_waiting = 0;
+  for (const c of counts.values()) {
+    total.turns_skipped += c.skipped;
+    total.turns_waiting += c.waiting;
+  }
   return total;
+}
+
+/** What one reading added to the follower's total; files, skipped and waiting are counted per file instead. */
+function addFollowed(total: ImportSummary, one: ImportSummary): void {
+  total.sessions += one.sessions;
+  total.turns_added += one.turns_added;
+  total.archived += one.archived;
+  total.entries += one.entries;
+  total.errors += one.errors;
+  total.problems.push(...one.problems);
+}
+
+/** endsWithNewline, or true when the file cannot be opened: reading it then says why, as the file's problem. */
+function lastLineEnded(file: string, size: number): boolean {
+  try {
+    return endsWithNewline(file, size);
+  } catch {
+    return true;
+  }
 }

@@ -15,7 +15,7 @@ export { AUDIT_EVENTS_TABLE } from './db/events-table.js';
 export { EVENTS_NOT_BYTES, firstGuarded, guardSql, NODES_ODD, SUBTREES_ODD } from './db/guards.js';
 export { integerList } from './db/page-lists.js';
 export { MIGRATIONS } from './db/schema.js';
-export { countTerms, rebuildVocabulary } from './find/vocabulary.js';
+export { countTerms, indexTerms, rebuildVocabulary } from './find/vocabulary.js';
 export { dbOf } from './shard.js';
 export { inWalkOrder, MERKLE_SQL } from './tree/merkle.js';
 export { verifyThreadCount } from './verify/parallel.js';

@@ -6,7 +6,7 @@ import {
   Shard,
   type Shard as ShardT,
 } from '../../src/store/index.js';
-import { countTerms, dbOf, rebuildVocabulary } from '../../src/store/testing.js';
+import { countTerms, dbOf, indexTerms, rebuildVocabulary } from '../../src/store/testing.js';
 import { tempDb } from '../support/tmp.js';
 import { newShard } from './util.js';
 
@@ -66,6 +66,19 @@ describe('the vocabulary beside the FTS index', () => {
     const long = new Map<string, number>();
     countTerms(`${'x'.repeat(65)} short`, long);
     expect([...long.keys()]).toEqual(['short']);
+  });
+
+  it('a run of millions of letters in non-ASCII text is one term, not a stack overflow', () => {
+    // V8's Unicode regex ran out of stack on one match of about 4 million characters: the whole import failed.
+    const text = `café ${'x'.repeat(5_000_000)}… end`;
+    expect(indexTerms(text).map((t) => (t.length > 10 ? t.length : t))).toEqual(['cafe', 5_000_000, 'end']);
+    const s = newShard();
+    s.addTurn({ question: text, answer_text: 'ok' });
+    expect(vocabulary(s)).toEqual([
+      ['cafe', 1],
+      ['end', 1],
+      ['ok', 1],
+    ]);
   });
 
   it('holds exactly the terms FTS5 indexed, for ASCII and for other scripts', () => {

@@ -98,6 +98,14 @@ export const importCmd: Command = {
     try {
       const summary = await followImport(shard, reader, roots, {
         signal: stop.signal,
+        onLocked: (locked) => {
+          if (ctx.out.json) return;
+          ctx.out.err(
+            locked
+              ? `  ${oneLine(ctx.dbPath)} is locked by another process; waiting for it (Ctrl-C stops)\n`
+              : `  ${oneLine(ctx.dbPath)} is free again; following\n`,
+          );
+        },
         onUnit: (u) => {
           if (u.turns_added > 0 && !ctx.out.json)
             ctx.out.out(`+${u.turns_added} turns from ${oneLine(u.file)} (${u.added[u.added.length - 1]})\n`);

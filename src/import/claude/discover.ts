@@ -5,6 +5,7 @@ import { closeSync, readdirSync, readSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { openRegular } from '../files.js';
+import { type ImportProblem, unreadableFolder } from '../model.js';
 
 /**
  * `$CLAUDE_CONFIG_DIR/projects` when set (Claude Code moves every ~/.claude path under it), else
@@ -25,12 +26,13 @@ export function isAgentFile(name: string): boolean {
 /** Folders below a projects folder are at most this deep (projects/<project>/<session>/subagents/...). */
 const MAX_DEPTH = 8;
 
-function walk(dir: string, depth: number, out: string[]): void {
+function walk(dir: string, depth: number, out: string[], problems: ImportProblem[] | undefined): void {
   if (depth > MAX_DEPTH) return;
   let entries: import('node:fs').Dirent[];
   try {
     entries = readdirSync(dir, { withFileTypes: true });
-  } catch {
+  } catch (e) {
+    unreadableFolder(dir, e, problems);
     return;
   }
   for (const e of entries) {
@@ -38,7 +40,7 @@ function walk(dir: string, depth: number, out: string[]): void {
     // Symbolic links to folders are not followed (a link loop must not hang discovery); links to files are. A
     // transcript's name on a FIFO or a device is listed too: read() refuses it, and the import says so.
     if (e.isDirectory()) {
-      if (e.name !== 'subagents') walk(p, depth + 1, out);
+      if (e.name !== 'subagents') walk(p, depth + 1, out, problems);
     } else if (e.name.endsWith('.jsonl') && !isAgentFile(e.name)) {
       if (!e.isSymbolicLink()) out.push(p);
       else {
@@ -107,7 +109,7 @@ function lineTime(s: string): number {
  * read with their session), oldest first by the first timestamp in each (the file's time when there is none),
  * so that a session is imported before a later one that resumed it.
  */
-export function claudeDiscover(path: string): string[] {
+export function claudeDiscover(path: string, problems?: ImportProblem[]): string[] {
   let st: import('node:fs').Stats;
   try {
     st = statSync(path);
@@ -116,7 +118,7 @@ export function claudeDiscover(path: string): string[] {
   }
   if (!st.isDirectory()) return [path]; // a FIFO or a device too: read() refuses it
   const files: string[] = [];
-  walk(path, 0, files);
+  walk(path, 0, files, problems);
   const keyed = files.map((f) => {
     let m = Number.POSITIVE_INFINITY;
     try {

@@ -3,16 +3,17 @@
  * Buffer.indexOf (native), each line decoded and JSON.parse'd once. Every line that cannot be used is reported
  * with its 1-based number and skipped; nothing here throws for bad content.
  */
-import { constants, isUtf8 } from 'node:buffer';
+import { isUtf8 } from 'node:buffer';
 import { readRegular } from '../files.js';
 import type { ImportProblem } from '../model.js';
+import { cutLine, MAX_LINE_BYTES } from './long-lines.js';
 
 /** Called with each JSON object line, in file order, as it is parsed (the object is not kept here). */
 export type LineVisitor = (obj: Record<string, unknown>, line: number) => void;
 
 export interface ReadFile {
   path: string;
-  /** The exact text of each JSON object line, without its newline (and without a CR before it)... */
+  /** The exact text of each JSON object line (a line over the limit as cut), without its newline (and CR)... */
   raws: string[];
   /** ...and its 1-based line number in the file. */
   lineNos: number[];
@@ -45,6 +46,12 @@ function looksBinary(buf: Buffer): boolean {
   }
   const probe = buf.subarray(0, Math.min(buf.length, BINARY_PROBE));
   return probe.indexOf(0) >= 0;
+}
+
+/** A line's size for a reason: `200 MiB`, `16.2 MiB`. */
+function sizeOf(bytes: number): string {
+  const mib = bytes / 2 ** 20;
+  return `${mib >= 100 ? Math.round(mib) : Math.round(mib * 10) / 10} MiB`;
 }
 
 /** A JSON.parse message cut to one short line (V8 quotes part of the input in it). */
@@ -95,17 +102,23 @@ export function readJsonLines(path: string, problems: ImportProblem[], visit: Li
     const start = pos;
     pos = nl + 1;
     if (end === start) continue;
-    if (end - start > constants.MAX_STRING_LENGTH) {
-      // longer than any JavaScript string can be: it cannot be parsed, only reported
-      const mb = Math.round((end - start) / 2 ** 20);
-      problems.push({ file: path, line: lineNo, reason: `line of ${mb} MB is too long to read; skipped` });
-      continue;
-    }
     if (!allUtf8 && !isUtf8(buf.subarray(start, end))) {
       problems.push({ file: path, line: lineNo, reason: 'invalid UTF-8; line skipped' });
       continue;
     }
-    const raw = buf.toString('utf8', start, end);
+    // A line over the limit is cut before it is decoded: one huge record costs itself, not its session.
+    const long = end - start > MAX_LINE_BYTES ? sizeOf(end - start) : undefined;
+    let raw: string;
+    if (long === undefined) raw = buf.toString('utf8', start, end);
+    else {
+      const cut = cutLine(buf.subarray(start, end));
+      if (cut === undefined) {
+        const reason = `line of ${long} is over the 16 MiB limit and is not text that can be cut; skipped`;
+        problems.push({ file: path, line: lineNo, reason });
+        continue;
+      }
+      raw = cut.text;
+    }
     if (raw.charCodeAt(0) <= 32 && raw.trim() === '') continue;
     let obj: unknown;
     try {
@@ -127,6 +140,12 @@ export function readJsonLines(path: string, problems: ImportProblem[], visit: Li
       continue;
     }
     const o = obj as Record<string, unknown>;
+    if (long !== undefined)
+      problems.push({
+        file: path,
+        line: lineNo,
+        reason: `line of ${long} is over the 16 MiB limit; its text cut to fit`,
+      });
     if (out.raws.length === 0 && o.type === 'session' && typeof o.id === 'string' && !('uuid' in o)) {
       // OpenClaw's transcripts open with {type:"session", version, id, timestamp, cwd} (DESIGN.md 8a).
       problems.push({

@@ -3,7 +3,7 @@
  * byte for byte), and whether it is complete. Each is one pass over the unit's lines in file order, which is
  * the order the answer and the raw lines must keep.
  */
-import { AnswerBuilder } from '../answer.js';
+import { AnswerBuilder, fitText } from '../answer.js';
 import type { ParsedTurn } from '../model.js';
 import { addToAnswer, Kind, promptText } from './content.js';
 import { isoOf } from './times.js';
@@ -24,6 +24,8 @@ export function buildTurns(u: Unit, { drafts, turnOf }: TurnDrafts, time: Float6
   }
   const raws = rawLinesOf(nodes, files, drafts.length, turnOf);
   const incomplete = incompleteTurns(nodes, files, { drafts, turnOf });
+  const fitted = (text: string, what: string, a: Node) =>
+    fitText(text, what, files[a.f].rf.path, a.line, u.problems);
 
   return drafts.map((d, t) => {
     const a = nodes[d.anchor];
@@ -31,8 +33,9 @@ export function buildTurns(u: Unit, { drafts, turnOf }: TurnDrafts, time: Float6
       sourceId: a.uuid,
       parentSourceId: d.parent >= 0 ? nodes[drafts[d.parent].anchor].uuid : null,
       sourceSession: a.sid || fileSession,
-      question: a.kind === Kind.Prompt ? promptText(a.content) : '[no text]',
-      answer: builders[t].toString(),
+      // A turn's text past what the store takes (several long lines) is cut, not the reason to lose the file.
+      question: a.kind === Kind.Prompt ? fitted(promptText(a.content), 'prompt', a) : '[no text]',
+      answer: fitted(builders[t].toString(), 'answer', a),
       createdAt: isoOf(nodes, time, d.anchor),
       raw: raws[t],
       line: a.line,

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { fitText } from '../answer.js';
 
 /**
  * Small shared pieces of the llm reader: a database row as a `raw` line, llm's timestamps as ISO 8601, text
@@ -135,22 +136,8 @@ export function oneLine(s: string, max = 200): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
-/** The store refuses a question or answer longer than 16 MiB (src/store/turns.ts): longer text is cut to fit. */
-export const MAX_TEXT = 16 * 1024 * 1024 - 64;
-
-/** `text`, cut to MAX_TEXT with a marker (and a problem) when longer. */
-export function fitText(
-  text: string,
-  what: string,
-  file: string,
-  line: number,
-  problems: { file: string; line: number; reason: string }[],
-): string {
-  if (text.length <= MAX_TEXT) return text;
-  const keep = MAX_TEXT - 64;
-  problems.push({ file, line, reason: `${what} of ${Math.ceil(text.length / 2 ** 20)} MiB cut to 16 MiB` });
-  return `${text.slice(0, keep)}\n… [cut: ${text.length - keep} more characters]`;
-}
+// fitText moved to answer.ts (the Claude Code reader cuts too); llm's modules still import it from here.
+export { fitText };
 
 /** What a turn's question says when the source has no prompt text (the store needs one). */
 export const NO_PROMPT = '[no prompt]';

@@ -7,6 +7,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
+import { type ImportProblem, unreadableFolder } from '../model.js';
 
 export const STORE_FILE = 'sessions.json';
 export const AGENT_DB = 'openclaw-agent.sqlite';
@@ -96,10 +97,12 @@ function isEntry(p: string): boolean {
   }
 }
 
-function list(dir: string): string[] {
+/** A folder's names, sorted; none when it is not there, and a problem when it cannot be read. */
+function list(dir: string, problems: ImportProblem[] | undefined): string[] {
   try {
     return readdirSync(dir).sort();
-  } catch {
+  } catch (e) {
+    unreadableFolder(dir, e, problems);
     return [];
   }
 }
@@ -113,11 +116,11 @@ function mtime(p: string): number {
 }
 
 /** A sessions folder: archives (oldest stamp first), then live transcripts (oldest first), then sessions.json. */
-export function discoverSessions(dir: string): string[] {
+export function discoverSessions(dir: string, problems?: ImportProblem[]): string[] {
   const archives: { f: string; at: string }[] = [];
   const live: { f: string; m: number }[] = [];
   let store: string | null = null;
-  for (const name of list(dir)) {
+  for (const name of list(dir, problems)) {
     const f = join(dir, name);
     const k = classify(f);
     if (k.kind === 'archive') archives.push({ f, at: k.at });
@@ -132,25 +135,43 @@ export function discoverSessions(dir: string): string[] {
 }
 
 /** An agent folder: its sessions folder, then its SQLite file. */
-export function discoverAgent(dir: string): string[] {
-  const out = discoverSessions(join(dir, 'sessions'));
-  const db = join(dir, 'agent', AGENT_DB);
-  if (isEntry(db)) out.push(db);
+export function discoverAgent(dir: string, problems?: ImportProblem[]): string[] {
+  // The agent folder itself first: when it cannot be read, that is the one problem, not each folder below it.
+  if (!readable(dir, problems)) return [];
+  const out = discoverSessions(join(dir, 'sessions'), problems);
+  const agent = join(dir, 'agent');
+  if (isDir(agent) && readable(agent, problems) && isEntry(join(agent, AGENT_DB)))
+    out.push(join(agent, AGENT_DB));
   return out;
 }
 
 /** The files a path stands for: the OpenClaw home, an agent, a sessions folder, one transcript or one database. */
-export function discover(path: string): string[] {
+export function discover(path: string, problems?: ImportProblem[]): string[] {
   if (isEntry(path)) return [path];
   if (!isDir(path)) return [];
   if (isDir(join(path, 'agents')))
-    return list(join(path, 'agents')).flatMap((a) => discoverAgentIfDir(join(path, 'agents', a)));
-  if (isDir(join(path, 'sessions')) || isFile(join(path, 'agent', AGENT_DB))) return discoverAgent(path);
-  if (basename(path) === 'agents') return list(path).flatMap((a) => discoverAgentIfDir(join(path, a)));
+    return list(join(path, 'agents'), problems).flatMap((a) =>
+      discoverAgentIfDir(join(path, 'agents', a), problems),
+    );
+  if (isDir(join(path, 'sessions')) || isFile(join(path, 'agent', AGENT_DB)))
+    return discoverAgent(path, problems);
+  if (basename(path) === 'agents')
+    return list(path, problems).flatMap((a) => discoverAgentIfDir(join(path, a), problems));
   if (isFile(join(path, AGENT_DB))) return [join(path, AGENT_DB)];
-  return discoverSessions(path);
+  return discoverSessions(path, problems);
 }
 
-function discoverAgentIfDir(dir: string): string[] {
-  return isDir(dir) ? discoverAgent(dir) : [];
+function discoverAgentIfDir(dir: string, problems: ImportProblem[] | undefined): string[] {
+  return isDir(dir) ? discoverAgent(dir, problems) : [];
+}
+
+/** True when a folder can be listed; a problem when it cannot. */
+function readable(dir: string, problems: ImportProblem[] | undefined): boolean {
+  try {
+    readdirSync(dir);
+    return true;
+  } catch (e) {
+    unreadableFolder(dir, e, problems);
+    return false;
+  }
 }

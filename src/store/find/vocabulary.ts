@@ -47,10 +47,29 @@ export function countTerms(text: string, counts: Map<string, number>): void {
 
 /** The terms of `text` as the FTS index holds them (folded), in order, repeats kept. */
 export function indexTerms(text: string): string[] {
-  const terms = NON_ASCII.test(text)
-    ? text.replace(LATIN_ACCENTED, foldLatin).replace(DIACRITICS, '').toLowerCase().match(TERM_RE)
-    : text.toLowerCase().match(ASCII_TERM_RE);
-  return terms ?? [];
+  if (!NON_ASCII.test(text)) return text.toLowerCase().match(ASCII_TERM_RE) ?? [];
+  const folded = text.replace(LATIN_ACCENTED, foldLatin).replace(DIACRITICS, '').toLowerCase();
+  try {
+    return folded.match(TERM_RE) ?? [];
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+    return longTerms(folded);
+  }
+}
+
+/** TERM_RE's terms in pieces, joined again where they touch. */
+const TERM_PIECE_RE = /[\p{L}\p{N}\p{Co}]{1,65536}/gu;
+
+/** V8 runs out of stack matching TERM_RE over one term of about 4 million characters (a pasted blob): this does not. */
+function longTerms(text: string): string[] {
+  const out: string[] = [];
+  let end = -1;
+  for (const m of text.matchAll(TERM_PIECE_RE)) {
+    if (m.index === end) out[out.length - 1] += m[0];
+    else out.push(m[0]);
+    end = m.index + m[0].length;
+  }
+  return out;
 }
 
 /** The indexed text of one turn, as its FTS row holds it. */
