@@ -11,8 +11,8 @@ export {
   localDay,
   type StatusOptions,
 } from './chain/status.js';
+export { SCHEMA_VERSION } from './db/migrations.js';
 export { asArboristError, type OpenOptions, openDatabase } from './db/open.js';
-export { SCHEMA_VERSION } from './db/schema.js';
 export { cachedStatement, type RowMode } from './db/statements.js';
 export { type ArchivedHit, findArchived } from './find/archived.js';
 export type { TurnBrief } from './find/candidates.js';

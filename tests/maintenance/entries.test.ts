@@ -97,7 +97,7 @@ describe('entries', () => {
     // A shard as version 1 wrote it: only the first migration, one empty session.
     const path = tempDb();
     const raw = new Database(path);
-    raw.exec(MIGRATIONS[0] as string);
+    raw.exec(MIGRATIONS[0].sql);
     raw.pragma('user_version = 1');
     // With the events version 1 wrote beside it: verify holds the state to what the chain recorded.
     const log = new AuditLog(raw);
@@ -141,6 +141,7 @@ describe('entries', () => {
       DROP TABLE source_chunks;
       DROP TABLE fts_terms;
       DROP TABLE questions_fts;`);
+    dbOf(s1).exec('DROP TABLE IF EXISTS schema_migrations'); // 0010 on: the names that ran
     dbOf(s1).pragma('user_version = 2');
     s1.close();
     const s = open(path);

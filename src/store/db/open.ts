@@ -15,7 +15,7 @@ import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import type DatabaseType from 'better-sqlite3';
 import { ArboristError, damaged } from '../base/errors.js';
-import { currentVersion, SCHEMA_VERSION } from './schema.js';
+import { SCHEMA_VERSION } from './migrations.js';
 
 export interface OpenOptions {
   /** Open without writing anything: no migration, no creation. */
@@ -119,7 +119,7 @@ export function openDatabase(path: string, opts: OpenOptions = {}): DatabaseType
   }
   try {
     db.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? 5000}`);
-    const version = currentVersion(db);
+    const version = db.pragma('user_version', { simple: true }) as number;
     if (version > SCHEMA_VERSION) {
       throw new ArboristError(
         'shard',

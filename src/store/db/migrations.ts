@@ -1,17 +1,28 @@
-import type Database from 'better-sqlite3';
-import { rebuildVocabulary } from '../find/vocabulary.js';
 import { AUDIT_EVENTS_TABLE } from './events-table.js';
-import { GUARDS, guardSql } from './guards.js';
 
 /**
- * Forward-only migrations. PRAGMA user_version holds how many have run. A shard whose version is higher than
- * MIGRATIONS.length was written by a newer arborist and is refused rather than guessed at.
+ * Forward-only migrations, each identified by its name and frozen: plain SQL as it was written, never today's code,
+ * so that a shard upgraded today is made exactly as one upgraded the day the migration shipped. Derived data a
+ * migration invalidates (the vocabulary) is named in `rebuild` and made again by today's code after the SQL has
+ * run: it must agree with today's find, not with the find of the day. The names that ran are kept in the shard
+ * (schema_migrations, from 0010 on; before, PRAGMA user_version counted them), and a shard holding a name this
+ * arborist does not know was written by a newer one and is refused rather than guessed at. user_version still
+ * counts the migrations that ran, so an older arborist refuses a newer shard as it always did.
  */
-/** A step is SQL, or a function for a step SQL alone cannot take (it runs inside the migration's transaction). */
-export type Migration = string | ((db: Database.Database) => void);
+export interface Migration {
+  /** `NNNN-what`: unique, never renamed; the order of the list is the order they run in. */
+  readonly name: string;
+  readonly sql: string;
+  /** Derived data to make again with today's code once every pending migration's SQL has run. */
+  readonly rebuild?: readonly Rebuild[];
+}
 
-export const MIGRATIONS: Migration[] = [
-  `
+export type Rebuild = 'vocabulary';
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    name: '0001-initial',
+    sql: `
   CREATE TABLE sessions (
     sid          TEXT PRIMARY KEY,
     label        TEXT,
@@ -65,8 +76,11 @@ export const MIGRATIONS: Migration[] = [
     created_at        TEXT NOT NULL
   );
   `,
+  },
   // 2: session entries and the archive tier (docs/sessions.md, "Entries, archiving and retention").
-  `
+  {
+    name: '0002-entries-and-archives',
+    sql: `
   CREATE TABLE session_entries (
     key        TEXT PRIMARY KEY,
     sid        TEXT NOT NULL,      -- the entry's current session (entry_json's sessionId)
@@ -86,9 +100,12 @@ export const MIGRATIONS: Migration[] = [
     sha256      BLOB NOT NULL      -- H(body), checked by verify
   );
   `,
+  },
   // 3: subtree hashes move to a narrow side table. Adding a turn rewrites the subtree hash of every ancestor;
   // inside 1.2 KB node rows that dirtied ~60 pages a commit at depth 100, in 40-byte rows it dirties a handful.
-  `
+  {
+    name: '0003-subtree-side-table',
+    sql: `
   CREATE TABLE node_subtree (
     id           INTEGER PRIMARY KEY,   -- nodes.id
     subtree_hash BLOB NOT NULL
@@ -96,22 +113,31 @@ export const MIGRATIONS: Migration[] = [
   INSERT INTO node_subtree (id, subtree_hash) SELECT id, subtree_hash FROM nodes;
   ALTER TABLE nodes DROP COLUMN subtree_hash;
   `,
+  },
   // 4: the ripple's walk to the root reads four small columns per ancestor; a covering index lets it do so without
   // touching the 1.2 KB rows (about 40 us of a depth-100 add).
-  `
+  {
+    name: '0004-walk-index',
+    sql: `
   CREATE INDEX nodes_walk ON nodes(id, parent_id, sid, node_hash, n_children);
   `,
+  },
   // 5: turns waiting to be indexed by FTS5 (Shard.deferIndexing): indexed in one batch later, so an interactive
   // add does not pay FTS5's per-commit segment write and merges.
-  `
+  {
+    name: '0005-fts-pending',
+    sql: `
   CREATE TABLE fts_pending (id INTEGER PRIMARY KEY);
   `,
+  },
   // 6: imported histories (docs/import.md). A turn's (source, source_id) is unique, which makes an import
   // idempotent; a source's session maps to one arborist session; the source records of imported turns are kept,
   // compressed a chunk at a time (one deflate call per turn cost more than the rest of an import together), each
   // turn pointing at its bytes. The pointers and chunk digests are recorded in the audit chain (node.add,
   // import.file), so verify can tell when either was changed behind the shard's back.
-  `
+  {
+    name: '0006-imported-sources',
+    sql: `
   CREATE UNIQUE INDEX nodes_source ON nodes(source, source_id) WHERE source_id IS NOT NULL;
   CREATE TABLE session_sources (
     source         TEXT NOT NULL,
@@ -134,14 +160,17 @@ export const MIGRATIONS: Migration[] = [
     length   INTEGER NOT NULL
   ) WITHOUT ROWID;
   `,
+  },
   // 7: the FTS index without FTS5's prefix indexes, and the shard's vocabulary beside it (find/vocabulary.ts,
   // docs/find.md "Prefixes"): the prefix indexes tripled the cost of indexing a turn, and prefixes longer than
   // three letters merged whole doclists anyway. And an index of the questions alone: find's first query is "the
   // newest turns whose question matches", which as a column filter on nodes_fts walked every turn holding the
   // words anywhere (a common word is in most answers) to find the few hundred in a question. Both rebuilt from the
-  // nodes: every turn, so none waits any more.
-  (db) => {
-    db.exec(`
+  // nodes: every turn, so none waits any more; the vocabulary by today's code once the SQL has run.
+  {
+    name: '0007-fts-without-prefixes',
+    rebuild: ['vocabulary'],
+    sql: `
     DROP TABLE IF EXISTS nodes_vocab;
     DROP TABLE nodes_fts;
     CREATE VIRTUAL TABLE nodes_fts USING fts5(
@@ -161,31 +190,43 @@ export const MIGRATIONS: Migration[] = [
     INSERT INTO nodes_fts (nodes_fts) VALUES ('rebuild');
     INSERT INTO questions_fts (questions_fts) VALUES ('rebuild');
     DELETE FROM fts_pending;
-    `);
-    rebuildVocabulary(db);
+    `,
   },
   // 8: sessions newest first, as the browser lists them: its first screen reads only the rows that fit on it
   // (sessions.ts, newestSessions) instead of sorting every session, and the full list needs no sort either.
-  `CREATE INDEX IF NOT EXISTS sessions_newest ON sessions(created_at, sid);`,
+  {
+    name: '0008-sessions-newest',
+    sql: `CREATE INDEX IF NOT EXISTS sessions_newest ON sessions(created_at, sid);`,
+  },
   // 9: guards (guards.ts): the rows whose values the store never writes, kept by SQLite, so that the chain check
-  // and verify need not ask typeof() of every row. Empty on a healthy shard. (SQLite keeps each statement without
-  // IF NOT EXISTS, as the checks compare it.)
-  GUARDS.map((g) => `${guardSql(g).replace('CREATE INDEX', 'CREATE INDEX IF NOT EXISTS')};`).join('\n'),
+  // and verify need not ask typeof() of every row. Empty on a healthy shard. Frozen as guards.ts made them then,
+  // byte for byte: SQLite keeps each statement's text (without IF NOT EXISTS) and the checks compare it
+  // (tests/store/migrations.test.ts holds guards.ts to this text).
+  {
+    name: '0009-guards',
+    sql: `
+CREATE INDEX IF NOT EXISTS audit_events_not_bytes ON audit_events(seq) WHERE typeof(body) <> 'blob' OR typeof(prev_hash) <> 'blob' OR typeof(event_hash) <> 'blob';
+CREATE INDEX IF NOT EXISTS nodes_odd ON nodes(id) WHERE typeof(bates) <> 'text' OR typeof(sid) <> 'text' OR typeof(seq) <> 'integer'
+    OR bates <> sid || '-' || printf('%06d', seq) OR typeof(node_hash) <> 'blob'
+    OR typeof(question) <> 'text' OR typeof(answer_text) <> 'text' OR typeof(audit) <> 'text'
+    OR typeof(created_at) <> 'text' OR typeof(cache_key) NOT IN ('text', 'null')
+    OR typeof(source) NOT IN ('text', 'null') OR typeof(source_id) NOT IN ('text', 'null')
+    OR typeof(n_cited_sources) <> 'integer' OR n_cited_sources NOT BETWEEN -9007199254740991 AND 9007199254740991
+    OR typeof(cited_titles_json) <> 'text'
+    OR NOT CASE WHEN json_valid(cited_titles_json) THEN json_type(cited_titles_json) = 'array' ELSE 0 END;
+CREATE INDEX IF NOT EXISTS node_subtree_odd ON node_subtree(id) WHERE typeof(subtree_hash) <> 'blob';
+`,
+  },
+  // 10: the names of the migrations that ran, so that a migration is known by its name, not its place in a list.
+  {
+    name: '0010-migration-names',
+    sql: `
+  CREATE TABLE schema_migrations (
+    name       TEXT PRIMARY KEY,
+    applied_at TEXT NOT NULL
+  ) WITHOUT ROWID;
+  `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
-
-export function currentVersion(db: Database.Database): number {
-  return db.pragma('user_version', { simple: true }) as number;
-}
-
-export function migrate(db: Database.Database): { from: number; to: number } {
-  const from = currentVersion(db);
-  for (let v = from; v < MIGRATIONS.length; v++) {
-    const step = MIGRATIONS[v];
-    if (typeof step === 'string') db.exec(step);
-    else step(db);
-    db.pragma(`user_version = ${v + 1}`);
-  }
-  return { from, to: MIGRATIONS.length };
-}

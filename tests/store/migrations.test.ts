@@ -1,0 +1,95 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { SCHEMA_VERSION, Shard } from '../../src/store/index.js';
+import { dbOf, GUARDS, guardSql, MIGRATIONS } from '../../src/store/testing.js';
+import { tempDb } from '../support/tmp.js';
+import { errorOf } from './util.js';
+
+/**
+ * Each migration's SQL as it shipped: a migration is frozen once released, so editing one fails here. A new
+ * migration adds its line (its name, and the first 16 hex digits of sha256 of its SQL).
+ */
+const SHIPPED: [string, string][] = [
+  ['0001-initial', 'd04e508b4e3d5f42'],
+  ['0002-entries-and-archives', '12eab6ecf2798331'],
+  ['0003-subtree-side-table', 'ab47dfd16a6d19bb'],
+  ['0004-walk-index', 'b88d1607047610c6'],
+  ['0005-fts-pending', '54765801c4d42dfa'],
+  ['0006-imported-sources', '3b459184c13f45d2'],
+  ['0007-fts-without-prefixes', '59d17160d096cdb2'],
+  ['0008-sessions-newest', 'daf7bd7d82388037'],
+  ['0009-guards', 'e68013e4910cccd3'],
+  ['0010-migration-names', 'bac2aa2a10d5c8c9'],
+];
+
+const digest = (sql: string) => createHash('sha256').update(sql).digest('hex').slice(0, 16);
+
+describe('migrations', () => {
+  it('are named NNNN-what, in order, and frozen as they shipped', () => {
+    expect(MIGRATIONS.map((m) => [m.name, digest(m.sql)])).toEqual(SHIPPED);
+    expect(MIGRATIONS.map((m) => m.name.slice(0, 5))).toEqual(
+      MIGRATIONS.map((_, i) => `${String(i + 1).padStart(4, '0')}-`),
+    );
+    expect(SCHEMA_VERSION).toBe(MIGRATIONS.length);
+  });
+
+  it('call no code of today: the migrations file imports only the frozen text of the events table', () => {
+    const src = readFileSync(
+      fileURLToPath(new URL('../../src/store/db/migrations.ts', import.meta.url)),
+      'utf8',
+    );
+    expect(src.match(/^import .*$/gm)).toEqual(["import { AUDIT_EVENTS_TABLE } from './events-table.js';"]);
+  });
+
+  it("hold guards.ts to migration 0009's text, which SQLite keeps and the checks compare", () => {
+    const m9 = MIGRATIONS.find((m) => m.name === '0009-guards')!;
+    for (const g of GUARDS)
+      expect(m9.sql).toContain(guardSql(g).replace('CREATE INDEX', 'CREATE INDEX IF NOT EXISTS'));
+  });
+
+  it('record every name in a new shard', () => {
+    const s = Shard.open(tempDb());
+    try {
+      const names = dbOf(s).prepare('SELECT name FROM schema_migrations ORDER BY name').pluck().all();
+      expect(names).toEqual(MIGRATIONS.map((m) => m.name));
+    } finally {
+      s.close();
+    }
+  });
+
+  it('bring a shard from before the names (user_version 9) forward by name, with one shard.migrate event', () => {
+    const path = tempDb();
+    const s1 = Shard.open(path);
+    const t = s1.addTurn({ question: 'kept across the upgrade?', answer_text: 'yes' });
+    dbOf(s1).exec('DROP TABLE schema_migrations');
+    dbOf(s1).pragma('user_version = 9');
+    s1.close();
+    const s = Shard.open(path);
+    try {
+      expect(dbOf(s).prepare('SELECT count(*) FROM schema_migrations').pluck().get()).toBe(MIGRATIONS.length);
+      const last = s.audit.event(s.audit.head().seq)!;
+      expect([last.kind, last.data]).toEqual(['shard.migrate', { from: 9, to: SCHEMA_VERSION }]);
+      expect(s.getNode(t.bates)?.question).toBe('kept across the upgrade?');
+      expect(s.verify().ok).toBe(true);
+    } finally {
+      s.close();
+    }
+  });
+
+  it('refuse a shard that ran a migration this arborist does not know, in one line, changing nothing', () => {
+    const path = tempDb();
+    Shard.open(path).close();
+    const raw = new Database(path);
+    raw.prepare('INSERT INTO schema_migrations VALUES (?, ?)').run('0011-from-the-future', '2027-01-01');
+    raw.close();
+    const before = readFileSync(path);
+    const e = errorOf(() => Shard.open(path));
+    expect(e.message).toBe(
+      `${path} was upgraded by a newer arborist (migration 0011-from-the-future); upgrade arborist`,
+    );
+    expect(readFileSync(path).equals(before)).toBe(true);
+  });
+});
