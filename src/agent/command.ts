@@ -7,7 +7,7 @@
  */
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
-import { AskError, readConfigFile, splitArgv } from '../ask/index.js';
+import { AskError, readConfig, splitArgv } from '../ask/index.js';
 import { shellPath, shellQuote } from '../text/shell.js';
 
 export { shellPath, shellQuote };
@@ -26,7 +26,7 @@ export interface ResumeConfig {
 
 /** The `resume` section of $ARBORIST_HOME/config.json (other sections belong to other modules). */
 export function loadResumeConfig(env: NodeJS.ProcessEnv = process.env): ResumeConfig {
-  const { path, doc } = readConfigFile(env);
+  const { path, doc } = readConfig(env);
   const section = doc.resume;
   const out: ResumeConfig = { path, command: [...DEFAULT_COMMAND], fromConfig: false };
   if (section === undefined) return out;

@@ -1,6 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { arboristHome } from '../store/index.js';
+import { readConfigFile } from '../config/index.js';
+import { ArboristError } from '../store/index.js';
 import { splitArgv } from './argv.js';
 import { DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS } from './command.js';
 import { AskError } from './errors.js';
@@ -20,10 +19,6 @@ export interface AnswerConfig {
 
 const ANSWER_KEYS = ['command', 'timeout_ms', 'max_bytes'];
 
-export function configPath(env: NodeJS.ProcessEnv = process.env): string {
-  return join(arboristHome(env), 'config.json');
-}
-
 function positiveInt(path: string, key: string, v: unknown, max: number): number {
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > max) {
     throw new AskError('config', `${path}: answer.${key} must be a whole number from 1 to ${max}`);
@@ -31,38 +26,22 @@ function positiveInt(path: string, key: string, v: unknown, max: number): number
   return v;
 }
 
-/**
- * config.json as one JSON object, shared by every module with a section in it (answer here, resume in src/agent).
- * A missing file is an empty object; an unreadable or malformed one is a one-line error.
- */
-export function readConfigFile(env: NodeJS.ProcessEnv = process.env): {
+/** config.json (src/config), its errors as asking's own ('config'). */
+export function readConfig(env: NodeJS.ProcessEnv = process.env): {
   path: string;
   doc: Record<string, unknown>;
 } {
-  const path = configPath(env);
-  let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    return readConfigFile(env);
   } catch (err) {
-    const code = (err as { code?: string }).code;
-    if (code === 'ENOENT') return { path, doc: {} };
-    throw new AskError('config', `${path} cannot be read (${code ?? 'error'})`);
+    if (err instanceof ArboristError) throw new AskError('config', err.message);
+    throw err;
   }
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch (err) {
-    throw new AskError('config', `${path} is not valid JSON: ${(err as Error).message.split('\n')[0]}`);
-  }
-  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) {
-    throw new AskError('config', `${path} must hold a JSON object`);
-  }
-  return { path, doc: doc as Record<string, unknown> };
 }
 
 /** Reads the answer settings. A missing file is no settings; an unreadable or malformed one is a one-line error. */
 export function loadAnswerConfig(env: NodeJS.ProcessEnv = process.env): AnswerConfig {
-  const { path, doc } = readConfigFile(env);
+  const { path, doc } = readConfig(env);
   const answer = doc.answer;
   if (answer === undefined) return { path };
   if (answer === null || typeof answer !== 'object' || Array.isArray(answer)) {

@@ -20,11 +20,10 @@ export {
 } from './command.js';
 export {
   type AnswerConfig,
-  configPath,
   loadAnswerConfig,
   type ProviderOptions,
   providerFromOptions,
-  readConfigFile,
+  readConfig,
 } from './config.js';
 export { AskError, type AskErrorCode } from './errors.js';
 export { type KeptAnswer, readKept, UnstoredAnswer } from './keep.js';

@@ -1,6 +1,6 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 // errors.js, not index.js: the status bundle (status-main.ts) must not pull in the whole store through here.
-import { ArboristError } from '../store/status-entry.js';
+import { ArboristError } from '../store/light.js';
 
 export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
 

@@ -1,5 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
-import { ArboristError, resolveDbPath, Shard } from '../store/index.js';
+import { shardPathFromFlag } from '../config/index.js';
+import { ArboristError, Shard } from '../store/index.js';
 import type { Parsed } from './args.js';
 import { makeOutput, type Output, oneLine } from './output.js';
 
@@ -24,8 +25,7 @@ function announce(note: string): void {
 
 export function makeContext(p: Parsed, env: NodeJS.ProcessEnv): Context {
   // `--db "$UNSET"` must not quietly mean the default shard: an empty path is a mistake, said as one.
-  if (p.values.db === '') throw new ArboristError('usage', '--db needs a path (it was given an empty one)');
-  const dbPath = resolveDbPath(typeof p.values.db === 'string' ? p.values.db : undefined, env);
+  const dbPath = shardPathFromFlag(p.values.db, env);
   const out = makeOutput(p.values.json === true, env, p.values['no-color'] === true);
   let shard: Shard | undefined;
   // --durable (or ARBORIST_SYNC=full, read by the store): each commit reaches the disk before it returns.

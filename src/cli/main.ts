@@ -15,7 +15,7 @@ import { resumeCmd } from './commands/resume.js';
 import { statusCmd } from './commands/status.js';
 import { makeContext } from './context.js';
 import { sessionCmd } from './repl/index.js';
-import { endQuietlyOnClosedPipe, reportError } from './report.js';
+import { runEntry } from './report.js';
 import { BROWSER_OPTIONS, demoCmd, openBrowser } from './tui.js';
 
 const VERSION = '0.1.0';
@@ -58,7 +58,7 @@ function help(): string {
     ...ALL.map((c) => `  ${c.name.padEnd(12)} ${c.summary}`),
     '',
     'The shard is --db PATH, else $ARBORIST_DB, else $ARBORIST_HOME/sessions.db (default ~/.arborist/sessions.db).',
-    'Exit codes: 0 success, 1 a check found damage (or an import skipped records), 2 bad usage, bad input, unknown id or unusable shard.',
+    'Exit codes: 0 success, 1 a check found damage (or an import skipped records), 2 bad usage, bad input, unknown id or unusable shard, 70 a bug in arborist.',
   ];
   return `${lines.join('\n')}\n`;
 }
@@ -97,11 +97,4 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
 }
 
 const argv = process.argv.slice(2);
-endQuietlyOnClosedPipe();
-main(argv)
-  .then((code) => {
-    process.exitCode = code;
-  })
-  .catch((err) => {
-    process.exitCode = reportError(err, argv.includes('--json'));
-  });
+runEntry('main', argv, () => main(argv));

@@ -1,10 +1,9 @@
 // The store's light entry, not store/index.js (see commands/status.ts).
-import { ArboristError, resolveDbPath } from '../store/status-entry.js';
-import { oneLine } from '../text/sanitize.js';
-import { truncate } from '../text/width.js';
+import { shardPathFromFlag } from '../config/index.js';
 import { parse } from './args.js';
 import { runStatus, STATUS_OPTIONS, statusCmd } from './commands/status.js';
-import { colourWanted, safeJson, terminalSafe } from './terminal-text.js';
+import { runEntry } from './report.js';
+import { colourWanted, terminalSafe } from './terminal-text.js';
 
 /**
  * `arborist status` on its own: bin/arborist starts this bundle instead of the whole CLI when the command is
@@ -18,9 +17,7 @@ function run(argv: string[], env: NodeJS.ProcessEnv): number {
     process.stdout.write(`usage: ${statusCmd.usage}\n${statusCmd.summary}\n`);
     return 0;
   }
-  // As makeContext does: an empty --db is a mistake, not the default shard.
-  if (p.values.db === '') throw new ArboristError('usage', '--db needs a path (it was given an empty one)');
-  const dbPath = resolveDbPath(typeof p.values.db === 'string' ? p.values.db : undefined, env);
+  const dbPath = shardPathFromFlag(p.values.db, env);
   const json = p.values.json === true;
   // As makeOutput does, without chalk: colour on a terminal only, and only our own SGR codes ever pass.
   const colour = colourWanted(env, p.values['no-color'] === true);
@@ -34,22 +31,4 @@ function run(argv: string[], env: NodeJS.ProcessEnv): number {
 }
 
 const argv = process.argv.slice(3); // node, bin/arborist, 'status', ...
-process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-  if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-  throw err;
-});
-try {
-  process.exitCode = run(argv, process.env);
-} catch (err) {
-  const e = err as Error;
-  const known = err instanceof ArboristError;
-  const line = truncate(
-    oneLine(known ? e.message : `internal error: ${(e?.message ?? String(err)).split('\n')[0]}`),
-    300,
-  );
-  process.stderr.write(`arborist: ${line}\n`);
-  if (known && argv.includes('--json'))
-    process.stdout.write(`${safeJson({ error: line, kind: (err as ArboristError).kind })}\n`);
-  if (!known && process.env.ARBORIST_DEBUG) process.stderr.write(`${e?.stack}\n`);
-  process.exitCode = 2;
-}
+runEntry('status', argv, () => run(argv, process.env));

@@ -1,7 +1,8 @@
-import { ArboristError, asArboristError, resolveDbPath } from '../store/index.js';
+import { shardPathFromFlag } from '../config/index.js';
+import { ArboristError, asArboristError } from '../store/index.js';
 import { parse } from './args.js';
 import { BROWSER_OPTIONS, openBrowser } from './browser.js';
-import { endQuietlyOnClosedPipe, reportError } from './report.js';
+import { runEntry } from './report.js';
 
 /**
  * `arborist` with no command (the browser) on its own: bin/arborist starts this bundle instead of the whole CLI
@@ -12,9 +13,7 @@ import { endQuietlyOnClosedPipe, reportError } from './report.js';
  */
 async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const p = parse(argv, BROWSER_OPTIONS);
-  // As makeContext does: an empty --db is a mistake, not the default shard.
-  if (p.values.db === '') throw new ArboristError('usage', '--db needs a path (it was given an empty one)');
-  const dbPath = resolveDbPath(typeof p.values.db === 'string' ? p.values.db : undefined, env);
+  const dbPath = shardPathFromFlag(p.values.db, env);
   if (p.positionals.length > 0) throw new ArboristError('usage', `unexpected argument '${p.positionals[0]}'`);
   try {
     return await openBrowser(p, { dbPath, env });
@@ -39,12 +38,5 @@ try {
  */
 export const handsOverToMain = first === '--version' || first === '-V' || help;
 if (!handsOverToMain) {
-  endQuietlyOnClosedPipe();
-  run(argv, process.env)
-    .then((code) => {
-      process.exitCode = code;
-    })
-    .catch((err) => {
-      process.exitCode = reportError(err, argv.includes('--json'));
-    });
+  runEntry('browser', argv, () => run(argv, process.env));
 }

@@ -1,6 +1,5 @@
-// `arborist demo`; the browser itself (`arborist` with no command) is browser.ts.
-import { join } from 'node:path';
-import { arboristHome, Shard } from '../store/index.js';
+import { demoDbPath } from '../config/index.js';
+import { Shard } from '../store/index.js';
 import { buildDemo } from '../ui/runtime/demo.js';
 import { flag, str } from './args.js';
 import { BROWSER_OPTIONS, openBrowser } from './browser.js';
@@ -14,7 +13,7 @@ export const demoCmd: Command = {
   options: { ...BROWSER_OPTIONS, 'no-open': { type: 'boolean' } },
   async run(p, ctx) {
     // The demo lives in its own shard unless --db names one, so it never mixes with real history.
-    const dbPath = str(p, 'db') ?? join(arboristHome(ctx.env), 'demo.db');
+    const dbPath = str(p, 'db') ?? demoDbPath(ctx.env);
     const shard = Shard.open(dbPath);
     let added = { sessions: 0, turns: 0 };
     try {

@@ -1,6 +1,6 @@
 export { CRASH_HOOK_ENV } from './base/crash.js';
 export { ArboristError, badInput, damaged, type ErrorKind, notFound } from './base/errors.js';
-export { arboristHome, resolveDbPath, shardFiles } from './base/paths.js';
+export { shardFiles } from './base/paths.js';
 export type { Problem } from './chain/claims.js';
 export { type HeadState, statePathFor } from './chain/head-state.js';
 export { type AuditEvent, AuditLog, type ChainCheck, formatHead } from './chain/log.js';

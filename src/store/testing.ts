@@ -4,7 +4,7 @@ import type { Shard } from './shard.js';
  * The store's internals that its own tests and the benchmarks reach: the raw connection (to tamper with a shard
  * as an attacker with sqlite3 would, and to measure), and the parts whose exact behaviour they pin. Product code
  * never imports this file: the import rules (.dependency-cruiser.js) let src/ outside the store use only index.ts
- * and status-entry.ts, and let tests and benchmarks add this one.
+ * and light.ts, and let tests and benchmarks add this one.
  */
 export { chainCheckThreads, chainChunks } from './chain/check.js';
 export { ChainClaims } from './chain/claims.js';

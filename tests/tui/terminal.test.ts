@@ -142,14 +142,15 @@ describe('terminal safety and behaviour', () => {
     });
   }
 
-  it('an exception restores the terminal and reports one line', async () => {
+  it("an exception restores the terminal and is reported as a bug (exit 70), under the CLI's error policy", async () => {
     const d = demoShard();
     const t = await start({ db: d.db, cols: 80, rows: 24, nodeArgs: ['--import', CRASH_SCRIPT] });
     const e = await t.close();
-    expect(e.code).toBe(1);
+    expect(e.code).toBe(70);
     expect(t.altScreen).toBe(false);
     expect(t.cursorVisible).toBe(true);
     expect(t.screen()).toContain('arborist: internal error: boom from a test');
+    expect(t.screen()).toContain('arborist: this is a bug in arborist, not a mistake of yours.');
   });
 
   for (const term of ['xterm-256color', 'screen-256color', 'tmux-256color', 'xterm', 'linux']) {

@@ -1,7 +1,7 @@
 // The store's light entry, not store/index.js: through the index the bundle keeps every store module's top-level
 // code and packages (fuse.js among them), which status-main.ts exists to leave out.
 
-import { ArboristError, asArboristError, type ChainStatus, chainStatus } from '../../store/status-entry.js';
+import { ArboristError, asArboristError, type ChainStatus, chainStatus } from '../../store/light.js';
 import { counted } from '../../text/format.js';
 import { oneLine } from '../../text/sanitize.js';
 import { truncate } from '../../text/width.js';

@@ -1,13 +1,8 @@
-/**
- * `arborist` with no command: the full-screen browser. Wires the pieces together:
- *   keys -> Keymap.resolve -> update(state) -> [state, effects] -> runtime -> more actions ... -> view -> paint
- * and guarantees the terminal is given back on quit, on an exception, and on SIGTERM/SIGHUP.
- */
-import { join } from 'node:path';
 import { type AgentExit, type AgentRun, startAgent } from '../../agent/index.js';
 import type { ProviderSpec } from '../../ask/types.js';
+import { keysPath } from '../../config/index.js';
 import { type Keymap, KeymapError } from '../../keymap/index.js';
-import { ArboristError, arboristHome, Shard } from '../../store/index.js';
+import { Shard } from '../../store/index.js';
 import { oneLine } from '../../text/sanitize.js';
 import type { Action } from '../core/actions.js';
 import { type HistoryOffer, initialState, type State } from '../core/state.js';
@@ -44,7 +39,7 @@ const err = (line: string) => process.stderr.write(`arborist: ${line}\n`);
 export async function runTui(opts: TuiOptions): Promise<number> {
   let keymap: Keymap;
   try {
-    keymap = loadKeymap(opts.keysPath ?? join(arboristHome(), 'keys.json'));
+    keymap = loadKeymap(opts.keysPath ?? keysPath());
   } catch (e) {
     if (e instanceof KeymapError) {
       err(e.message);
@@ -75,8 +70,8 @@ export async function runTui(opts: TuiOptions): Promise<number> {
     shard.close();
     throw e;
   }
-  return new Promise<number>((resolve) =>
-    new Program(shard, keymap, choice, { ...opts, histories }, resolve).start(),
+  return new Promise<number>((resolve, reject) =>
+    new Program(shard, keymap, choice, { ...opts, histories }, resolve, reject).start(),
   );
 }
 
@@ -114,6 +109,8 @@ class Program {
     private readonly choice: TermChoice,
     private readonly opts: TuiOptions & { histories?: HistoryOffer[] },
     private readonly resolve: (code: number) => void,
+    /** A failure, once the terminal is restored: the entry point reports it under the CLI's one error policy. */
+    private readonly reject: (err: unknown) => void,
   ) {
     this.screen = createScreen(choice, { mouse: opts.mouse ?? false });
     this.attrs = attrTable(choice.colors);
@@ -321,10 +318,7 @@ class Program {
 
   private failWith(e: unknown): void {
     this.cleanup();
-    const msg = e instanceof ArboristError ? e.message : `internal error: ${(e as Error)?.message ?? e}`;
-    err(msg.split('\n')[0]);
-    if (process.env.ARBORIST_DEBUG) process.stderr.write(`${(e as Error)?.stack}\n`);
-    this.resolve(e instanceof ArboristError ? 2 : 1);
+    this.reject(e);
   }
 
   /**

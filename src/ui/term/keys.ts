@@ -1,17 +1,17 @@
 /** From the terminal to the keymap: the user's keys.json, and blessed's key events as our key names. */
-import { existsSync, readFileSync } from 'node:fs';
+import { readKeysFile } from '../../config/index.js';
 import { buildKeymap, type Keymap, KeymapError, parseKeysJson } from '../../keymap/index.js';
+import { ArboristError } from '../../store/index.js';
 
-/** Loads the key map, or explains in one line why not. */
+/** Loads the key map (keys.json read by src/config), or explains in one line why not. */
 export function loadKeymap(path: string): Keymap {
-  if (!existsSync(path)) return buildKeymap({}, path);
-  let text: string;
+  let text: string | undefined;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readKeysFile(path);
   } catch (err) {
-    throw new KeymapError(`${path}: cannot be read (${(err as { code?: string }).code ?? err})`);
+    throw err instanceof ArboristError ? new KeymapError(err.message) : err;
   }
-  return buildKeymap(parseKeysJson(text, path), path);
+  return text === undefined ? buildKeymap({}, path) : buildKeymap(parseKeysJson(text, path), path);
 }
 
 export interface BlessedKey {

@@ -4,6 +4,5 @@
  * fuse.js (index.ts re-exports modules with top-level state the bundler cannot drop). Only what status needs.
  */
 export { ArboristError } from './base/errors.js';
-export { resolveDbPath } from './base/paths.js';
 export { type ChainStatus, chainStatus } from './chain/status.js';
 export { asArboristError } from './db/open.js';
