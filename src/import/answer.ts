@@ -78,7 +78,7 @@ export class AnswerBuilder {
   }
 }
 
-/** The store refuses a question or answer longer than 16 MiB (src/store/turns.ts): longer text is cut to fit. */
+/** The store refuses a question or answer longer than 16 MiB (src/store/write/turns.ts): longer text is cut to fit. */
 export const MAX_TEXT = 16 * 1024 * 1024 - 64;
 
 /** `text`, cut to MAX_TEXT with a marker (and a problem) when longer. */

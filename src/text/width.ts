@@ -4,7 +4,7 @@
  * The table mirrors xterm.js's Unicode 11 rules (what most current terminals and our pty tests agree on): East
  * Asian Wide/Fullwidth and emoji-presentation code points take two cells; combining marks, joiners and variation
  * selectors take none and stay with the character before them. The TUI also installs `cpWidth` as blessed's width
- * function (see src/ui/terminal.ts), so the screen's own drawing and our layout can never disagree.
+ * function (see src/ui/term/terminal.ts), so the screen's own drawing and our layout can never disagree.
  */
 import { DOUBLE_WIDTH, ZERO_WIDTH } from './widthTable.js';
 

@@ -5,7 +5,7 @@
  * is never made into one string: only the bytes kept are copied, into a buffer of bounded size.
  */
 
-/** A line longer than this is cut: a turn's text can hold 16 MiB (src/store/turns.ts), so more cannot be kept. */
+/** A line longer than this is cut: a turn's text can hold 16 MiB (src/store/write/turns.ts), so more cannot be kept. */
 export const MAX_LINE_BYTES = 16 * 2 ** 20;
 /** What the strings of a cut line keep in all: a margin under 16 MiB for the rest of the turn's text. */
 const KEEP_BYTES = 15 * 2 ** 20;

@@ -53,7 +53,7 @@ function expandHome(p: string, home: string): string {
   return p === '~' || p.startsWith('~/') ? join(home, p.slice(1)) : p;
 }
 
-/** OpenClaw's own resolution of its state folder (src/config/paths.ts resolveStateDir, src/infra/home-dir.ts). */
+/** OpenClaw's own resolution of its state folder (openclaw/openclaw src/config/paths.ts resolveStateDir; openclaw/openclaw src/infra/home-dir.ts). */
 export function stateDir(env: NodeJS.ProcessEnv): string {
   const envHome = env.HOME?.trim() || env.USERPROFILE?.trim() || homedir();
   const explicit = env.OPENCLAW_HOME?.trim();

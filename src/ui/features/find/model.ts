@@ -1,6 +1,6 @@
 /**
  * The `/` find box: its state and pure helpers shared by its update, its view, the runtime and the search worker.
- * No terminal, no SQLite. The engine itself is src/store/search.ts.
+ * No terminal, no SQLite. The engine itself is src/store/find/search.ts.
  */
 import type { SearchResult } from '../../../store/index.js';
 import { oneLine } from '../../../text/sanitize.js';
