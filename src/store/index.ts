@@ -3,7 +3,8 @@ export { ArboristError, badInput, damaged, type ErrorKind, notFound } from './ba
 export { shardFiles } from './base/paths.js';
 export type { Problem } from './chain/claims.js';
 export { type HeadState, statePathFor } from './chain/head-state.js';
-export { type AuditEvent, AuditLog, type ChainCheck, formatHead } from './chain/log.js';
+export type { EventKind, EventPayloads } from './chain/events.js';
+export { type AuditEvent, type AuditLog, type ChainCheck, formatHead } from './chain/log.js';
 export {
   type ChainStatus,
   chainStatus,
@@ -12,8 +13,7 @@ export {
   type StatusOptions,
 } from './chain/status.js';
 export { SCHEMA_VERSION } from './db/migrations.js';
-export { asArboristError, type OpenOptions, openDatabase } from './db/open.js';
-export { cachedStatement, type RowMode } from './db/statements.js';
+export { asArboristError, type OpenOptions } from './db/open.js';
 export { type ArchivedHit, findArchived } from './find/archived.js';
 export type { TurnBrief } from './find/candidates.js';
 export { type Postings, postingsOf } from './find/postings.js';

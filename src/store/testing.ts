@@ -30,3 +30,4 @@ export { nodeAddBody } from './write/bulk.js';
 export function appendUnchecked(shard: Shard, kind: string, data: unknown, ts?: string): void {
   (shard.audit.append as (k: string, d: unknown, t?: string) => unknown)(kind, data, ts);
 }
+export { AuditLog } from './chain/log.js';

@@ -1,7 +1,6 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import {
-  AuditLog,
   addCheckpoint,
   addUsageFamily,
   artifactFamily,
@@ -15,7 +14,7 @@ import {
   SCHEMA_VERSION,
   setEntry,
 } from '../../src/store/index.js';
-import { dbOf, MIGRATIONS } from '../../src/store/testing.js';
+import { AuditLog, dbOf, MIGRATIONS } from '../../src/store/testing.js';
 import { tempDb } from '../support/tmp.js';
 import { archivedSids, errorOf, healthy, kinds, open, session, sessionsOf } from './util.js';
 
