@@ -9,7 +9,14 @@ import {
   type Shard,
   setEntry,
 } from '../store/index.js';
-import type { ImportProblem, ParsedEntry, ParsedSession, ParsedSource, ParsedTurn } from './model.js';
+import type {
+  ImportProblem,
+  ParsedEntry,
+  ParsedSession,
+  ParsedSource,
+  ParsedTurn,
+  SourceKind,
+} from './model.js';
 
 /**
  * The one writer of imports (docs/import.md, "How a file is imported"). For each unit a reader yields: drop the
@@ -114,6 +121,117 @@ function answerOf(t: ParsedTurn): string {
   return `[${t.note}]\n\n${t.answer}`;
 }
 
+/**
+ * The arborist session each source session goes into, decided once per source session: the one it was imported
+ * into before, the exporting shard's own sid for an exact re-import, else a new one (null: its turns are skipped,
+ * said as a problem). New sessions are counted in `out`; those the source had archived are listed in archivedHere.
+ */
+function sessionResolver(
+  shard: Shard,
+  unit: ParsedSource,
+  sessionsBy: Map<string, ParsedSession>,
+  out: UnitSummary,
+  archivedHere: { sid: string; reason: 'reset' | 'deleted' }[],
+  problem: (t: ParsedTurn, reason: string) => void,
+): (t: ParsedTurn) => string | null {
+  const source = unit.kind;
+  const sidOf = new Map<string, string | null>();
+  return (t: ParsedTurn): string | null => {
+    const cached = sidOf.get(t.sourceSession);
+    if (cached !== undefined) return cached;
+    const exact = sessionsBy.get(t.sourceSession)?.exact;
+    if (exact) {
+      // The same sid as the exporting shard: created when missing, joined when live, refused when archived.
+      let sid: string | null = exact.sid;
+      if (!shard.getSession(exact.sid)) {
+        if (shard.isArchivedSid(exact.sid)) {
+          problem(t, `session ${exact.sid} is archived here; restore it to import its turns`);
+          sid = null;
+        } else {
+          shard.createSession({
+            sid: exact.sid,
+            label: exact.label,
+            created_at: sessionsBy.get(t.sourceSession)!.createdAt,
+          });
+          out.sessions++;
+        }
+      }
+      sidOf.set(t.sourceSession, sid);
+      return sid;
+    }
+    let sid = shard.sessionForSource(source, t.sourceSession) ?? null;
+    if (sid !== null && !shard.getSession(sid)) {
+      // Archived in arborist: its turns are in the archive tier (restore brings them back). Only a session the
+      // source still has live is worth a word: turns it gained since are not imported until then.
+      if (!sessionsBy.get(t.sourceSession)?.archived)
+        problem(
+          t,
+          `session ${t.sourceSession} is archived in arborist (${sid}); restore it to import its new turns`,
+        );
+      sid = null;
+    } else if (sid === null) {
+      const info = sessionsBy.get(t.sourceSession);
+      const created = shard.createSession({
+        created_at: info?.createdAt ?? t.createdAt,
+        source: {
+          source,
+          source_session: t.sourceSession,
+          info: {
+            ...((info?.cwd ?? t.cwd) ? { cwd: info?.cwd ?? t.cwd } : {}),
+            ...(info?.project ? { project: info.project } : {}),
+            ...(info?.title ? { title: info.title } : {}),
+          },
+        },
+      });
+      sid = created.sid;
+      out.sessions++;
+      if (info?.archived) archivedHere.push({ sid, reason: info.archived.reason });
+    }
+    sidOf.set(t.sourceSession, sid);
+    return sid;
+  };
+}
+
+/** A turn as the bulk path takes it: an exact re-import keeps every hashed field and its Bates id, else a new one. */
+function bulkTurn(t: ParsedTurn, sid: string, parent: string | number | null, source: SourceKind): BulkTurn {
+  const x = t.exact;
+  const seq = x ? parseBates(x.bates)?.seq : undefined;
+  if (x && seq !== undefined && x.bates.startsWith(`${sid}-`)) {
+    // Every hashed field as exported, the same Bates id; the bulk path refuses the file if the hash differs.
+    return {
+      sid,
+      parent,
+      seq,
+      content: {
+        question: t.question,
+        answer_text: t.answer,
+        created_at: t.createdAt,
+        source: x.source,
+        source_id: x.source_id,
+        audit: x.audit,
+        cache_key: x.cache_key,
+        cited_titles: x.cited_titles,
+        n_cited_sources: x.n_cited_sources,
+      },
+      ...(t.raw.length > 0 ? { records: t.raw } : {}),
+      expectNodeHash: x.node_hash,
+    };
+  }
+  return {
+    sid,
+    parent,
+    content: {
+      question: t.question.trim() === '' ? '[no text]' : t.question,
+      answer_text: answerOf(t),
+      created_at: t.createdAt,
+      source,
+      source_id: t.sourceId,
+      audit: AUDIT_TAG,
+    },
+    records: t.raw,
+  };
+}
+
 /** Writes one unit. Throws only when the shard itself fails (locked, full, damaged): bad content is a problem. */
 export function writeUnit(shard: Shard, unit: ParsedSource, opts: WriteOptions = {}): UnitSummary {
   const out = emptyUnitSummary(unit.file);
@@ -160,61 +278,7 @@ export function writeUnit(shard: Shard, unit: ParsedSource, opts: WriteOptions =
 
   shard.write(() => {
     // 3. Sessions: the one each source session was imported into before, else a new one.
-    const sidOf = new Map<string, string | null>();
-    const sessionFor = (t: ParsedTurn): string | null => {
-      const cached = sidOf.get(t.sourceSession);
-      if (cached !== undefined) return cached;
-      const exact = sessionsBy.get(t.sourceSession)?.exact;
-      if (exact) {
-        // The same sid as the exporting shard: created when missing, joined when live, refused when archived.
-        let sid: string | null = exact.sid;
-        if (!shard.getSession(exact.sid)) {
-          if (shard.isArchivedSid(exact.sid)) {
-            problem(t, `session ${exact.sid} is archived here; restore it to import its turns`);
-            sid = null;
-          } else {
-            shard.createSession({
-              sid: exact.sid,
-              label: exact.label,
-              created_at: sessionsBy.get(t.sourceSession)!.createdAt,
-            });
-            out.sessions++;
-          }
-        }
-        sidOf.set(t.sourceSession, sid);
-        return sid;
-      }
-      let sid = shard.sessionForSource(source, t.sourceSession) ?? null;
-      if (sid !== null && !shard.getSession(sid)) {
-        // Archived in arborist: its turns are in the archive tier (restore brings them back). Only a session the
-        // source still has live is worth a word: turns it gained since are not imported until then.
-        if (!sessionsBy.get(t.sourceSession)?.archived)
-          problem(
-            t,
-            `session ${t.sourceSession} is archived in arborist (${sid}); restore it to import its new turns`,
-          );
-        sid = null;
-      } else if (sid === null) {
-        const info = sessionsBy.get(t.sourceSession);
-        const created = shard.createSession({
-          created_at: info?.createdAt ?? t.createdAt,
-          source: {
-            source,
-            source_session: t.sourceSession,
-            info: {
-              ...((info?.cwd ?? t.cwd) ? { cwd: info?.cwd ?? t.cwd } : {}),
-              ...(info?.project ? { project: info.project } : {}),
-              ...(info?.title ? { title: info.title } : {}),
-            },
-          },
-        });
-        sid = created.sid;
-        out.sessions++;
-        if (info?.archived) archivedHere.push({ sid, reason: info.archived.reason });
-      }
-      sidOf.set(t.sourceSession, sid);
-      return sid;
-    };
+    const sessionFor = sessionResolver(shard, unit, sessionsBy, out, archivedHere, problem);
 
     // 4. The batch: parents in the batch by index, imported ones by Bates id, unknown ones reported.
     const index = new Map<string, number>();
@@ -254,43 +318,7 @@ export function writeUnit(shard: Shard, unit: ParsedSource, opts: WriteOptions =
         } else problem(t, `its parent ${p} was never imported; kept as a top turn`);
       }
       index.set(t.sourceId, batch.length);
-      const x = t.exact;
-      const seq = x ? parseBates(x.bates)?.seq : undefined;
-      if (x && seq !== undefined && x.bates.startsWith(`${sid}-`)) {
-        // Every hashed field as exported, the same Bates id; the bulk path refuses the file if the hash differs.
-        batch.push({
-          sid,
-          parent,
-          seq,
-          content: {
-            question: t.question,
-            answer_text: t.answer,
-            created_at: t.createdAt,
-            source: x.source,
-            source_id: x.source_id,
-            audit: x.audit,
-            cache_key: x.cache_key,
-            cited_titles: x.cited_titles,
-            n_cited_sources: x.n_cited_sources,
-          },
-          ...(t.raw.length > 0 ? { records: t.raw } : {}),
-          expectNodeHash: x.node_hash,
-        });
-        continue;
-      }
-      batch.push({
-        sid,
-        parent,
-        content: {
-          question: t.question.trim() === '' ? '[no text]' : t.question,
-          answer_text: answerOf(t),
-          created_at: t.createdAt,
-          source,
-          source_id: t.sourceId,
-          audit: AUDIT_TAG,
-        },
-        records: t.raw,
-      });
+      batch.push(bulkTurn(t, sid, parent, source));
     }
     if (batch.length > 0 || out.sessions > 0) {
       const r = shard.addTurnsBulk(batch, {
