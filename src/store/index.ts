@@ -24,7 +24,6 @@ export {
   type SearchHit,
   type SearchOptions,
   type SearchResult,
-  search,
 } from './find/search.js';
 export { foldTerms, matchExpression, queryTerms, quoteTerm } from './find/terms.js';
 export {
