@@ -2,8 +2,8 @@ export { CRASH_HOOK_ENV } from './base/crash.js';
 export { ArboristError, badInput, damaged, type ErrorKind, notFound } from './base/errors.js';
 export { shardFiles } from './base/paths.js';
 export type { Problem } from './chain/claims.js';
-export { type HeadState, statePathFor } from './chain/head-state.js';
 export type { EventKind, EventPayloads } from './chain/events.js';
+export { type HeadState, statePathFor } from './chain/head-state.js';
 export { type AuditEvent, type AuditLog, type ChainCheck, formatHead } from './chain/log.js';
 export {
   type ChainStatus,
