@@ -1,28 +1,11 @@
-import { arboristReader } from './arborist/index.js';
-import { makeClaudeReader } from './claude/index.js';
-import { llmReader } from './llm/index.js';
-import type { SourceKind, SourceReader } from './model.js';
-import { openclawReader } from './openclaw/index.js';
+import type { SourceReader } from './model.js';
+import { isSourceKind, type ReaderOptions, SOURCE_KINDS, SOURCES } from './sources.js';
 
-/** The readers `arborist import` knows, by the word that names them on the command line. */
-export const READER_KINDS: readonly SourceKind[] = ['claude', 'openclaw', 'llm', 'arborist'];
+export { type ReaderOptions, SOURCE_KINDS, SOURCES, type SourceInfo, sourcesMarkdown } from './sources.js';
 
-export interface ReaderOptions {
-  /** Claude Code: import subagent and sidechain branches (default) or leave them out. */
-  sidechains: boolean;
-}
+/** The readers `arborist import` knows, by the word that names them on the command line (sources.ts). */
+export const READER_KINDS = SOURCE_KINDS;
 
 export function readerFor(kind: string, opts: ReaderOptions): SourceReader | undefined {
-  switch (kind) {
-    case 'claude':
-      return makeClaudeReader({ sidechains: opts.sidechains });
-    case 'openclaw':
-      return openclawReader;
-    case 'llm':
-      return llmReader;
-    case 'arborist':
-      return arboristReader;
-    default:
-      return undefined;
-  }
+  return isSourceKind(kind) ? SOURCES[kind].reader(opts) : undefined;
 }

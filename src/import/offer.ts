@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { READER_KINDS, readerFor } from './index.js';
+import { SOURCE_KINDS, SOURCES } from './sources.js';
 
 /**
  * The histories on this machine, for the first start on an empty shard: each reader's default paths that exist,
@@ -15,19 +15,17 @@ export interface HistoryFound {
   files: number;
 }
 
-const LABELS: Record<string, string> = { claude: 'Claude Code', openclaw: 'OpenClaw', llm: 'llm' };
-
 export function findHistories(env: NodeJS.ProcessEnv): HistoryFound[] {
   const out: HistoryFound[] = [];
-  for (const kind of READER_KINDS) {
-    if (kind === 'arborist') continue;
-    const reader = readerFor(kind, { sidechains: true });
-    if (!reader) continue;
+  for (const kind of SOURCE_KINDS) {
+    const source = SOURCES[kind];
+    if (!source.findable) continue;
+    const reader = source.reader({ sidechains: true });
     for (const path of reader.defaultPaths(env)) {
       if (!existsSync(path)) continue;
       try {
         const files = reader.discover(path).length;
-        if (files > 0) out.push({ kind, label: LABELS[kind] ?? kind, path, files });
+        if (files > 0) out.push({ kind, label: source.name, path, files });
       } catch {
         // unreadable: not offered
       }

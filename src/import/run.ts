@@ -23,6 +23,9 @@ export interface Progress {
   file: string;
   filesDone: number;
   filesTotal: number;
+  /** Bytes of the files done, and of all of them (as discovered). */
+  bytesDone: number;
+  bytesTotal: number;
   turns: number;
   elapsedMs: number;
 }
@@ -153,11 +156,16 @@ export function runImport(
   const total = emptyImportSummary();
   tellFolders(unreadable, opts, total);
   const t0 = performance.now();
+  const sizes = files.map(sizeOf);
+  const bytesTotal = sizes.reduce((a, b) => a + b, 0);
+  let bytesDone = 0;
   const progress = (file: string) =>
     opts.onProgress?.({
       file,
       filesDone: total.files,
       filesTotal: files.length,
+      bytesDone,
+      bytesTotal,
       turns: total.turns_added,
       elapsedMs: performance.now() - t0,
     });
@@ -165,34 +173,30 @@ export function runImport(
     let bytes = 0;
     let end = i;
     while (end < files.length && end - i < GROUP_FILES && (end === i || bytes < GROUP_BYTES))
-      bytes += sizeOf(files[end++]);
+      bytes += sizes[end++];
     const group = files.slice(i, end);
     const before = { ...total, problems: [...total.problems] };
-    try {
-      shard.write(() => {
-        for (const file of group) {
-          progress(file);
-          importFile(shard, reader, file, { ...opts, strict: true }, total);
-        }
+    const doneBefore = bytesDone;
+    const oneByOne = (write: (file: string) => void) =>
+      group.forEach((file, k) => {
+        progress(file);
+        write(file);
+        bytesDone += sizes[i + k];
       });
+    try {
+      shard.write(() =>
+        oneByOne((file) => importFile(shard, reader, file, { ...opts, strict: true }, total)),
+      );
     } catch (err) {
       if (stopsImport(err)) throw err;
       Object.assign(total, before);
-      for (const file of group) {
-        progress(file);
-        importFile(shard, reader, file, opts, total);
-      }
+      bytesDone = doneBefore;
+      oneByOne((file) => importFile(shard, reader, file, opts, total));
     }
     shard.idle(); // the WAL is checkpointed between groups, never inside a commit
     i = end;
   }
-  opts.onProgress?.({
-    file: '',
-    filesDone: total.files,
-    filesTotal: files.length,
-    turns: total.turns_added,
-    elapsedMs: performance.now() - t0,
-  });
+  progress('');
   return total;
 }
 

@@ -34,8 +34,8 @@ describe('arborist with no command starts the browser bundle', () => {
     // The browser's bundle holds none of the other commands, nor chalk (which only their output uses).
     const tui = readFileSync(join(ROOT, 'dist/bundle/tui-body.cjs'), 'utf8');
     expect(tui).not.toMatch(/chalk/);
-    expect(tui).not.toContain('import Claude Code, OpenClaw or llm histories');
-    expect(readFileSync(MAIN, 'utf8')).toContain('import Claude Code, OpenClaw or llm histories');
+    expect(tui).not.toContain('import every history found on this machine');
+    expect(readFileSync(MAIN, 'utf8')).toContain('import every history found on this machine');
     expect(readFileSync(MAIN, 'utf8')).toMatch(/from "chalk"/);
   });
 

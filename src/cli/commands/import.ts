@@ -1,6 +1,14 @@
-import { READER_KINDS, readerFor } from '../../import/index.js';
+import { existsSync } from 'node:fs';
+import { READER_KINDS, readerFor, SOURCES } from '../../import/index.js';
 import type { ImportProblem } from '../../import/model.js';
-import { followImport, type ImportSummary, type Progress, runImport } from '../../import/run.js';
+import { findHistories } from '../../import/offer.js';
+import {
+  emptyImportSummary,
+  followImport,
+  type ImportSummary,
+  type Progress,
+  runImport,
+} from '../../import/run.js';
 import { ArboristError } from '../../store/index.js';
 import { flag, usageError } from '../args.js';
 import type { Command } from '../command.js';
@@ -9,7 +17,7 @@ import { oneLine, printJson, truncate } from '../output.js';
 
 /** `arborist import SOURCE [PATH...]`: other tools' histories into the shard (docs/import.md). */
 
-const USAGE = `arborist import ${READER_KINDS.join('|')} [PATH...] [--follow] [--no-sidechains]`;
+const USAGE = `arborist import [${READER_KINDS.join('|')} [PATH...] [--follow]] [--no-sidechains]`;
 /** Problems listed on a terminal; --json lists them all. */
 const SHOWN_PROBLEMS = 40;
 
@@ -17,8 +25,15 @@ function problemLine(p: ImportProblem): string {
   return `${oneLine(p.file)}:${p.line}: ${oneLine(p.reason)}`;
 }
 
-/** One line that rewrites itself on stderr (a terminal only): files, turns, rate. */
-function progressBar(ctx: Context): ((p: Progress) => void) | undefined {
+/** 12.3 MB, 840 KB: progress wants a glance, not bytes. */
+function size(bytes: number): string {
+  if (bytes >= 1e9) return `${(bytes / 1e9).toFixed(1)} GB`;
+  if (bytes >= 1e6) return `${(bytes / 1e6).toFixed(1)} MB`;
+  return `${Math.round(bytes / 1e3)} KB`;
+}
+
+/** One line that rewrites itself on stderr (a terminal only): the source, files, bytes, turns, rate. */
+function progressBar(ctx: Context, source = ''): ((p: Progress) => void) | undefined {
   if (ctx.out.json || process.stderr.isTTY !== true) return undefined;
   let last = 0;
   return (p) => {
@@ -28,8 +43,8 @@ function progressBar(ctx: Context): ((p: Progress) => void) | undefined {
     const width = Math.max(40, (process.stderr.columns ?? 80) - 1);
     const rate = p.elapsedMs > 0 ? Math.round((p.turns * 1000) / p.elapsedMs) : 0;
     const bar = 20;
-    const filled = p.filesTotal === 0 ? bar : Math.round((bar * p.filesDone) / p.filesTotal);
-    const head = `[${'#'.repeat(filled)}${'.'.repeat(bar - filled)}] ${p.filesDone}/${p.filesTotal} files, ${p.turns.toLocaleString('en-US')} turns, ${rate.toLocaleString('en-US')}/s `;
+    const filled = p.bytesTotal === 0 ? bar : Math.round((bar * p.bytesDone) / p.bytesTotal);
+    const head = `${source === '' ? '' : `${source} `}[${'#'.repeat(filled)}${'.'.repeat(bar - filled)}] ${p.filesDone}/${p.filesTotal} files, ${size(p.bytesDone)}/${size(p.bytesTotal)}, ${p.turns.toLocaleString('en-US')} turns, ${rate.toLocaleString('en-US')}/s `;
     const name = p.file === '' ? '' : truncate(oneLine(p.file), Math.max(0, width - head.length));
     // Our own bytes only: \r and the erase-line sequence; the file name is cleaned above.
     process.stderr.write(`\r\x1b[2K${head}${name}`);
@@ -37,7 +52,7 @@ function progressBar(ctx: Context): ((p: Progress) => void) | undefined {
   };
 }
 
-function printSummary(ctx: Context, s: ImportSummary): void {
+function printSummary(ctx: Context, s: ImportSummary, source = ''): void {
   const c = ctx.out.color;
   const n = (x: number) => x.toLocaleString('en-US');
   const parts = [
@@ -50,7 +65,7 @@ function printSummary(ctx: Context, s: ImportSummary): void {
   if (s.turns_refused > 0) parts.push(`${n(s.turns_refused)} refused`);
   if (s.archived > 0) parts.push(`${n(s.archived)} sessions to the archive tier`);
   if (s.entries > 0) parts.push(`${n(s.entries)} entries`);
-  ctx.out.out(`${parts.join(', ')}\n`);
+  ctx.out.out(`${source === '' ? '' : `${source}: `}${parts.join(', ')}\n`);
   if (s.problems.length === 0) return;
   ctx.out.err(`${c.yellow(`${n(s.problems.length)} records skipped or repaired:`)}\n`);
   for (const p of s.problems.slice(0, SHOWN_PROBLEMS)) ctx.out.err(`  ${problemLine(p)}\n`);
@@ -61,19 +76,25 @@ function printSummary(ctx: Context, s: ImportSummary): void {
 export const importCmd: Command = {
   name: 'import',
   usage: USAGE,
-  summary: 'import Claude Code, OpenClaw or llm histories (or an arborist export); --follow keeps importing',
+  summary: `import every history found on this machine, or one source's (${READER_KINDS.join(', ')}); --follow keeps importing`,
   options: {
     follow: { type: 'boolean' },
     'no-sidechains': { type: 'boolean' },
   },
   async run(p, ctx) {
     const [kind, ...paths] = p.positionals;
-    if (kind === undefined) throw usageError(USAGE);
+    if (kind === undefined) {
+      if (flag(p, 'follow')) throw usageError(`${USAGE} (--follow follows one source)`);
+      return importEverything(ctx, !flag(p, 'no-sidechains'));
+    }
     const reader = readerFor(kind, { sidechains: !flag(p, 'no-sidechains') });
     if (reader === undefined) throw usageError(USAGE);
+    if (paths.length === 0 && !SOURCES[reader.kind].findable) throw usageError(USAGE);
+    // A default location that is not there adds nothing (docs/import.md); none of them there is nothing to import.
     const defaults = reader.defaultPaths(ctx.env);
-    if (paths.length === 0 && kind === 'arborist') throw usageError(USAGE);
-    const roots = paths.length > 0 ? paths : defaults;
+    const roots = paths.length > 0 ? paths : defaults.filter((d) => existsSync(d));
+    if (roots.length === 0)
+      throw new ArboristError('not_found', `no ${kind} history at ${defaults.join(', ')} (give a PATH)`);
     const shard = ctx.writable();
     if (!flag(p, 'follow')) {
       let summary: ImportSummary;
@@ -130,3 +151,32 @@ export const importCmd: Command = {
     }
   },
 };
+
+/**
+ * `arborist import` with no kind: every history found on this machine (what the browser's first start offers), one
+ * source after another, each with its progress and its summary; `--json` gives one summary a source and the total.
+ */
+async function importEverything(ctx: Context, sidechains: boolean): Promise<number> {
+  const found = findHistories(ctx.env);
+  const kinds = [...new Set(found.map((h) => h.kind))];
+  const shard = ctx.writable();
+  const total = emptyImportSummary();
+  const sources: (ImportSummary & { kind: string; name: string; paths: string[] })[] = [];
+  for (const kind of kinds) {
+    const reader = readerFor(kind, { sidechains })!;
+    const name = SOURCES[reader.kind].name;
+    const paths = found.filter((h) => h.kind === kind).map((h) => h.path);
+    const s = runImport(shard, reader, paths, { onProgress: progressBar(ctx, name) });
+    sources.push({ kind, name, paths, ...s });
+    for (const k of Object.keys(total) as (keyof ImportSummary)[])
+      if (k === 'problems') total.problems.push(...s.problems);
+      else total[k] += s[k];
+    if (!ctx.out.json) printSummary(ctx, s, name);
+  }
+  if (ctx.out.json) printJson(ctx.out, { sources, total });
+  else if (kinds.length === 0)
+    ctx.out.out(
+      'no history of a known agent on this machine (arborist import KIND PATH reads one from elsewhere)\n',
+    );
+  return total.errors > 0 ? 1 : 0;
+}

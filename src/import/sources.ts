@@ -1,0 +1,82 @@
+import { arboristReader } from './arborist/index.js';
+import { makeClaudeReader } from './claude/index.js';
+import { llmReader } from './llm/index.js';
+import type { SourceKind, SourceReader } from './model.js';
+import { openclawReader } from './openclaw/index.js';
+
+/**
+ * The sources arborist reads, one entry each: what a person calls it, its badge, where it keeps its history, its
+ * reader. `arborist import`'s usage and help, the first start's offer, `import` with no kind, and the README's
+ * table of sources come from this table (tests/import/sources.test.ts keeps the README's copy the same). The type
+ * is a mapped one over SourceKind, so a kind without its entry does not compile. Adding a source: its folder under
+ * src/import/, its kind in SourceKind, its entry here, its facts in docs/import.md.
+ */
+
+export interface ReaderOptions {
+  /** Claude Code: import subagent and sidechain branches (default) or leave them out. */
+  sidechains: boolean;
+}
+
+export interface SourceInfo {
+  /** What a person calls it. */
+  readonly name: string;
+  /** A short tag for narrow places (the browser's sessions pane, find's hits). */
+  readonly badge: string;
+  /** Where it keeps its history, for `import`'s help and the README: the defaults and their overrides. */
+  readonly where: string;
+  /**
+   * Looked for on this machine on first start and by `arborist import` with no kind. False for a source with no
+   * place of its own (an arborist export, a file given by name).
+   */
+  readonly findable: boolean;
+  readonly reader: (opts: ReaderOptions) => SourceReader;
+}
+
+export const SOURCES: { readonly [K in SourceKind]: SourceInfo } = {
+  claude: {
+    name: 'Claude Code',
+    badge: 'CC',
+    where:
+      '`~/.claude/projects` and `~/.config/claude/projects` (`CLAUDE_CONFIG_DIR`); transcripts, subagents',
+    findable: true,
+    reader: (o) => makeClaudeReader({ sidechains: o.sidechains }),
+  },
+  openclaw: {
+    name: 'OpenClaw',
+    badge: 'OC',
+    where:
+      '`~/.openclaw` (`OPENCLAW_STATE_DIR`): transcripts, `sessions.json`, reset/deleted archives, the agent SQLite file',
+    findable: true,
+    reader: () => openclawReader,
+  },
+  llm: {
+    name: 'llm',
+    badge: 'llm',
+    where: "llm's `logs.db` in its user folder (`LLM_USER_PATH`), opened read-only",
+    findable: true,
+    reader: () => llmReader,
+  },
+  arborist: {
+    name: 'arborist export',
+    badge: 'AR',
+    where: 'a JSON export of another shard (`arborist export --format json`), given by name',
+    findable: false,
+    reader: () => arboristReader,
+  },
+};
+
+/** The kinds, in the table's order. */
+export const SOURCE_KINDS = Object.keys(SOURCES) as SourceKind[];
+
+export function isSourceKind(kind: string): kind is SourceKind {
+  return Object.hasOwn(SOURCES, kind);
+}
+
+/** The README's table of sources. */
+export function sourcesMarkdown(): string {
+  const rows = SOURCE_KINDS.map((k) => {
+    const s = SOURCES[k];
+    return `| \`${k}\` | ${s.name} | ${s.badge} | ${s.where} |`;
+  });
+  return ['| kind | source | badge | where it reads by default |', '|---|---|---|---|', ...rows].join('\n');
+}

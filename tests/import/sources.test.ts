@@ -1,0 +1,80 @@
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { SOURCE_KINDS, SOURCES, sourcesMarkdown } from '../../src/import/index.js';
+import { cli } from '../support/cli.js';
+import { tempDir } from '../support/tmp.js';
+
+const README = fileURLToPath(new URL('../../README.md', import.meta.url));
+const FIX = fileURLToPath(new URL('./fixtures/', import.meta.url));
+const BEGIN = /<!-- sources:begin[^\n]*-->\n/;
+const END = '<!-- sources:end -->';
+
+/** A home with Claude Code's and OpenClaw's histories where they keep them, and an empty shard beside it. */
+function home(): { env: NodeJS.ProcessEnv; db: string; claude: string } {
+  const dir = tempDir('arb-sources-');
+  const claude = join(dir, '.claude/projects/-work-demo');
+  mkdirSync(claude, { recursive: true });
+  cpSync(join(FIX, 'corpus/claude-code/session_b.jsonl'), join(claude, 'session_b.jsonl'));
+  cpSync(join(FIX, 'openclaw/home'), join(dir, '.openclaw'), { recursive: true });
+  return { env: { HOME: dir, XDG_CONFIG_HOME: join(dir, '.config') }, db: join(dir, 'sessions.db'), claude };
+}
+
+describe('the registry of sources', () => {
+  it("the README's table of sources is generated from it (and has not drifted)", () => {
+    const doc = readFileSync(README, 'utf8');
+    const begin = BEGIN.exec(doc);
+    expect(begin, 'README.md has lost its sources:begin marker').not.toBeNull();
+    const at = begin!.index + begin![0].length;
+    const want = `${doc.slice(0, at)}${sourcesMarkdown()}\n${doc.slice(doc.indexOf(END))}`;
+    if (process.env.UPDATE_SOURCES_DOC) writeFileSync(README, want);
+    expect(
+      readFileSync(README, 'utf8'),
+      'README.md drifted from src/import/sources.ts: run UPDATE_SOURCES_DOC=1 npx vitest run tests/import/sources.test.ts',
+    ).toBe(want);
+  });
+
+  it('names every kind in `import --help`', () => {
+    const r = cli(['import', '--help']);
+    for (const k of SOURCE_KINDS) expect(r.stdout).toContain(k);
+    expect(SOURCES.claude.name).toBe('Claude Code');
+  });
+
+  it('`arborist import` with no kind imports every history found, one summary a source and the total', () => {
+    const h = home();
+    const r = cli(['import', '--db', h.db, '--json'], { env: h.env });
+    expect([0, 1]).toContain(r.code); // the OpenClaw fixture holds records it must skip
+    const doc = r.json();
+    expect(doc.sources.map((s: { kind: string }) => s.kind)).toEqual(['claude', 'openclaw']);
+    expect(doc.sources[0]).toMatchObject({
+      name: 'Claude Code',
+      paths: [join(h.env.HOME!, '.claude/projects')],
+    });
+    const added = doc.sources.reduce((n: number, s: { turns_added: number }) => n + s.turns_added, 0);
+    expect(added).toBeGreaterThan(0);
+    expect(doc.total.turns_added).toBe(added);
+    // Idempotent: a second run finds everything already there.
+    const again = cli(['import', '--db', h.db, '--json'], { env: h.env }).json();
+    expect(again.total.turns_added).toBe(0);
+    expect(again.total.turns_skipped).toBe(added);
+  });
+
+  it('a default location that is missing adds nothing: `import claude` reads ~/.claude/projects alone', () => {
+    const h = home();
+    const r = cli(['import', 'claude', '--db', h.db, '--json'], { env: h.env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json().turns_added).toBeGreaterThan(0);
+  });
+
+  it('says so, and exits 0, when nothing is found; a kind whose defaults are all missing is one line, exit 2', () => {
+    const dir = tempDir('arb-sources-none-');
+    const env = { HOME: dir, XDG_CONFIG_HOME: join(dir, '.config') };
+    const r = cli(['import', '--db', join(dir, 's.db')], { env });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('no history of a known agent on this machine');
+    const one = cli(['import', 'claude', '--db', join(dir, 's.db')], { env });
+    expect(one.code).toBe(2);
+    expect(one.stderr).toMatch(/^arborist: no claude history at .*\(give a PATH\)\n$/);
+  });
+});
