@@ -1,6 +1,7 @@
 import type { SourceReader } from './model.js';
 import { isSourceKind, type ReaderOptions, SOURCE_KINDS, SOURCES } from './sources.js';
 
+export type { SourceKind } from './model.js';
 export { type ReaderOptions, SOURCE_KINDS, SOURCES, type SourceInfo, sourcesMarkdown } from './sources.js';
 
 /** The readers `arborist import` knows, by the word that names them on the command line (sources.ts). */

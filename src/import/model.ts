@@ -42,6 +42,12 @@ export interface ParsedTurn {
    * marker yet. `import --follow` waits for such turns; a one-shot import takes them as they are.
    */
   complete: boolean;
+  /**
+   * The file ends in the middle of a record and this is the newest turn: the tool is writing it right now. Such a
+   * turn waits (unless its file has been quiet for a while: the tool that wrote it is gone), since a turn once
+   * stored never changes and would keep half an answer. Implies `complete: false`.
+   */
+  cut?: boolean;
   /** The working directory the source recorded for this turn, when it did. */
   cwd?: string;
   /** A short note shown beside the turn (e.g. `sidechain`, `error`, `subagent <id>`), when the source says so. */

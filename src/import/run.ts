@@ -100,6 +100,20 @@ function tellFolders(found: ImportProblem[], opts: RunOptions, total: ImportSumm
   }
 }
 
+/**
+ * A file that ends in the middle of a record and changed this recently is still being written: its cut turn waits
+ * for the next import. One quiet for longer was left so by a tool that stopped (a crash): its turn is taken as it is.
+ */
+const CUT_GRACE_MS = 60_000;
+
+function changedWithin(file: string, ms: number): boolean {
+  try {
+    return Date.now() - statSync(file).mtimeMs < ms;
+  } catch {
+    return false; // unreadable: the reader says why
+  }
+}
+
 /** Reads and writes one file; a reader's or writer's failure on the content is a problem of that file. */
 export function importFile(
   shard: Shard,
@@ -109,8 +123,9 @@ export function importFile(
   total: ImportSummary,
 ): void {
   try {
+    const waitForCut = changedWithin(file, CUT_GRACE_MS);
     for (const unit of reader.read(file)) {
-      const u = writeUnit(shard, unit, { waitForIncomplete: opts.waitForIncomplete });
+      const u = writeUnit(shard, unit, { waitForIncomplete: opts.waitForIncomplete, waitForCut });
       add(total, u);
       opts.onUnit?.(u);
     }

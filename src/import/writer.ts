@@ -29,6 +29,8 @@ import type {
 export interface WriteOptions {
   /** `import --follow`: a turn the reader marks incomplete waits for its next reading. */
   waitForIncomplete?: boolean;
+  /** A turn whose file ends in the middle of its record (`cut`) waits for the rest of it. */
+  waitForCut?: boolean;
 }
 
 export interface UnitSummary {
@@ -258,10 +260,13 @@ export function writeUnit(shard: Shard, unit: ParsedSource, opts: WriteOptions =
     inUnit.delete(id);
   }
 
-  // 2. What waits (follow mode: an incomplete turn, and anything under it), what is new.
+  // 2. What waits (follow mode: an incomplete turn; any import: a cut one; and anything under it), what is new.
   const waiting = new Set<string>();
-  if (opts.waitForIncomplete) {
-    for (const t of inUnit.values()) if (!t.complete && !known.has(t.sourceId)) waiting.add(t.sourceId);
+  if (opts.waitForIncomplete || opts.waitForCut) {
+    for (const t of inUnit.values()) {
+      const waits = opts.waitForIncomplete ? !t.complete : t.cut === true;
+      if (waits && !known.has(t.sourceId)) waiting.add(t.sourceId);
+    }
   }
   const fresh = [...inUnit.values()].filter((t) => !known.has(t.sourceId));
   out.turns_skipped = inUnit.size - fresh.length;

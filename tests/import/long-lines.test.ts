@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type CutLimits, cutLine, MAX_LINE_BYTES } from '../../src/import/claude/long-lines.js';
+import { type CutLimits, cutLine, MAX_LINE_BYTES } from '../../src/import/long-lines.js';
 
 /** Small limits, so that every boundary can be tried (the real ones: 15 MiB kept, 1 KiB, 32 MiB). */
 const L: CutLimits = { keep: 100, short: 8, max: 1000 };

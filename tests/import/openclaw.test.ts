@@ -344,7 +344,9 @@ describe('openclaw reader: transcript files', () => {
 
   it('keeps each turn the exact source lines in file order, times in ISO, and marks the growing turn', () => {
     const lines = readFileSync(MAIN, 'utf8').split('\n');
-    expect(turns[0].raw).toEqual(lines.slice(4, 9)); // lines 5..9: prompt, snapshot, call, result, reply
+    // lines 1..4 (header, settings before the first prompt) travel with the first turn, so that `export --format
+    // source` gives the whole file back; then lines 5..9: prompt, snapshot, call, result, reply
+    expect(turns[0].raw).toEqual(lines.slice(0, 9));
     expect(turns[4].raw).toEqual([lines[19], lines[20], lines[21], lines[22]]); // prompt, reply, label, compaction
     expect(turns[3].raw).toEqual([lines[16], lines[17]]);
     // The branch_summary (line 19) is an entry of the branch point's turn, in file order.
@@ -469,7 +471,7 @@ describe('openclaw reader: hostile input', () => {
         role: 'toolResult',
         toolCallId: 'c',
         toolName: 'read',
-        content: [{ type: 'text', text: 'x'.repeat(10 * 1024 * 1024) }],
+        content: [{ type: 'text', text: 'x'.repeat(17 * 1024 * 1024) }],
       },
     });
     const after = JSON.stringify({
@@ -484,10 +486,10 @@ describe('openclaw reader: hostile input', () => {
     const src = one(f);
     expect(Date.now() - started).toBeLessThan(3000);
     expect(src.problems.map((p) => [p.line, p.reason])).toEqual([
-      [4, `line of ${Buffer.byteLength(big)} bytes is over the 8388608-byte limit; its content is skipped`],
+      [4, `line of ${Buffer.byteLength(big)} bytes is over the 16777216-byte limit; its content is skipped`],
     ]);
     expect(shape(src.turns)).toEqual(['h0000001 <- null', 'h0000020 <- h0000001']);
-    expect(src.turns[0].raw).toHaveLength(2); // the oversized line is not kept as raw
+    expect(src.turns[0].raw).toHaveLength(3); // the header and the prompt's lines; the oversized line is not kept as raw
   });
 
   it('says a file of another format is not an OpenClaw transcript', () => {
@@ -598,7 +600,8 @@ describe('openclaw reader: the SQLite generation', () => {
     const row = JSON.parse(fromDb.turns[5].raw[2]);
     expect(row).toMatchObject({ session_id: S1, seq: 26, event_json: null, navigation_json: NAV });
     expect(typeof row.event_zstd).toBe('string');
-    expect(JSON.parse(fromDb.turns[0].raw[0])).toMatchObject({
+    // rows 1..4 (settings before the first prompt) travel with the first turn; row 5 is its prompt
+    expect(JSON.parse(fromDb.turns[0].raw[3])).toMatchObject({
       seq: 5,
       event_json: readFileSync(MAIN, 'utf8').split('\n')[4],
     });

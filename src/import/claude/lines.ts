@@ -5,8 +5,8 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { readRegular } from '../files.js';
+import { cutLine, MAX_LINE_BYTES } from '../long-lines.js';
 import type { ImportProblem } from '../model.js';
-import { cutLine, MAX_LINE_BYTES } from './long-lines.js';
 
 /** Called with each JSON object line, in file order, as it is parsed (the object is not kept here). */
 export type LineVisitor = (obj: Record<string, unknown>, line: number) => void;

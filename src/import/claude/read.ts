@@ -54,12 +54,15 @@ function readUnit(file: string, opts: ClaudeOptions): Unit {
   };
   const claudeish = addFile(lines, file, undefined);
   const mainLines = lines.files[0].rf.raws.length;
-  if (claudeish === 0 && mainLines > 0)
+  if (claudeish === 0 && mainLines > 0) {
+    // A file of another format is one problem: a line-by-line account of why none of its lines is ours says nothing.
+    lines.problems = lines.problems.filter((q) => q.file !== file);
     lines.problems.push({
       file,
       line: 0,
       reason: `no Claude Code lines among ${mainLines} JSON lines (another format?)`,
     });
+  }
   // found from the session file's lines alone: it decides which subagent files belong
   const fileSession = fileSessionOf(file, lines.nodes);
   if (opts.sidechains) {

@@ -41,6 +41,7 @@ export function buildTurns(u: Unit, { drafts, turnOf }: TurnDrafts, time: Float6
       line: a.line,
       complete: incomplete[t] === 0,
     };
+    if (incomplete[t] === CUT) turn.cut = true;
     const cwd = a.cwd ?? d.cwd;
     if (cwd !== undefined) turn.cwd = cwd;
     if (d.note !== undefined) turn.note = d.note;
@@ -88,7 +89,13 @@ function rawLinesOf(
   return raws;
 }
 
-/** The newest turn of each file is incomplete when its last reply has no end-of-turn stop (1 in the result). */
+/** In incompleteTurns' result: the newest turn of a file that ends in the middle of a line. */
+const CUT = 2;
+
+/**
+ * The newest turn of each file is incomplete when its last reply has no end-of-turn stop (1 in the result), or
+ * when the file ends in the middle of a line (CUT).
+ */
 function incompleteTurns(nodes: Node[], files: UnitFile[], { drafts, turnOf }: TurnDrafts): Uint8Array {
   const incomplete = new Uint8Array(drafts.length);
   for (const uf of files) {
@@ -103,7 +110,8 @@ function incompleteTurns(nodes: Node[], files: UnitFile[], { drafts, turnOf }: T
       if (t < 0 || (mainOnly && nodes[i].side)) continue;
       const la = drafts[t].lastAssistant;
       const stop = la >= 0 ? nodes[la].stop : undefined;
-      if (uf.rf.truncatedEnd || typeof stop !== 'string' || !FINAL_STOPS.has(stop)) incomplete[t] = 1;
+      if (uf.rf.truncatedEnd && uf.agent === undefined) incomplete[t] = CUT;
+      else if (uf.rf.truncatedEnd || typeof stop !== 'string' || !FINAL_STOPS.has(stop)) incomplete[t] = 1;
       break;
     }
   }

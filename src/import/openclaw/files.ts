@@ -17,9 +17,12 @@ export interface JsonlSessionOptions {
 
 /** A JSONL transcript's bytes (a file, or an archive blob from the database) into a session and its turns. */
 export function sessionFromJsonl(buf: Buffer, p: Problems, o: JsonlSessionOptions): SessionOutput | null {
+  const before = p.list.length;
   const parsed = parseJsonl(buf, p);
   if (parsed.header === null) {
     if (!parsed.records.some((r) => r.id !== null)) {
+      // Another format: one problem for the file, not one for each of its lines.
+      p.list.length = before;
       problem(p, 0, 'not an OpenClaw transcript (no session header and no entries with ids)');
       return null;
     }
@@ -29,6 +32,8 @@ export function sessionFromJsonl(buf: Buffer, p: Problems, o: JsonlSessionOption
   }
   return buildSession({
     header: parsed.header,
+    headerRaw: parsed.headerRaw,
+    truncatedEnd: parsed.truncatedEnd,
     fallbackSessionId: o.fallbackSessionId,
     records: parsed.records,
     p,

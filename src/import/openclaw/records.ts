@@ -3,10 +3,12 @@
  * once into the shape the turn builder walks. Both generations go through `recordFromText`, so the same entry reads
  * the same way wherever it was stored.
  */
+import { MAX_LINE_BYTES } from '../long-lines.js';
 import type { ImportProblem } from '../model.js';
 
-/** A line longer than this is not parsed (its links are still kept when its head shows them). */
-export const MAX_LINE_BYTES = 8 * 1024 * 1024;
+/** A line longer than every reader's limit is not parsed (its links are still kept when its head shows them). */
+export { MAX_LINE_BYTES };
+
 /** How much of an oversized or undecodable line is searched for its type, id and parentId. */
 const HEAD_CHARS = 4096;
 
@@ -123,6 +125,10 @@ const fatal = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 export interface JsonlResult {
   header: Header | null;
   headerLine: number;
+  /** The header's line as read, so that `export --format source` writes it back. */
+  headerRaw: string | null;
+  /** The last line has no line end and does not parse: the tool is still writing it. */
+  truncatedEnd: boolean;
   records: Rec[];
   /** The last line had no line end (the writer may still be appending). */
   openEnded: boolean;
@@ -133,7 +139,14 @@ export interface JsonlResult {
  * skipped; a line of invalid UTF-8, an oversized line, broken JSON and a truncated last line are each reported.
  */
 export function parseJsonl(buf: Buffer, p: Problems): JsonlResult {
-  const out: JsonlResult = { header: null, headerLine: 0, records: [], openEnded: false };
+  const out: JsonlResult = {
+    header: null,
+    headerLine: 0,
+    headerRaw: null,
+    truncatedEnd: false,
+    records: [],
+    openEnded: false,
+  };
   // Fast path: the whole buffer decodes (no invalid UTF-8 anywhere), so split the string.
   let whole: string | null = null;
   try {
@@ -195,10 +208,17 @@ export function parseJsonl(buf: Buffer, p: Problems): JsonlResult {
       continue;
     }
     const r = recordFromText(line, n, line, p, i === lastNonBlank && out.openEnded);
+    if (
+      i === lastNonBlank &&
+      out.openEnded &&
+      (r.kind === 'skip' || (r.kind === 'entry' && r.rec.raw === null))
+    )
+      out.truncatedEnd = true;
     if (r.kind === 'header') {
       if (out.header === null && out.records.length === 0) {
         out.header = r.header;
         out.headerLine = n;
+        out.headerRaw = line;
       } else problem(p, n, 'a second session header; skipped');
     } else if (r.kind === 'entry') out.records.push(r.rec);
   }

@@ -20,6 +20,10 @@ export interface ForkSource {
 
 export interface SessionInput {
   header: Header | null;
+  /** The header's line as read (JSONL files): it travels with the first turn's records. */
+  headerRaw?: string | null;
+  /** The file ends in the middle of its last line: the newest turn is `cut` (it waits for the rest). */
+  truncatedEnd?: boolean;
   /** Used when there is no header (or its id is unusable): the file name's session id or the row's session_id. */
   fallbackSessionId: string;
   records: Rec[];
@@ -248,6 +252,24 @@ export function buildSession(input: SessionInput): SessionOutput {
     }
     list.push(i);
   }
+  // Every record of the file goes back out with `export --format source`: one that no prompt owns (the header,
+  // settings before the first prompt, an entry off the path) travels with the turn before it in the file, or with
+  // the first turn when it comes before every prompt.
+  const rawOf = new Map<number, number[]>();
+  let firstOwner = -1;
+  for (let i = 0; i < n && firstOwner === -1; i++) if (owner[i] !== -1) firstOwner = owner[i];
+  let lastOwner = firstOwner;
+  for (let i = 0; i < n; i++) {
+    const o = owner[i] === -1 ? lastOwner : owner[i];
+    if (owner[i] !== -1) lastOwner = owner[i];
+    if (o === -1) continue;
+    let list = rawOf.get(o);
+    if (!list) {
+      list = [];
+      rawOf.set(o, list);
+    }
+    list.push(i);
+  }
   let newest = -1;
   for (let i = n - 1; i >= 0; i--) {
     if (!recs[i].hole) {
@@ -286,14 +308,20 @@ export function buildSession(input: SessionInput): SessionOutput {
       question: contentText(m.content),
       answer: facts.answer,
       createdAt: createdAt ?? new Date(0).toISOString(),
-      raw: list.map((k) => recs[k].raw).filter((x): x is string => x !== null),
+      raw: (rawOf.get(i) ?? list).map((k) => recs[k].raw).filter((x): x is string => x !== null),
       line: r.line,
       complete: !input.growing || i !== newest || facts.ended,
     };
+    if (input.truncatedEnd && i === newest) {
+      turn.cut = true;
+      turn.complete = false;
+    }
     if (cwd) turn.cwd = cwd;
     if (facts.note) turn.note = facts.note;
     turns.push(turn);
   }
+
+  if (input.headerRaw && turns.length > 0) turns[0].raw.unshift(input.headerRaw);
 
   const session: ParsedSession = {
     sourceSession: sid,
