@@ -1,6 +1,6 @@
 import { Chalk, type ChalkInstance } from 'chalk';
 import { oneLine, stripControls } from '../text/sanitize.js';
-import { displayWidth, truncate } from '../text/width.js';
+import { displayWidth, truncate, truncateLeft } from '../text/width.js';
 import { colourWanted, safeJson, terminalSafe } from './terminal-text.js';
 
 /**
@@ -59,4 +59,4 @@ export function table(rows: string[][], header?: string[]): string {
     .join('\n');
 }
 
-export { displayWidth, oneLine, safeJson, stripControls, terminalSafe, truncate };
+export { displayWidth, oneLine, safeJson, stripControls, terminalSafe, truncate, truncateLeft };

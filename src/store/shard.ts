@@ -51,6 +51,7 @@ import { type BulkEvent, type BulkResult, type BulkTurn, insertBulk } from './wr
 import {
   type SessionSource,
   sessionForSource,
+  sessionOrigins,
   sourceOfSession,
   sourceRecords,
   sourceRecordsOf,
@@ -316,6 +317,11 @@ export class Shard {
   /** Where an imported session came from. */
   sourceOfSession(sid: string): SessionSource | undefined {
     return sourceOfSession(this.db, sid);
+  }
+
+  /** Where every live imported session came from, by sid (sessions asked here have none). */
+  sessionOrigins(): Map<string, SessionSource> {
+    return sessionOrigins(this.db);
   }
 
   /** Bates ids of turns already imported from `source`, by their source ids. */

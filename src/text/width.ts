@@ -77,6 +77,25 @@ export function truncate(s: string, max: number): string {
   return `${fitWidth(s, max - 1).text}…`;
 }
 
+/**
+ * Cuts a one-line string to at most `max` cells from the left, keeping its end (a path's last folders say more than
+ * its first), marking the cut with an ellipsis.
+ */
+export function truncateLeft(s: string, max: number): string {
+  if (max <= 0) return '';
+  if (displayWidth(s) <= max) return s;
+  const cps = Array.from(s);
+  let w = 0;
+  let i = cps.length;
+  while (i > 0) {
+    const cw = cpWidth(cps[i - 1].codePointAt(0)!);
+    if (w + cw > max - 1) break;
+    w += cw;
+    i--;
+  }
+  return `…${cps.slice(i).join('')}`;
+}
+
 /** Pads (or truncates) to exactly `width` cells. */
 export function padTo(s: string, width: number): string {
   const t = truncate(s, width);

@@ -62,7 +62,16 @@ describe('arborist CLI', () => {
     const sessions = list.json();
     expect(sessions).toHaveLength(2);
     for (const x of sessions) {
-      expect(Object.keys(x).sort()).toEqual(['created_at', 'label', 'n_nodes', 'session_root', 'sid']);
+      expect(Object.keys(x).sort()).toEqual([
+        'agent',
+        'created_at',
+        'label',
+        'n_nodes',
+        'project',
+        'session_root',
+        'sid',
+        'title',
+      ]);
       expect(x.session_root).toMatch(HEX64);
     }
     expect(sessions.find((x: { sid: string }) => x.sid === sid).n_nodes).toBe(3);

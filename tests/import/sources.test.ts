@@ -77,4 +77,28 @@ describe('the registry of sources', () => {
     expect(one.code).toBe(2);
     expect(one.stderr).toMatch(/^arborist: no claude history at .*\(give a PATH\)\n$/);
   });
+
+  it('every session records its agent and project: `list --json`, `list` and `show` say them', () => {
+    const h = home();
+    cli(['import', '--db', h.db], { env: h.env });
+    cli(['ask', 'asked here', '--answer', 'answered here', '--db', h.db]);
+    const list: { sid: string; agent: string; project: string | null }[] = cli([
+      'list',
+      '--db',
+      h.db,
+      '--json',
+    ]).json();
+    const by = (agent: string) => list.filter((s) => s.agent === agent);
+    expect(by('claude').map((s) => s.project)).toEqual(['/tmp']); // the cwd session_b.jsonl recorded
+    expect(by('openclaw').length).toBeGreaterThan(0);
+    expect(by('openclaw').some((s) => s.project === '/home/ana/shop')).toBe(true);
+    expect(by('arborist')).toHaveLength(1);
+    expect(by('arborist')[0].project).toBeNull();
+    expect(cli(['list', '--db', h.db]).stdout).toMatch(/^\w{8} +claude +\/tmp /m);
+    const shown = cli(['show', `${by('claude')[0].sid}-000001`, '--db', h.db]).stdout;
+    expect(shown).toMatch(/^agent +claude$/m);
+    expect(shown).toMatch(/^project +\/tmp$/m);
+    const json = cli(['show', `${by('arborist')[0].sid}-000001`, '--db', h.db, '--json']).json();
+    expect(json).toMatchObject({ agent: 'arborist', project: null });
+  });
 });

@@ -1,7 +1,7 @@
-import { ArboristError } from '../../store/index.js';
+import { ArboristError, type SessionSource } from '../../store/index.js';
 import { exactPositionals } from '../args.js';
 import type { Command } from '../command.js';
-import { oneLine, printJson, stripControls, table, truncate } from '../output.js';
+import { oneLine, printJson, stripControls, table, truncate, truncateLeft } from '../output.js';
 import { printNodeLines, short, turnJson, when } from './format.js';
 
 /** The read-only views of the shard: sessions, one turn, a session's tree, a path, the branch points. */
@@ -13,7 +13,9 @@ export const listCmd: Command = {
   options: {},
   run(p, ctx) {
     exactPositionals(p, 0, this.usage);
-    const sessions = ctx.readable().listSessions();
+    const shard = ctx.readable();
+    const sessions = shard.listSessions();
+    const origins = shard.sessionOrigins();
     if (ctx.out.json) {
       printJson(
         ctx.out,
@@ -23,6 +25,7 @@ export const listCmd: Command = {
           created_at: s.created_at,
           n_nodes: s.n_nodes,
           session_root: s.session_root,
+          ...originOf(origins.get(s.sid)),
         })),
       );
       return 0;
@@ -33,19 +36,37 @@ export const listCmd: Command = {
     }
     ctx.out.out(
       `${table(
-        sessions.map((s) => [
-          s.sid,
-          truncate(oneLine(s.label ?? ''), 40),
-          String(s.n_nodes),
-          when(s.created_at),
-          short(s.session_root),
-        ]),
-        ['SID', 'LABEL', 'TURNS', 'CREATED', 'ROOT'],
+        sessions.map((s) => {
+          const o = originOf(origins.get(s.sid));
+          return [
+            s.sid,
+            o.agent,
+            truncateLeft(oneLine(o.project ?? ''), 28),
+            truncate(oneLine(s.label ?? o.title ?? ''), 40),
+            String(s.n_nodes),
+            when(s.created_at),
+            short(s.session_root),
+          ];
+        }),
+        ['SID', 'AGENT', 'PROJECT', 'LABEL', 'TURNS', 'CREATED', 'ROOT'],
       )}\n`,
     );
     return 0;
   },
 };
+
+/**
+ * A session's agent (the source it was imported from, `arborist` for one asked here), its project (the working
+ * directory the source recorded) and the source's own title for it.
+ */
+function originOf(o: SessionSource | undefined): {
+  agent: string;
+  project: string | null;
+  title: string | null;
+} {
+  const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
+  return { agent: o?.source ?? 'arborist', project: text(o?.info.cwd), title: text(o?.info.title) };
+}
 
 export const showCmd: Command = {
   name: 'show',
@@ -59,8 +80,11 @@ export const showCmd: Command = {
     if (r.kind !== 'node')
       throw new ArboristError('input', `'${id}' is a session; show takes a turn's Bates id`);
     const n = r.node;
+    const origin = originOf(shard.sourceOfSession(n.sid));
+    // The turn's own source says who answered it (a turn asked here under an imported one is arborist's).
+    const agent = n.source ?? 'arborist';
     if (ctx.out.json) {
-      printJson(ctx.out, turnJson(n));
+      printJson(ctx.out, { ...turnJson(n), agent, project: origin.project });
       return 0;
     }
     const c = ctx.out.color;
@@ -68,6 +92,8 @@ export const showCmd: Command = {
     const rows: [string, string][] = [
       ['bates', n.bates],
       ['session', n.sid],
+      ['agent', agent],
+      ['project', origin.project ?? '-'],
       ['parent', n.parent_bates ?? '(root)'],
       ['audit', n.audit],
       ['created', when(n.created_at)],

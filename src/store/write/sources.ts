@@ -42,13 +42,31 @@ export function sourceOfSession(db: Database.Database, sid: string): SessionSour
     'SELECT source, source_session, sid, info_json FROM session_sources WHERE sid = ?',
   ).get(sid) as { source: string; source_session: string; sid: string; info_json: string } | undefined;
   if (!r) return undefined;
-  let info: SessionSourceInfo = {};
+  return { source: r.source, source_session: r.source_session, sid: r.sid, info: infoOf(r.info_json) };
+}
+
+/**
+ * Where every live imported session came from, by sid: its source (the agent), the source's session id and what the
+ * source said of it (cwd, title). One pass over session_sources; sessions asked in arborist have no entry.
+ */
+export function sessionOrigins(db: Database.Database): Map<string, SessionSource> {
+  const rows = cachedStatement(
+    db,
+    `SELECT o.source, o.source_session, o.sid, o.info_json FROM session_sources o
+      WHERE EXISTS (SELECT 1 FROM sessions s WHERE s.sid = o.sid)`,
+  ).all() as { source: string; source_session: string; sid: string; info_json: string }[];
+  const out = new Map<string, SessionSource>();
+  for (const r of rows) out.set(r.sid, { ...r, info: infoOf(r.info_json) });
+  return out;
+}
+
+function infoOf(json: string): SessionSourceInfo {
   try {
-    info = JSON.parse(r.info_json) as SessionSourceInfo;
+    const v = JSON.parse(json) as unknown;
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as SessionSourceInfo) : {};
   } catch {
-    // verify reports a changed info_json; readers get no info rather than an exception
+    return {}; // verify reports a changed info_json; readers get no info rather than an exception
   }
-  return { source: r.source, source_session: r.source_session, sid: r.sid, info };
 }
 
 const LOOKUP_PAGE = 500;
