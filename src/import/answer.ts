@@ -69,6 +69,12 @@ export class AnswerBuilder {
     if (lines.length > 0) this.parts.push(lines.join('\n'));
   }
 
+  /** Text the user typed while the agent was working, which steered the turn without being a prompt of its own. */
+  typedWhileBusy(s: string): void {
+    const t = s.trim();
+    if (t !== '') this.parts.push(`» typed while busy: ${t}`);
+  }
+
   error(message: string): void {
     this.parts.push(`[error] ${oneLine(message, 500)}`);
   }

@@ -206,7 +206,28 @@ describe('claude reader: claude-code-extra corpus', () => {
     expect(tree(src)).toEqual({ u1: null, u2: 'u1' });
     expect(src.problems).toEqual([]);
     expect(byId(src).get('u1')?.raw).toEqual(fileLines(f).slice(0, 3));
+    // the steering text, which claude-code-log's test data records on the `remove` line, is in the turn it steered
+    expect(byId(src).get('u1')?.answer).toBe(
+      'Starting the migration now.\n\n» typed while busy: actually — focus on the parser first',
+    );
     expect(byId(src).get('u2')?.answer).toBe('Understood — parser first, done.');
+  });
+
+  it('text typed while the agent worked (2.1.x `queue-operation` `enqueue`) is in the turn it steered, once', () => {
+    // Hand-written (tests/import/fixtures/claude/typed-while-busy.jsonl): the line shapes of Claude Code 2.1.x's
+    // enqueue/remove/dequeue lines as public tools document them; no committed real file shows all three together.
+    const src = readClaude(join(FIX, 'typed-while-busy.jsonl'));
+    expect(src.problems).toEqual([]);
+    expect(src.turns.map((t) => t.question)).toEqual(['Migrate the cart tests to vitest.', 'now run them']);
+    expect(byId(src).get('b1')?.answer).toBe(
+      [
+        'Starting with cart.test.js.',
+        '» typed while busy: skip the snapshot tests, they are flaky',
+        'Done; the snapshot tests are left as they were.',
+      ].join('\n\n'),
+    );
+    // dequeued, it became the next prompt: not steering; a task notification the tool queued was not typed
+    expect(byId(src).get('b4')?.answer).toBe('All 12 pass.');
   });
 
   it('sidechain_integrated: in-file sidechain lines hang under the turn that ran the Task; --no-sidechains drops them', () => {
@@ -398,7 +419,8 @@ describe('claude reader: hostile fixtures', () => {
     expect(t.get('p1')?.answer).toBe('answer one');
     expect(t.get('cmd')?.question).toBe('/model opus');
     expect(t.get('cmd')?.createdAt).toBe('2026-01-02T10:01:00.000Z'); // m1's time, the line before
-    expect(t.get('cmd')?.answer).toBe('  Set model to opus');
+    // the enqueued text on line 8 was typed while this turn ran (it never became a prompt)
+    expect(t.get('cmd')?.answer).toBe('  Set model to opus\n\n» typed while busy: queued text');
     expect(t.get('p2')?.question).toBe('[no text]');
     expect(t.get('p2')?.answer).toBe(
       'answer to an empty prompt\n\n[Request interrupted by user]\n\n→ Bash: sleep 100\n\n' +

@@ -55,6 +55,14 @@ export function addFile(u: UnitLines, path: string, agent: AgentFile | undefined
       return;
     }
     if (!hasUuid || typeof uuid !== 'string') {
+      // Typed while the agent worked: 2.1.x writes the text on `enqueue`; claude-code-log's test data has it on
+      // `remove` alone. Both are gathered; turns.ts keeps each text once.
+      if (
+        type === 'queue-operation' &&
+        (o.operation === 'enqueue' || o.operation === 'remove') &&
+        typeof o.content === 'string'
+      )
+        u.queued.push({ f, line, text: o.content });
       if (!keepUuidless(u, o, type)) {
         report(line, `${type} line without a uuid; skipped`);
         nodeOf[li] = SKIPPED;

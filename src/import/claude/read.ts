@@ -51,6 +51,7 @@ function readUnit(file: string, opts: ClaudeOptions): Unit {
     problems: [],
     titles: { custom: new Map(), ai: new Map() },
     summaries: [],
+    queued: [],
   };
   const claudeish = addFile(lines, file, undefined);
   const mainLines = lines.files[0].rf.raws.length;

@@ -16,12 +16,35 @@ export function buildTurns(u: Unit, { drafts, turnOf }: TurnDrafts, time: Float6
   const { nodes, files, fileSession } = u;
   // Answers, in file order of the turn's lines.
   const builders = drafts.map(() => new AnswerBuilder());
+  // Text typed while the agent worked goes into the answer where it was typed: the main-chain turn of the line
+  // before it in its file, or the file's first turn when it comes before any.
+  const steering = steeringText(u, turnOf);
+  let q = 0;
+  let curF = -1;
+  let lastMain = -1;
+  let pending: string[] = [];
   for (let i = 0; i < nodes.length; i++) {
+    const nd = nodes[i];
+    for (; q < steering.length && before(steering[q], nd); q++) {
+      if (steering[q].f === curF && lastMain >= 0) builders[lastMain].typedWhileBusy(steering[q].text);
+      else pending.push(steering[q].text);
+    }
+    if (nd.f !== curF) {
+      curF = nd.f;
+      lastMain = -1;
+    }
     const t = turnOf(i);
     if (t < 0) continue;
-    const nd = nodes[i];
+    if (!nd.side) {
+      for (const text of pending) builders[t].typedWhileBusy(text);
+      pending = [];
+      lastMain = t;
+    }
     addToAnswer(builders[t], nd.kind, nd.content, nd.apiError);
   }
+  if (lastMain >= 0)
+    for (const s of [...pending, ...steering.slice(q).map((x) => x.text)])
+      builders[lastMain].typedWhileBusy(s);
   const raws = rawLinesOf(nodes, files, drafts.length, turnOf);
   const incomplete = incompleteTurns(nodes, files, { drafts, turnOf });
   const fitted = (text: string, what: string, a: Node) =>
@@ -87,6 +110,33 @@ function rawLinesOf(
     }
   }
   return raws;
+}
+
+const before = (a: { f: number; line: number }, b: { f: number; line: number }) =>
+  a.f < b.f || (a.f === b.f && a.line < b.line);
+
+/**
+ * Claude Code 2.1.x records text typed while the agent is working only as a `queue-operation` `enqueue` line: when
+ * the agent takes it up between two steps it steers the running turn and is no prompt of its own (docs/import.md,
+ * Claude Code). Text that came back as a prompt (dequeued when the turn ended) is that prompt already, and what the
+ * tool queued itself (`<task-notification>`, `<bash-notification>`) was not typed: both are left out.
+ */
+function steeringText(u: Unit, turnOf: (i: number) => number): { f: number; line: number; text: string }[] {
+  if (u.queued.length === 0) return [];
+  const prompts = new Set<string>();
+  for (let i = 0; i < u.nodes.length; i++) {
+    const nd = u.nodes[i];
+    if (nd.kind === Kind.Prompt && turnOf(i) >= 0) prompts.add(promptText(nd.content).trim());
+  }
+  const seen = new Set<string>();
+  return u.queued
+    .sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0))
+    .filter((x) => {
+      const text = x.text.trim();
+      if (seen.has(text) || prompts.has(text) || /^<[a-z][\w-]*>/i.test(text)) return false;
+      seen.add(text); // enqueued, then removed when taken up: one text
+      return true;
+    });
 }
 
 /** In incompleteTurns' result: the newest turn of a file that ends in the middle of a line. */

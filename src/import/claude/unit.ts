@@ -86,6 +86,8 @@ export interface UnitLines {
   problems: ImportProblem[];
   titles: Titles;
   summaries: SummaryLine[];
+  /** `queue-operation` `enqueue` lines: text typed while the agent worked, by file and line (turns.ts places it). */
+  queued: { f: number; line: number; text: string }[];
 }
 
 /** The whole unit, once its session is known. */
