@@ -230,9 +230,17 @@ export function planResume(shard: Shard, bates: string, opts: PlanOptions = {}):
     if (typeof c === 'string' && c !== '') cwd = c;
   }
   const source = shard.sourceOfSession(node.sid);
-  cwd ??= source?.info.cwd;
+  // info_json is checked by verify, not here: a cwd in it that is not text is no cwd.
+  const recorded: unknown = source?.info.cwd;
+  cwd ??= typeof recorded === 'string' ? recorded : undefined;
   if (cwd === undefined)
     throw new ResumeError('no_cwd', `the lines of ${node.bates} record no working directory to resume in`);
+  // The printed line would be `cd -P ./`, which goes wherever it is pasted; the agent would run wherever we are.
+  if (cwd === '')
+    throw new ResumeError(
+      'no_cwd',
+      `the working directory the lines of ${node.bates} record is empty: there is no folder to resume in`,
+    );
   // No folder name holds a NUL byte; a shell would cut the printed path at it and go somewhere else.
   if (cwd.includes('\0'))
     throw new ResumeError(

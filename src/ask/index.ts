@@ -4,7 +4,7 @@ import { builtinAnswer } from './builtin.js';
 import { cacheKey, conversationHash, policyId } from './cache.js';
 import { type CommandInput, runCommand } from './command.js';
 import { AskError, cancelled } from './errors.js';
-import { type KeptAnswer, keepAnswer, readKept, shardRealPath, UnstoredAnswer } from './keep.js';
+import { type KeptAnswer, keepAnswer, parseKept, shardRealPath, UnstoredAnswer } from './keep.js';
 import { retrieve } from './retrieve.js';
 import type { AskRequest, AskResult, ProviderSpec } from './types.js';
 
@@ -26,7 +26,7 @@ export {
   readConfig,
 } from './config.js';
 export { AskError, type AskErrorCode } from './errors.js';
-export { type KeptAnswer, readKept, UnstoredAnswer } from './keep.js';
+export { type KeptAnswer, MAX_KEPT_BYTES, parseKept, UnstoredAnswer } from './keep.js';
 export { type Citation, type ContextItem, type Retrieval, retrieve } from './retrieve.js';
 export { normaliseQuestion } from './text.js';
 export type { AskRequest, AskResult, ProviderSpec } from './types.js';
@@ -159,7 +159,7 @@ export async function ask(shard: Shard, req: AskRequest): Promise<AskResult> {
     provider: policy,
   };
   try {
-    return storeAnswer(shard, kept);
+    return storeAnswer(shard, kept).result;
   } catch (err) {
     // The answer is had (perhaps paid for) and the turn is not stored: a lock held past the busy timeout, a full
     // disk. Keep it in a file that `arborist ask --kept` stores later. A given answer (--answer) is the caller's.
@@ -170,11 +170,32 @@ export async function ask(shard: Shard, req: AskRequest): Promise<AskResult> {
 
 /**
  * The write of ask (step 4): one IMMEDIATE transaction, waiting for another writer's lock as every write does (the
- * store's busy timeout).
+ * store's busy timeout). `same`, run first inside it, names a turn that already holds this answer: then nothing is
+ * written and that turn is the result.
  */
-function storeAnswer(shard: Shard, k: KeptAnswer): AskResult {
+function storeAnswer(
+  shard: Shard,
+  k: KeptAnswer,
+  same?: () => TurnNode | undefined,
+): { result: AskResult; already_stored: boolean } {
   const created_at = new Date().toISOString();
-  const added = shard.write(() => {
+  const done = shard.write(() => {
+    const there = same?.();
+    if (there !== undefined) {
+      const root = shard.getSession(there.sid)?.session_root ?? '';
+      return {
+        already: true,
+        audit: there.audit,
+        bates: there.bates,
+        sid: there.sid,
+        seq: there.seq,
+        parent_bates: there.parent_bates,
+        node_hash: there.node_hash,
+        subtree_hash: there.subtree_hash,
+        session_root: root,
+        created_session: false,
+      };
+    }
     let session = k.session ?? undefined;
     let forked = false;
     if (k.fork) {
@@ -194,35 +215,69 @@ function storeAnswer(shard: Shard, k: KeptAnswer): AskResult {
       created_at,
     });
     if (k.cacheable) shard.putCachedAnswer(k.cache_key, k.answer_text, k.cited_titles, created_at);
-    return forked ? { ...a, created_session: true } : a;
+    return { ...a, already: false, audit: k.audit, created_session: forked || a.created_session };
   });
+  const { already, ...added } = done;
   return {
-    ...added,
-    audit: k.audit,
-    cache_key: k.cache_key,
-    answer_text: k.answer_text,
-    cited_titles: k.cited_titles,
-    n_cited_sources: k.cited_titles.length,
-    provider: k.provider,
+    result: {
+      ...added,
+      cache_key: k.cache_key,
+      answer_text: k.answer_text,
+      cited_titles: k.cited_titles,
+      n_cited_sources: k.cited_titles.length,
+      provider: k.provider,
+    },
+    already_stored: already,
   };
 }
 
+const sameList = (a: readonly string[], b: readonly string[]) =>
+  a.length === b.length && a.every((x, i) => x === b[i]);
+
 /**
  * `arborist ask --kept FILE`: stores an answer ask kept (keep.ts) in the shard it was asked of, as the ask would
- * have, then removes the file. Nothing is asked again.
+ * have, then removes the file. Nothing is asked again. `text` is the file's content, read by the caller (parseKept).
+ *
+ * The file is not trusted: its cache key must be the one its question, provider and the history to its parent give
+ * in this shard (else someone who can write beside the shard could file an answer under another question's key,
+ * and that question would be answered from the cache), and a turn that already holds this answer (the same file
+ * stored before, or a copy of it) is the result instead of a second turn. Both are decided inside the write, so two
+ * runs at once store one turn.
  */
-export function storeKept(shard: Shard, file: string): { result: AskResult; removed: boolean } {
-  const k = readKept(file);
+export function storeKept(
+  shard: Shard,
+  file: string,
+  text: string,
+): { result: AskResult; removed: boolean; already_stored: boolean } {
+  const k = parseKept(text, file);
   if (shard.readonly) throw new ArboristError('shard', `${shard.path} is open read-only`);
   const here = shardRealPath(shard.path);
   if (here !== k.shard)
     throw new ArboristError('usage', `${file} was asked of ${k.shard}, not ${here}: give --db ${k.shard}`);
-  const result = storeAnswer(shard, k);
+  const { result, already_stored } = storeAnswer(shard, k, () => {
+    // As ask computes it (step 2); pathTo refuses a parent that is not here.
+    const history = k.parent_bates === null ? [] : shard.pathTo(k.parent_bates);
+    if (cacheKey(k.question, k.provider, conversationHash(history)) !== k.cache_key)
+      throw badInput(
+        `${file}: its cache_key ${k.cache_key.slice(0, 12)}… is not the key of its question, provider and parent in this shard: nothing stored`,
+      );
+    // The same key is the same question (normalised), provider and history; the same turn also has the same
+    // question as typed, parent (a fork or a root in another session has the same key), answer and cited titles.
+    return shard
+      .findByCacheKey(k.cache_key)
+      .find(
+        (n) =>
+          n.parent_bates === k.parent_bates &&
+          n.question === k.question &&
+          n.answer_text === k.answer_text &&
+          sameList(n.cited_titles, k.cited_titles),
+      );
+  });
   let removed = true;
   try {
     unlinkSync(file);
   } catch {
     removed = false;
   }
-  return { result, removed };
+  return { result, removed, already_stored };
 }

@@ -3,21 +3,12 @@
  * disk, ...) is kept in a file beside the shard, so that what a model was paid for is not lost:
  * `<shard>.kept-<time>-<random>.json`, mode 0600, one JSON document with everything the turn needs.
  * `arborist ask --kept FILE` stores it later, as the ask would have (docs/asking.md, "When the turn cannot be
- * stored").
+ * stored"). Whoever can write beside the shard can write such a file, so what it says is checked, not trusted.
  */
 import { randomBytes } from 'node:crypto';
-import {
-  closeSync,
-  constants,
-  fsyncSync,
-  openSync,
-  readFileSync,
-  realpathSync,
-  statSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, constants, fsyncSync, openSync, realpathSync, writeSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { ArboristError, badInput } from '../store/index.js';
+import { ArboristError, badInput, hashes } from '../store/index.js';
 import { shellPath } from '../text/shell.js';
 
 export interface KeptAnswer {
@@ -40,10 +31,11 @@ export interface KeptAnswer {
   provider: string;
 }
 
-/** The audit tags an answer that came from a provider (not --answer) carries. */
-const KEPT_AUDITS = ['fresh', 'grounded', 'ungrounded', 'cached'];
-/** A kept file larger than this is not one of ours (answers are capped far below: answer.max_bytes). */
-const MAX_KEPT_BYTES = 256 * 1024 * 1024;
+/**
+ * A kept file larger than this is not one of ours: the question and the answer are at most 16 MiB each (the store's
+ * cap), 96 MiB each as JSON escapes at worst.
+ */
+export const MAX_KEPT_BYTES = 256 * 1024 * 1024;
 
 /** The asking failed at the write: the message says why, where the answer is kept, and what stores it. */
 export class UnstoredAnswer extends ArboristError {
@@ -103,33 +95,60 @@ export function shardRealPath(path: string): string {
 const isStr = (v: unknown): v is string => typeof v === 'string';
 const isStrOrNull = (v: unknown) => v === null || typeof v === 'string';
 
-/** Reads and checks a kept answer: a one-line error for anything that is not one. */
-export function readKept(file: string): KeptAnswer {
+/**
+ * The audit tags a provider's answer can carry, by the kind of its policy (src/ask/cache.ts, policyId): `manual`
+ * is never kept (a given answer is the caller's own).
+ */
+function auditsOf(policy: string): string[] | undefined {
+  if (/^builtin\/\d+$/.test(policy)) return ['grounded', 'ungrounded', 'cached'];
+  if (!policy.startsWith('command:')) return undefined;
+  // Exactly what policyId writes: `command:` + the canonical JSON of a non-empty argv of text.
+  const json = policy.slice('command:'.length);
+  let argv: unknown;
+  try {
+    argv = JSON.parse(json);
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(argv) || argv.length === 0 || argv[0] === '' || !argv.every(isStr)) return undefined;
+  return hashes.canon(argv) === json ? ['fresh', 'cached'] : undefined;
+}
+
+/**
+ * A kept answer's text (`file` names it in messages), checked field by field against what ask writes: a one-line
+ * error for anything else. The cache key is checked against the shard by storeKept. The caller reads the file
+ * (src/cli/commands/ask.ts: a regular file, at most MAX_KEPT_BYTES), since only it may use the readers of untrusted
+ * files.
+ */
+export function parseKept(text: string, file: string): KeptAnswer {
   let doc: unknown;
   try {
-    if (statSync(file).size > MAX_KEPT_BYTES) throw badInput(`${file} is not a kept answer (too large)`);
-    doc = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (err) {
-    if (err instanceof ArboristError) throw err;
-    const code = (err as { code?: string }).code;
-    if (code === 'ENOENT') throw new ArboristError('not_found', `no file ${file}`);
-    throw badInput(`${file} is not a kept answer (${code ?? 'not JSON'})`);
+    doc = JSON.parse(text);
+  } catch {
+    throw badInput(`${file} is not a kept answer (not JSON)`);
   }
   const k = doc as Record<string, unknown>;
   const bad = (field: string) => badInput(`${file} is not a kept answer (${field})`);
   if (k === null || typeof k !== 'object' || Array.isArray(k) || k.v !== 1) throw bad('v');
-  if (!isStr(k.shard)) throw bad('shard');
+  if (!isStr(k.shard) || k.shard === '') throw bad('shard');
+  if (!isStr(k.asked_at)) throw bad('asked_at');
   if (!isStr(k.question) || k.question.trim() === '') throw bad('question');
   for (const f of ['parent_bates', 'session', 'label'] as const) if (!isStrOrNull(k[f])) throw bad(f);
-  if (typeof k.fork !== 'boolean' || typeof k.cacheable !== 'boolean') throw bad('fork, cacheable');
+  if (typeof k.fork !== 'boolean') throw bad('fork');
+  // ask refuses a fork without a parent, and a fork into a session (it starts its own).
+  if (k.fork && (k.parent_bates === null || k.session !== null)) throw bad('fork');
   if (!isStr(k.answer_text)) throw bad('answer_text');
   if (!Array.isArray(k.cited_titles) || !k.cited_titles.every(isStr)) throw bad('cited_titles');
-  if (!isStr(k.audit) || !KEPT_AUDITS.includes(k.audit)) throw bad('audit');
+  const audits = isStr(k.provider) ? auditsOf(k.provider) : undefined;
+  if (audits === undefined) throw bad('provider');
+  if (!isStr(k.audit) || !audits.includes(k.audit)) throw bad('audit');
+  // What ask decides, so not the file's to decide: fresh and grounded answers are cached, the others not.
+  if (k.cacheable !== (k.audit === 'fresh' || k.audit === 'grounded')) throw bad('cacheable');
   if (!isStr(k.cache_key) || !/^[0-9a-f]{64}$/.test(k.cache_key)) throw bad('cache_key');
   return {
     v: 1,
     shard: k.shard,
-    asked_at: isStr(k.asked_at) ? k.asked_at : '',
+    asked_at: k.asked_at,
     question: k.question.toWellFormed(),
     parent_bates: k.parent_bates as string | null,
     session: k.session as string | null,
@@ -139,7 +158,7 @@ export function readKept(file: string): KeptAnswer {
     cited_titles: k.cited_titles as string[],
     audit: k.audit,
     cache_key: k.cache_key,
-    cacheable: k.cacheable,
-    provider: isStr(k.provider) ? k.provider : 'kept',
+    cacheable: k.cacheable as boolean,
+    provider: k.provider as string,
   };
 }

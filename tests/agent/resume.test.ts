@@ -21,6 +21,7 @@ import { planResume, writeResume } from '../../src/agent/index.js';
 import { readClaude } from '../../src/import/claude/index.js';
 import type { ParsedTurn } from '../../src/import/model.js';
 import { Shard } from '../../src/store/index.js';
+import { dbOf } from '../../src/store/testing.js';
 import { cli } from '../support/cli.js';
 import { tempDir } from '../support/tmp.js';
 import {
@@ -253,9 +254,12 @@ describe('arborist resume --no-exec', () => {
   });
 });
 
-describe('arborist resume --no-exec: the printed line, pasted into bash', () => {
-  /** The `run it with:` line of --no-exec's output. */
-  const printedLine = (stdout: string) => /run it with:\n {2}(.*)\n/.exec(stdout)?.[1];
+describe('arborist resume --no-exec: the printed line, pasted into bash and into sh (dash)', () => {
+  /**
+   * The `run it with:` line of --no-exec's output. A word ending in newlines ends in quoted raw newlines (the only
+   * portable way to write them), so the line may span lines.
+   */
+  const printedLine = (stdout: string) => /run it with:\n {2}([\s\S]*?)\nthen `/.exec(stdout)?.[1];
   // Anything stripControls would drop or turn into a newline: the printed text must carry none of it raw.
   const RAW_CONTROL = /[\x00-\x1f\x7f-\x9f\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069\u2028\u2029\ufeff]/;
 
@@ -271,15 +275,21 @@ describe('arborist resume --no-exec: the printed line, pasted into bash', () => 
     ['a leading - (relative)', '-x'],
     ['only - (relative)', '-'],
     ['a relative path (CDPATH names a decoy)', 'plain'],
+    ['a leading -, spaces, both quotes, a newline (relative)', `-x it's "q"\nz`],
+    ['a newline at the end (a folder without it exists too)', 'trailing\n'],
+    ['only newlines (relative)', '\n\n'],
+    ['a name NFC would change, a % and a backslash-escape', 'cafe\u0301 100% \\0101 \\n'],
   ])('%s', (_name, name) => {
     const m = machine();
     const base = join(m.root, 'paste here');
     mkdirSync(base);
-    const relativeCwd = name.startsWith('-') || name === 'plain';
+    const relativeCwd = name.startsWith('-') || name === 'plain' || name.startsWith('\n');
     const cwd = relativeCwd ? name : join(base, name);
     mkdirSync(join(base, name));
-    // Where a wrong reading would land instead: the newline read as a space, CDPATH's copy of a relative folder.
+    // Where a wrong reading would land instead: the newline read as a space or dropped, CDPATH's copy of a
+    // relative folder.
     mkdirSync(join(base, name.replace(/\n/g, ' ')), { recursive: true });
+    if (name.trimEnd() !== '') mkdirSync(join(base, name.trimEnd()), { recursive: true });
     const decoy = join(m.root, 'decoy');
     mkdirSync(join(decoy, name), { recursive: true });
     rewoundSession(m.projects, cwd);
@@ -295,16 +305,21 @@ describe('arborist resume --no-exec: the printed line, pasted into bash', () => 
     const id = (r.stdout.match(/claude --resume ([0-9a-f-]{36})/) ?? [])[1];
     expect(id).toBeDefined();
 
-    const run = spawnSync('bash', ['-c', line!], {
-      cwd: base,
-      env: { ...m.env, CDPATH: decoy },
-      encoding: 'utf8',
-    });
-    expect(run.status, run.stderr).toBe(0);
+    // sh is dash on Debian: it has no $'...' (before POSIX.1-2024), so the line must not need it.
+    for (const shell of ['bash', 'sh']) {
+      const run = spawnSync(shell, ['-c', line!], {
+        cwd: base,
+        env: { ...m.env, CDPATH: decoy },
+        encoding: 'utf8',
+      });
+      expect(run.status, `${shell}: ${run.stderr}`).toBe(0);
+    }
     const runs = fakeRuns(m);
-    expect(runs).toHaveLength(1);
-    expect(runs[0].cwd).toBe(realpathSync(join(base, name)));
-    expect(runs[0].argv).toEqual(['--resume', id]);
+    expect(runs).toHaveLength(2);
+    for (const run of runs) {
+      expect(run.cwd).toBe(realpathSync(join(base, name)));
+      expect(run.argv).toEqual(['--resume', id]);
+    }
     expect(existsSync(join(base, 'pwned'))).toBe(false);
     expect(existsSync(join(base, 'pwned2'))).toBe(false);
   });
@@ -329,6 +344,38 @@ describe('arborist resume --no-exec: a path the shell would read otherwise', () 
     expect(run.status, run.stderr).toBe(0);
     expect(fakeRuns(m)[0].cwd).toBe(realpathSync(join(far, 'target')));
   });
+
+  it.each([
+    [
+      'empty',
+      '{"cwd":""}',
+      /^arborist: the working directory the lines of .* record is empty: there is no folder to resume in\n$/,
+    ],
+    ['not text', '{"cwd":5}', /^arborist: the lines of .* record no working directory to resume in\n$/],
+  ])(
+    'a recorded folder that is %s: refused (`cd -P ./` would go wherever the line is pasted), nothing written',
+    (_n, info, message) => {
+      const m = machine();
+      // The lines carry no cwd (the importer records none then); the session's recorded one is edited in.
+      rewoundSession(m.projects, '');
+      expect(cli(['import', 'claude', '--db', m.db], { env: m.env }).code).toBe(0);
+      const { u2 } = batesOf(m.db, ['u2']);
+      const s = Shard.open(m.db);
+      try {
+        dbOf(s).prepare('UPDATE session_sources SET info_json = ?').run(info);
+      } finally {
+        s.close();
+      }
+      for (const mode of ['--no-exec', '--print']) {
+        const r = cli(['resume', u2, mode, '--db', m.db], { env: m.env });
+        expect(r.stderr).toMatch(message);
+        expect(r.code).toBe(2);
+        expect(r.stdout).toBe('');
+      }
+      expect(resumeEvents(m.db)).toEqual([]);
+      expect(files(m.projects).filter((f) => !f.includes(SID_A))).toEqual([]);
+    },
+  );
 
   it('a NUL byte in the recorded folder: refused (a shell would cut the path there), nothing written', () => {
     const m = machine();

@@ -7,7 +7,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ask, readKept, storeKept, UnstoredAnswer } from '../../src/ask/index.js';
+import { ask, parseKept, storeKept, UnstoredAnswer } from '../../src/ask/index.js';
 import { Shard } from '../../src/store/index.js';
 import { dbOf } from '../../src/store/testing.js';
 import { cli } from '../support/cli.js';
@@ -163,6 +163,7 @@ describe('ask on a shard another process holds locked', () => {
       JSON.stringify({
         v: 1,
         shard: other,
+        asked_at: '2026-03-02T09:00:00.000Z',
         question: 'q',
         parent_bates: parent,
         session: null,
@@ -173,6 +174,7 @@ describe('ask on a shard another process holds locked', () => {
         audit: 'fresh',
         cache_key: 'ab'.repeat(32),
         cacheable: true,
+        provider: 'command:["llm"]',
       }),
     );
     const wrong = cli(['ask', '--kept', file, '--db', db]);
@@ -197,7 +199,11 @@ describe('ask() under a lock (the API the browser and the REPL use)', () => {
       }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(UnstoredAnswer);
       const file = (err as UnstoredAnswer).file!;
-      expect(readKept(file)).toMatchObject({ answer_text: 'paid for', parent_bates: parent, audit: 'fresh' });
+      expect(parseKept(readFileSync(file, 'utf8'), file)).toMatchObject({
+        answer_text: 'paid for',
+        parent_bates: parent,
+        audit: 'fresh',
+      });
       const manual = await ask(asker, {
         question: 'given',
         parent,
@@ -206,7 +212,7 @@ describe('ask() under a lock (the API the browser and the REPL use)', () => {
       expect(manual).not.toBeInstanceOf(UnstoredAnswer);
       expect((manual as Error).message).toMatch(/locked by another process/);
       dbOf(holder).exec('COMMIT');
-      const { result, removed } = storeKept(asker, file);
+      const { result, removed } = storeKept(asker, file, readFileSync(file, 'utf8'));
       expect(removed).toBe(true);
       expect(result).toMatchObject({ parent_bates: parent, answer_text: 'paid for', audit: 'fresh' });
       expect(asker.chainCheck().ok).toBe(true);

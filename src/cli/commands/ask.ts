@@ -1,6 +1,7 @@
-import { type AskResult, ask, providerFromOptions, storeKept } from '../../ask/index.js';
+import { type AskResult, ask, MAX_KEPT_BYTES, providerFromOptions, storeKept } from '../../ask/index.js';
 import type { ProviderSpec } from '../../ask/types.js';
-import { ArboristError } from '../../store/index.js';
+import { RefusedFile, readRegular } from '../../import/files.js';
+import { ArboristError, badInput } from '../../store/index.js';
 import { StreamSanitizer } from '../../text/stream.js';
 import { flag, GLOBAL_OPTIONS, list, type Parsed, positiveInt, str } from '../args.js';
 import type { Command } from '../command.js';
@@ -92,7 +93,7 @@ export const askCmd: Command = {
   },
 };
 
-function printResult(ctx: Context, r: AskResult): void {
+function printResult(ctx: Context, r: AskResult, extra: Record<string, unknown> = {}): void {
   printJson(ctx.out, {
     bates: r.bates,
     sid: r.sid,
@@ -103,7 +104,25 @@ function printResult(ctx: Context, r: AskResult): void {
     session_root: r.session_root,
     audit: r.audit,
     cache_key: r.cache_key,
+    ...extra,
   });
+}
+
+/**
+ * The kept file's text. Anyone who can write beside the shard can put anything there under that name: only a
+ * regular file of at most MAX_KEPT_BYTES is read (a FIFO would block, /dev/zero never ends), through the readers
+ * of untrusted files.
+ */
+function readKeptFile(file: string): string {
+  try {
+    return readRegular(file, MAX_KEPT_BYTES).buf.toString('utf8');
+  } catch (err) {
+    if (err instanceof RefusedFile) throw badInput(`${file} is not a kept answer: ${err.message}`);
+    const code = (err as { code?: string }).code;
+    if (code === 'ENOENT') throw new ArboristError('not_found', `no file ${file}`);
+    if (code === 'EISDIR') throw badInput(`${file} is a folder, not a kept answer`);
+    throw badInput(`${file} cannot be read (${code ?? (err as Error).message})`);
+  }
 }
 
 /**
@@ -119,14 +138,20 @@ function storeKeptAnswer(p: Parsed, ctx: Context, file: string): number {
       'usage',
       '--kept FILE takes no question and no other ask option: the file holds them',
     );
-  const { result: r, removed } = storeKept(ctx.writable(), file);
-  if (ctx.out.json) printResult(ctx, r);
+  const text = readKeptFile(file);
+  const { result: r, removed, already_stored } = storeKept(ctx.writable(), file, text);
+  if (ctx.out.json) printResult(ctx, r, { already_stored });
+  else if (already_stored)
+    // Not an error: the answer the file holds is in the shard, which is what the file was for (docs/asking.md).
+    ctx.out.err(`arborist: ${oneLine(file)} is already stored as ${r.bates}: nothing stored\n`);
   else {
     ctx.out.out(stripControls(r.answer_text));
     if (!r.answer_text.endsWith('\n')) ctx.out.out('\n');
     ctx.out.err(`${ctx.out.color.dim(`[${r.bates}] ${r.audit}`)}\n`);
   }
   if (!removed)
-    ctx.out.err(`arborist: stored, but ${oneLine(file)} could not be removed: remove it yourself\n`);
+    ctx.out.err(
+      `arborist: ${already_stored ? 'already ' : ''}stored, but ${oneLine(file)} could not be removed: remove it yourself\n`,
+    );
   return 0;
 }
