@@ -1,6 +1,6 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { claudeReader, makeClaudeReader, readClaude } from '../../src/import/claude/index.js';
@@ -211,6 +211,16 @@ describe('claude reader: claude-code-extra corpus', () => {
       'Starting the migration now.\n\n» typed while busy: actually — focus on the parser first',
     );
     expect(byId(src).get('u2')?.answer).toBe('Understood — parser first, done.');
+  });
+
+  it('a 1.0.x --continue file writes its switching line again under the new session id: kept, no problem', () => {
+    // Hand-written (tests/import/fixtures/claude/continue-1.0.jsonl) after the shape of a user's real 1.0.x file: the
+    // same uuid, the same message, another sessionId. No committed public file shows it.
+    const f = join(FIX, 'continue-1.0.jsonl');
+    const src = readClaude(f);
+    expect(src.problems).toEqual([]);
+    expect(src.turns.map((t) => t.question)).toEqual(['Where is the config read?', 'And who writes it?']);
+    expect(src.turns.flatMap((t) => t.raw)).toEqual(fileLines(f).slice(0, -1)); // every line, in file order
   });
 
   it('text typed while the agent worked (2.1.x `queue-operation` `enqueue`) is in the turn it steered, once', () => {
@@ -493,8 +503,10 @@ describe('claude reader: hostile fixtures', () => {
     const alone = readClaude(join(FIX, 'oldagents', 'agent-a1b2.jsonl'), { sidechains: false });
     expect(alone.turns).toEqual([]);
     expect(alone.problems).toEqual([]);
+    // agent-zzzz's session file is not in the folder: it is listed as a transcript of its own (next test)
     expect(claudeReader.discover(join(FIX, 'oldagents')).map((p) => p.slice(FIX.length))).toEqual([
       'oldagents/cccc0000-0000-4000-8000-000000000003.jsonl',
+      'oldagents/agent-zzzz.jsonl',
     ]);
   });
 
@@ -589,6 +601,22 @@ describe('claude reader: paths', () => {
     const cc = claudeReader.discover(CC).map((p) => p.slice(CC.length + 1));
     expect(cc).toHaveLength(5);
     expect(cc.slice(2)).toEqual(['edge_cases.jsonl', 'session_b.jsonl', 'dag_compact_after_rewind.jsonl']);
+  });
+
+  it('discover: an old-layout agent-*.jsonl whose session file is not beside it is a transcript of its own', () => {
+    const dir = join(tmp, 'lone-agents');
+    mkdirSync(dir, { recursive: true });
+    // agent-a1b2 belongs to the session beside it in the fixture folder; agent-zzzz's session (dddd...) is absent
+    for (const f of ['agent-a1b2.jsonl', 'agent-zzzz.jsonl', 'cccc0000-0000-4000-8000-000000000003.jsonl'])
+      copyFileSync(join(FIX, 'oldagents', f), join(dir, f));
+    const found = claudeReader.discover(dir).map((p) => basename(p));
+    expect(found.sort()).toEqual(['agent-zzzz.jsonl', 'cccc0000-0000-4000-8000-000000000003.jsonl']);
+    const alone = join(tmp, 'alone');
+    mkdirSync(alone, { recursive: true });
+    copyFileSync(join(FIX, 'oldagents', 'agent-a1b2.jsonl'), join(alone, 'agent-a1b2.jsonl'));
+    const [only] = claudeReader.discover(alone);
+    expect(basename(only)).toBe('agent-a1b2.jsonl');
+    expect(readClaude(only).turns.length).toBeGreaterThan(0);
   });
 
   it('read throws one line when the file cannot be read at all', () => {

@@ -4,7 +4,7 @@
 import { closeSync, readdirSync, readSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { openRegular } from '../files.js';
+import { openRegular, readHead } from '../files.js';
 import { type ImportProblem, unreadableFolder } from '../model.js';
 
 /**
@@ -35,8 +35,12 @@ function walk(dir: string, depth: number, out: string[], problems: ImportProblem
     unreadableFolder(dir, e, problems);
     return;
   }
+  const agents: string[] = [];
+  const sessions = new Set<string>();
   for (const e of entries) {
     const p = join(dir, e.name);
+    if (e.isFile() && isAgentFile(e.name)) agents.push(p);
+    else if (e.name.endsWith('.jsonl')) sessions.add(e.name.slice(0, -'.jsonl'.length));
     // Symbolic links to folders are not followed (a link loop must not hang discovery); links to files are. A
     // transcript's name on a FIFO or a device is listed too: read() refuses it, and the import says so.
     if (e.isDirectory()) {
@@ -51,6 +55,21 @@ function walk(dir: string, depth: number, out: string[], problems: ImportProblem
         }
       }
     }
+  }
+  // An old-layout subagent file is read with its session (subagents.ts); one whose session file is not beside it
+  // (deleted by Claude Code's cleanup, or copied alone) is a transcript of its own, not something to pass over.
+  for (const a of agents) if (!sessions.has(sessionIdOf(a) ?? '')) out.push(a);
+}
+
+/** The sessionId of a transcript's first line, if it has one. */
+function sessionIdOf(file: string): string | undefined {
+  try {
+    const head = readHead(file, 64 * 1024).toString('utf8');
+    const first = head.slice(0, head.indexOf('\n') === -1 ? head.length : head.indexOf('\n'));
+    const v = JSON.parse(first) as { sessionId?: unknown };
+    return typeof v.sessionId === 'string' ? v.sessionId : undefined;
+  } catch {
+    return undefined; // unreadable or not JSON: listed, and read() says why
   }
 }
 

@@ -24,6 +24,9 @@ const UUIDLESS_TYPES = new Set([
 
 type Report = (line: number, reason: string) => void;
 
+/** A line that makes no node but stays in the raw records of the turn it sits in (as a uuid-less line does). */
+const KEPT_FOR_RAW = -1;
+
 function timeOf(v: unknown): number {
   if (typeof v === 'string') return Date.parse(v);
   return typeof v === 'number' ? new Date(v).getTime() : Number.NaN;
@@ -129,6 +132,9 @@ function addNode(
   const first = byUuid.get(uuid);
   if (first !== undefined) {
     const n0 = nodes[first];
+    // Claude Code 1.0.x's --continue writes the line it switched at again, under the new session's id: the same
+    // message, so no second node and no problem, but a line of the file all the same, kept with its turn's records.
+    if (typeof o.sessionId === 'string' && o.sessionId !== n0.sid && n0.f === f) return KEPT_FOR_RAW;
     const where = n0.f === f ? `line ${n0.line}` : `${basename(files[n0.f].rf.path)}:${n0.line}`;
     report(line, `duplicate uuid ${show(uuid)} (first at ${where}); skipped`);
     return SKIPPED;
