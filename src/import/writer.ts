@@ -6,6 +6,7 @@ import {
   type BulkTurn,
   getEntry,
   parseBates,
+  restoreArchives,
   type Shard,
   setEntry,
 } from '../store/index.js';
@@ -420,6 +421,14 @@ function writeEntry(shard: Shard, source: string, e: ParsedEntry): boolean {
   const current = live(e.sourceSession);
   if (current === undefined)
     throw new ArboristError('input', `its session ${e.sourceSession} is not imported`);
+  // A usage family keeps its predecessors (the seed rule: a session stays referenced while a surviving entry's usage
+  // family names it). The source archived the one its reset replaced, and so did the import, before this entry was
+  // read: it comes back now that an entry names it.
+  const toRestore = e.usageFamilySessions
+    .filter((s) => live(s) === undefined)
+    .map((s) => shard.sessionForSource(source, s))
+    .filter((sid): sid is string => sid !== undefined);
+  if (toRestore.length > 0) restoreArchives(shard, toRestore);
   return shard.write(() => {
     let changed = setEntry(shard, e.key, current).changed;
     const have = new Set(getEntry(shard, e.key)!.compactionCheckpoints.map((c) => c.checkpointId));

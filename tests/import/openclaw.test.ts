@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { ParsedSource, ParsedTurn } from '../../src/import/model.js';
 import { openclawReader as reader } from '../../src/import/openclaw/index.js';
 import { runImport } from '../../src/import/run.js';
+import { getEntry } from '../../src/store/index.js';
 import { openShard } from '../support/shard.js';
 import { tempDir } from '../support/tmp.js';
 
@@ -697,5 +698,25 @@ describe('openclaw: both generations into one shard', () => {
     const again = runImport(s, reader, [home]);
     expect(again.turns_added).toBe(0);
     expect(again.turns_skipped).toBe(first.turns_added + first.turns_skipped);
+  });
+});
+
+describe('openclaw: entries keep their usage family', () => {
+  it("the session a reset archived stays in the main entry's usage family: restored, live, named", () => {
+    const s = openShard();
+    runImport(s, reader, [join(FIX, 'home')]);
+    const current = s.sessionForSource('openclaw', S1)!;
+    const before = s.sessionForSource('openclaw', S0)!; // the .reset. transcript: archived by OpenClaw
+    const entry = getEntry(s, 'agent:main:main')!;
+    expect(entry.sessionId).toBe(current);
+    expect([...entry.usageFamilySessionIds].sort()).toEqual([before, current].sort());
+    expect(s.getSession(before)).toBeDefined(); // referenced by a surviving entry: live, not archived
+    expect(s.sessionForSource('openclaw', S3)).toBeDefined();
+    expect(s.getSession(s.sessionForSource('openclaw', S3)!)).toBeUndefined(); // .deleted.: no entry names it
+    expect(s.verify().ok).toBe(true);
+    // and a second import changes nothing
+    const again = runImport(s, reader, [join(FIX, 'home')]);
+    expect(again).toMatchObject({ turns_added: 0, archived: 0, entries: 0 });
+    expect(getEntry(s, 'agent:main:main')!.usageFamilySessionIds).toEqual(entry.usageFamilySessionIds);
   });
 });
