@@ -263,8 +263,17 @@ describe('Gemini CLI: bad input never throws', () => {
     expect(bin.problems.map((p) => [p.line, p.reason])).toEqual([[0, 'binary data, not a JSONL transcript']]);
     const other = one(write('session-y.json', '{\n  "name": "pkg",\n  "version": "1.0.0"\n}\n'));
     expect(other.problems.map((p) => p.reason)).toEqual([
-      'not a Gemini CLI chat file (no sessionId, projectHash and messages)',
+      'not a Gemini CLI chat file (no sessionId and messages)',
     ]);
+    // the CLI itself loads a document with a sessionId and messages (no projectHash: another tool wrote it)
+    const bare = one(
+      write(
+        'session-v.json',
+        '{\n  "sessionId": "s9",\n  "messages": [{"id": "m1", "timestamp": "2026-01-01T00:00:00Z", "type": "user", "content": "hi"}]\n}',
+      ),
+    );
+    expect(bare.problems).toEqual([]);
+    expect(bare.turns.map((t) => [t.sourceId, t.question])).toEqual([['s9/m1', 'hi']]);
     const text = readFileSync(NEW_JSON, 'utf8');
     const cut = one(write('session-z.json', text.slice(0, text.length / 2)));
     expect(cut.turns).toEqual([]);

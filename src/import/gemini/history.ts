@@ -210,12 +210,9 @@ function readJson(file: string, buf: Buffer, problems: ImportProblem[]): History
     });
     return { ...empty, truncatedEnd: cut };
   }
-  if (!doc || !isMeta(doc) || !Array.isArray(doc.messages)) {
-    problems.push({
-      file,
-      line: 0,
-      reason: 'not a Gemini CLI chat file (no sessionId, projectHash and messages)',
-    });
+  // The CLI's own fallback for this generation asks only for a sessionId (`parseLegacyRecordFallback`).
+  if (!doc || typeof doc.sessionId !== 'string' || !Array.isArray(doc.messages)) {
+    problems.push({ file, line: 0, reason: 'not a Gemini CLI chat file (no sessionId and messages)' });
     return empty;
   }
   const rp = new Replay(file, problems);
