@@ -1,5 +1,6 @@
 import { arboristReader } from './arborist/index.js';
 import { makeClaudeReader } from './claude/index.js';
+import { geminiReader } from './gemini/index.js';
 import { llmReader } from './llm/index.js';
 import type { SourceKind, SourceReader } from './model.js';
 import { openclawReader } from './openclaw/index.js';
@@ -55,6 +56,14 @@ export const SOURCES: { readonly [K in SourceKind]: SourceInfo } = {
     where: "llm's `logs.db` in its user folder (`LLM_USER_PATH`), opened read-only",
     findable: true,
     reader: () => llmReader,
+  },
+  gemini: {
+    name: 'Gemini CLI',
+    badge: 'GM',
+    where:
+      '`~/.gemini/tmp/*/chats` (`GEMINI_CLI_HOME`): `session-*.json` and `.jsonl` chats, subagent chats; a `logs.json` when named',
+    findable: true,
+    reader: () => geminiReader,
   },
   arborist: {
     name: 'arborist export',

@@ -142,6 +142,35 @@ function openclawRecords(turns: readonly ContractTurn[], from: number, parent0: 
   return out;
 }
 
+const GEMINI_SESSION = '3f2a1b0c-5d6e-4f70-8a9b-0c1d2e3f4a5b';
+
+/** Gemini CLI JSONL records: a user line and a gemini line per turn, each followed by its `$set` of lastUpdated. */
+function geminiRecords(turns: readonly ContractTurn[], from: number): string[] {
+  const out: string[] = [];
+  turns.forEach((t, k) => {
+    const i = from + k;
+    const asked = tick();
+    out.push(
+      JSON.stringify({ id: `u${i}`, timestamp: asked, type: 'user', content: [{ text: t.question }] }),
+    );
+    out.push(JSON.stringify({ $set: { lastUpdated: asked } }));
+    const answered = tick();
+    out.push(
+      JSON.stringify({
+        id: `g${i}`,
+        timestamp: answered,
+        type: 'gemini',
+        content: t.answer,
+        thoughts: [],
+        tokens: { input: 900, output: 40, cached: 0, thoughts: 0, tool: 0, total: 940 },
+        model: 'gemini-2.5-pro',
+      }),
+    );
+    out.push(JSON.stringify({ $set: { lastUpdated: answered } }));
+  });
+  return out;
+}
+
 const counted = (file: string) => lines(file).filter((l) => l !== '').length;
 
 export const FORMATS: ContractFormat[] = [
@@ -185,6 +214,32 @@ export const FORMATS: ContractFormat[] = [
       return appendCutRecords(file, openclawRecords([turn], n, `a${n - 1}`));
     },
     breakLine: (file) => breakJsonLine(file, 5), // the second answer's line
+    sourceRoundTrip: true,
+  },
+  {
+    kind: 'gemini',
+    mirrors:
+      'tests/import/fixtures/gemini/gemini-home/tmp/9da8b3dfb8655182ac1f0e66601c367e34f8d18447a29759eeba4d7e45dc60ea/chats/session-2026-04-23T12-52-0ab84937.jsonl',
+    write(dir, turns) {
+      const folder = join(dir, '.gemini', 'tmp', 'shop', 'chats');
+      mkdirSync(folder, { recursive: true });
+      const file = join(folder, `session-2026-03-01T09-00-${GEMINI_SESSION.slice(0, 8)}.jsonl`);
+      const started = tick();
+      const header = JSON.stringify({
+        sessionId: GEMINI_SESSION,
+        projectHash: 'b2c0e5a1d4f3a6b9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5',
+        startTime: started,
+        lastUpdated: started,
+        kind: 'main',
+      });
+      writeFileSync(file, `${[header, ...geminiRecords(turns, 0)].join('\n')}\n`);
+      return { path: join(dir, '.gemini', 'tmp'), file };
+    },
+    appendCut(file, turn) {
+      const n = (counted(file) - 1) / 4;
+      return appendCutRecords(file, geminiRecords([turn], n));
+    },
+    breakLine: (file) => breakJsonLine(file, 8), // the second answer's line
     sourceRoundTrip: true,
   },
 ];
