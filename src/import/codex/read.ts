@@ -47,7 +47,7 @@ export function readCodex(file: string): ParsedSource {
     problems.push({
       file,
       line: meta?.line ?? recs[0].line,
-      reason: `no session id in a session_meta line; ${fileSession} is taken from the file name`,
+      reason: `${meta ? 'session_meta has no id' : 'no session_meta line'}; the session id ${fileSession} is taken from the file name`,
     });
   }
   const sessionTime = validIso(meta?.p.timestamp) ?? validIso(recs[0].ts);
