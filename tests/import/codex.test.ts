@@ -398,6 +398,20 @@ describe('codex: bad input', () => {
     expect(src.sessions[0].sourceSession).toBe(S125);
   });
 
+  it('a rollout with answers but no prompt is one `[no prompt]` turn; with neither, nothing', () => {
+    const dir = tempDir('arb-codex-noprompt-');
+    const lines = fileLines(R125).filter(
+      (l) => !/"type":"(user_message|message)","(message|role)":"?(show tools|let|user)/.test(l),
+    );
+    const src = one(rollout(dir, `${lines.join('\n')}\n`));
+    expect(src.turns.map((t) => [t.sourceId, t.question, t.parentSourceId])).toEqual([
+      [`${S125}:0`, '[no prompt]', null],
+    ]);
+    expect(src.turns[0].answer).toContain('Available tool groups in this session:');
+    const empty = one(rollout(dir, `${lines[0]}\n`));
+    expect(empty).toMatchObject({ turns: [], sessions: [], problems: [] });
+  });
+
   it('a prompt written event first, item second is still one prompt', () => {
     const dir = tempDir('arb-codex-order-');
     const lines = fileLines(R125);

@@ -98,7 +98,10 @@ function isoOr(ts: string | undefined): string | undefined {
 
 /** The turns of one rollout. `prompts` from findPrompts; a rollout with no prompt and some answer is one turn. */
 export function buildTurns(recs: Rec[], prompts: Prompt[], c: TurnContext): ParsedTurn[] {
-  if (prompts.length === 0) {
+  // No prompt but an answer (a sub-agent fed by its parent, a file whose prompt was lost): one turn, keyed apart
+  // from any turn id, so a prompt that arrives later in the file is never taken for it.
+  const noPrompt = prompts.length === 0;
+  if (noPrompt) {
     if (!recs.some(isAnswerRecord)) return [];
     prompts = [{ at: 0, question: '[no prompt]' }];
   }
@@ -151,7 +154,8 @@ export function buildTurns(recs: Rec[], prompts: Prompt[], c: TurnContext): Pars
           turnId = turnIdOf(rec);
       }
     let sourceId: string;
-    if (turnId !== undefined && UUID.test(turnId)) {
+    if (noPrompt) sourceId = `${c.fileSession}:0`;
+    else if (turnId !== undefined && UUID.test(turnId)) {
       const n = (seenTurnIds.get(turnId) ?? 0) + 1;
       seenTurnIds.set(turnId, n);
       sourceId = n === 1 ? turnId : `${turnId}#${n}`;
