@@ -14,6 +14,7 @@ export interface ImportSummary {
   turns_waiting: number;
   turns_refused: number;
   archived: number;
+  restored: number;
   entries: number;
   errors: number;
   problems: ImportProblem[];
@@ -46,6 +47,7 @@ export function emptyImportSummary(): ImportSummary {
     turns_waiting: 0,
     turns_refused: 0,
     archived: 0,
+    restored: 0,
     entries: 0,
     errors: 0,
     problems: [],
@@ -59,6 +61,7 @@ function add(total: ImportSummary, u: UnitSummary): void {
   total.turns_waiting += u.turns_waiting;
   total.turns_refused += u.turns_refused;
   total.archived += u.archived;
+  total.restored += u.restored;
   total.entries += u.entries;
   total.errors += u.problems.length;
   total.problems.push(...u.problems);
@@ -360,6 +363,7 @@ function addFollowed(total: ImportSummary, one: ImportSummary): void {
   total.sessions += one.sessions;
   total.turns_added += one.turns_added;
   total.archived += one.archived;
+  total.restored += one.restored;
   total.entries += one.entries;
   total.errors += one.errors;
   total.problems.push(...one.problems);

@@ -1,5 +1,6 @@
 import { arboristReader } from './arborist/index.js';
 import { makeClaudeReader } from './claude/index.js';
+import { codexReader } from './codex/index.js';
 import { geminiReader } from './gemini/index.js';
 import { llmReader } from './llm/index.js';
 import type { SourceKind, SourceReader } from './model.js';
@@ -56,6 +57,14 @@ export const SOURCES: { readonly [K in SourceKind]: SourceInfo } = {
     where: "llm's `logs.db` in its user folder (`LLM_USER_PATH`), opened read-only",
     findable: true,
     reader: () => llmReader,
+  },
+  codex: {
+    name: 'Codex CLI',
+    badge: 'CX',
+    where:
+      '`~/.codex` (`CODEX_HOME`): rollouts in `sessions/` and `archived_sessions/`, plain or `.jsonl.zst`',
+    findable: true,
+    reader: () => codexReader,
   },
   gemini: {
     name: 'Gemini CLI',

@@ -46,6 +46,8 @@ export interface UnitSummary {
    */
   turns_refused: number;
   archived: number;
+  /** Sessions brought back from the archive tier because an entry's usage family names them. */
+  restored: number;
   entries: number;
   problems: ImportProblem[];
   /** Bates ids of the turns added, in order. */
@@ -68,6 +70,7 @@ export function emptyUnitSummary(file: string): UnitSummary {
     turns_waiting: 0,
     turns_refused: 0,
     archived: 0,
+    restored: 0,
     entries: 0,
     problems: [],
     added: [],
@@ -367,7 +370,7 @@ export function writeUnit(shard: Shard, unit: ParsedSource, opts: WriteOptions =
   }
   for (const e of unit.entries) {
     try {
-      if (writeEntry(shard, source, e)) out.entries++;
+      if (writeEntry(shard, source, e, out)) out.entries++;
     } catch (err) {
       if (!(err instanceof ArboristError) || stopsImport(err)) throw err;
       out.problems.push({ file: unit.file, line: 0, reason: `entry ${e.key}: ${err.message}` });
@@ -413,7 +416,7 @@ function exactConflicts(shard: Shard, turns: ParsedTurn[], known: Map<string, st
 }
 
 /** A source entry as an arborist entry: its current session, then new checkpoints and usage family members. */
-function writeEntry(shard: Shard, source: string, e: ParsedEntry): boolean {
+function writeEntry(shard: Shard, source: string, e: ParsedEntry, out: UnitSummary): boolean {
   const live = (sourceSession: string): string | undefined => {
     const sid = shard.sessionForSource(source, sourceSession);
     return sid !== undefined && shard.getSession(sid) ? sid : undefined;
@@ -428,7 +431,7 @@ function writeEntry(shard: Shard, source: string, e: ParsedEntry): boolean {
     .filter((s) => live(s) === undefined)
     .map((s) => shard.sessionForSource(source, s))
     .filter((sid): sid is string => sid !== undefined);
-  if (toRestore.length > 0) restoreArchives(shard, toRestore);
+  if (toRestore.length > 0) out.restored += restoreArchives(shard, toRestore).length;
   return shard.write(() => {
     let changed = setEntry(shard, e.key, current).changed;
     const have = new Set(getEntry(shard, e.key)!.compactionCheckpoints.map((c) => c.checkpointId));

@@ -37,6 +37,7 @@ describe('arborist import (the real binary)', () => {
       turns_added: 11,
       turns_skipped: 0,
       archived: 2,
+      restored: 1, // the reset's session: the main entry's usage family names it
       entries: 2,
       errors: 2,
     });
@@ -47,16 +48,16 @@ describe('arborist import (the real binary)', () => {
     const again = cli(['import', 'openclaw', home, '--db', db, '--json']).json();
     expect(again).toMatchObject({ turns_added: 0, turns_skipped: 11, sessions: 0, archived: 0, entries: 0 });
     clean(db);
-    // the archived copies are findable in the archive tier, never live
+    // the deleted copy is findable in the archive tier, never live; the reset's stays live in its usage family
     const f = cli(['find', '--archived', 'deploy', '--db', db, '--json']);
     expect(f.code).toBe(0);
-    expect(cli(['list', '--db', db, '--json']).json().length).toBe(2);
+    expect(cli(['list', '--db', db, '--json']).json().length).toBe(3);
     expect(
       cli(['archive', 'list', '--db', db, '--json'])
         .json()
         .map((a: { reason: string }) => a.reason)
         .sort(),
-    ).toEqual(['deleted', 'reset']);
+    ).toEqual(['deleted']);
   });
 
   it('a file that grew imports only its new turns, under the right parent', () => {

@@ -64,6 +64,8 @@ function printSummary(ctx: Context, s: ImportSummary, source = ''): void {
   if (s.turns_waiting > 0) parts.push(`${n(s.turns_waiting)} unfinished, waiting`);
   if (s.turns_refused > 0) parts.push(`${n(s.turns_refused)} refused`);
   if (s.archived > 0) parts.push(`${n(s.archived)} sessions to the archive tier`);
+  if (s.restored > 0)
+    parts.push(`${n(s.restored)} brought back from it (an entry's usage family names them)`);
   if (s.entries > 0) parts.push(`${n(s.entries)} entries`);
   ctx.out.out(`${source === '' ? '' : `${source}: `}${parts.join(', ')}\n`);
   if (s.problems.length === 0) return;

@@ -171,6 +171,39 @@ function geminiRecords(turns: readonly ContractTurn[], from: number): string[] {
   return out;
 }
 
+/** A Codex rollout's turns, enveloped as the 0.125 rollout in tests/import/fixtures/codex writes them. */
+function codexRecords(turns: readonly ContractTurn[], from: number): string[] {
+  const out: string[] = [];
+  const line = (type: string, payload: Record<string, unknown>) =>
+    JSON.stringify({ timestamp: tick(), type, payload });
+  turns.forEach((t, k) => {
+    const turnId = `019e1625-0000-7000-8000-${(from + k + 1).toString(16).padStart(12, '0')}`;
+    out.push(line('event_msg', { type: 'task_started', turn_id: turnId, model_context_window: 258400 }));
+    out.push(
+      line('turn_context', { turn_id: turnId, cwd: '/home/ana/shop', model: 'gpt-5.5', summary: 'auto' }),
+    );
+    out.push(
+      line('response_item', {
+        type: 'message',
+        role: 'user',
+        content: [{ type: 'input_text', text: t.question }],
+      }),
+    );
+    out.push(line('event_msg', { type: 'user_message', message: t.question, images: [], local_images: [] }));
+    out.push(
+      line('response_item', {
+        type: 'message',
+        role: 'assistant',
+        content: [{ type: 'output_text', text: t.answer }],
+      }),
+    );
+    out.push(line('event_msg', { type: 'task_complete', turn_id: turnId, last_agent_message: null }));
+  });
+  return out;
+}
+
+const CODEX_SESSION = '019e1625-789d-76c0-80ab-3724b5ddb7aa';
+
 const counted = (file: string) => lines(file).filter((l) => l !== '').length;
 
 export const FORMATS: ContractFormat[] = [
@@ -240,6 +273,37 @@ export const FORMATS: ContractFormat[] = [
       return appendCutRecords(file, geminiRecords([turn], n));
     },
     breakLine: (file) => breakJsonLine(file, 8), // the second answer's line
+    sourceRoundTrip: true,
+  },
+  {
+    kind: 'codex',
+    mirrors:
+      'tests/import/fixtures/codex/home/sessions/2026/05/11/rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl',
+    write(dir, turns) {
+      const folder = join(dir, 'sessions', '2026', '03', '01');
+      mkdirSync(folder, { recursive: true });
+      const file = join(folder, `rollout-2026-03-01T09-00-00-${CODEX_SESSION}.jsonl`);
+      const meta = JSON.stringify({
+        timestamp: tick(),
+        type: 'session_meta',
+        payload: {
+          id: CODEX_SESSION,
+          timestamp: new Date(clock).toISOString(),
+          cwd: '/home/ana/shop',
+          originator: 'codex-tui',
+          cli_version: '0.125.0',
+          source: 'cli',
+          model_provider: 'openai',
+        },
+      });
+      writeFileSync(file, `${[meta, ...codexRecords(turns, 0)].join('\n')}\n`);
+      return { path: dir, file };
+    },
+    appendCut(file, turn) {
+      const n = (counted(file) - 1) / 6;
+      return appendCutRecords(file, codexRecords([turn], n));
+    },
+    breakLine: (file) => breakJsonLine(file, 12), // the second answer's line
     sourceRoundTrip: true,
   },
 ];
