@@ -187,4 +187,31 @@ export const FORMATS: ContractFormat[] = [
     breakLine: (file) => breakJsonLine(file, 5), // the second answer's line
     sourceRoundTrip: true,
   },
+  {
+    // Pi writes the format OpenClaw's transcripts use (the same records), under its own layout and name.
+    kind: 'pi',
+    mirrors:
+      'tests/import/fixtures/pi/agent/sessions/--home-ana-shop--/2026-02-10T09-00-00-000Z_5b0c7e2a-91d4-4f6e-8a3b-2c7d9e1f4a60.jsonl',
+    write(dir, turns) {
+      const folder = join(dir, 'agent', 'sessions', '--home-ana-shop--');
+      mkdirSync(folder, { recursive: true });
+      const id = '2b4d6f80-1a3c-4e5f-8a9b-0c1d2e3f4a5b';
+      const file = join(folder, `2026-03-01T09-00-00-000Z_${id}.jsonl`);
+      const header = JSON.stringify({
+        type: 'session',
+        version: 3,
+        id,
+        timestamp: tick(),
+        cwd: '/home/ana/shop',
+      });
+      writeFileSync(file, `${[header, ...openclawRecords(turns, 0, null)].join('\n')}\n`);
+      return { path: join(dir, 'agent'), file };
+    },
+    appendCut(file, turn) {
+      const n = (counted(file) - 1) / 2;
+      return appendCutRecords(file, openclawRecords([turn], n, `a${n - 1}`));
+    },
+    breakLine: (file) => breakJsonLine(file, 5), // the second answer's line
+    sourceRoundTrip: true,
+  },
 ];
