@@ -1,3 +1,4 @@
+import { aiderReader } from './aider/index.js';
 import { arboristReader } from './arborist/index.js';
 import { makeClaudeReader } from './claude/index.js';
 import { llmReader } from './llm/index.js';
@@ -64,6 +65,14 @@ export const SOURCES: { readonly [K in SourceKind]: SourceInfo } = {
       '`~/.pi/agent/sessions` (`PI_CODING_AGENT_DIR`): one JSONL file a session, forks linked to their parent',
     findable: true,
     reader: () => piReader,
+  },
+  aider: {
+    name: 'aider',
+    badge: 'AD',
+    where:
+      "nowhere by default: give projects' `.aider.chat.history.md` files (or the `--chat-history-file`), or folders to walk for them",
+    findable: false,
+    reader: () => aiderReader,
   },
   arborist: {
     name: 'arborist export',

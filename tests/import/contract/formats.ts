@@ -144,6 +144,11 @@ function openclawRecords(turns: readonly ContractTurn[], from: number, parent0: 
 
 const counted = (file: string) => lines(file).filter((l) => l !== '').length;
 
+/** One aider turn as aider/io.py writes it: `user_input`, `ai_output`, then aider's own output (`tool_output`). */
+function aiderTurn(t: ContractTurn): string {
+  return `\n#### ${t.question}  \n\n${t.answer}\n\n> Tokens: 1.2k sent, 85 received.  \n`;
+}
+
 export const FORMATS: ContractFormat[] = [
   {
     kind: 'claude',
@@ -212,6 +217,30 @@ export const FORMATS: ContractFormat[] = [
       return appendCutRecords(file, openclawRecords([turn], n, `a${n - 1}`));
     },
     breakLine: (file) => breakJsonLine(file, 5), // the second answer's line
+    sourceRoundTrip: true,
+  },
+  {
+    // Markdown, not JSON: no line can be broken in it (any text is a line of the model's reply), so there is no
+    // breakLine (docs/import.md, aider).
+    kind: 'aider',
+    mirrors: 'tests/import/fixtures/aider/simple_test_project/custom_aider_history.md',
+    write(dir, turns) {
+      const folder = join(dir, 'shop');
+      mkdirSync(folder, { recursive: true });
+      const file = join(folder, '.aider.chat.history.md');
+      const head =
+        '\n# aider chat started at 2026-03-01 09:00:00\n\n> /home/ana/.local/bin/aider  \n> Aider v0.86.1  \n' +
+        '> Main model: claude-sonnet-4-5 with diff edit format  \n> Git repo: .git with 12 files  \n';
+      writeFileSync(file, head + turns.map(aiderTurn).join(''));
+      return { path: dir, file };
+    },
+    appendCut(file, turn) {
+      // A prompt line without its line end: aider is writing it.
+      const whole = aiderTurn(turn);
+      const at = whole.indexOf('  \n');
+      appendFileSync(file, whole.slice(0, at));
+      return () => appendFileSync(file, whole.slice(at));
+    },
     sourceRoundTrip: true,
   },
 ];
