@@ -1,3 +1,4 @@
+import { aiderReader } from './aider/index.js';
 import { arboristReader } from './arborist/index.js';
 import { makeClaudeReader } from './claude/index.js';
 import { codexReader } from './codex/index.js';
@@ -5,6 +6,7 @@ import { geminiReader } from './gemini/index.js';
 import { llmReader } from './llm/index.js';
 import type { SourceKind, SourceReader } from './model.js';
 import { openclawReader } from './openclaw/index.js';
+import { piReader } from './pi/index.js';
 
 /**
  * The sources arborist reads, one entry each: what a person calls it, its badge, where it keeps its history, its
@@ -73,6 +75,22 @@ export const SOURCES: { readonly [K in SourceKind]: SourceInfo } = {
       '`~/.gemini/tmp/*/chats` (`GEMINI_CLI_HOME`): `session-*.json` and `.jsonl` chats, subagent chats; a `logs.json` when named',
     findable: true,
     reader: () => geminiReader,
+  },
+  pi: {
+    name: 'Pi',
+    badge: 'PI',
+    where:
+      '`~/.pi/agent/sessions` (`PI_CODING_AGENT_DIR`): one JSONL file a session, forks linked to their parent',
+    findable: true,
+    reader: () => piReader,
+  },
+  aider: {
+    name: 'aider',
+    badge: 'AD',
+    where:
+      "nowhere by default: give projects' `.aider.chat.history.md` files (or the `--chat-history-file`), or folders to walk for them",
+    findable: false,
+    reader: () => aiderReader,
   },
   arborist: {
     name: 'arborist export',

@@ -91,7 +91,9 @@ export const importCmd: Command = {
     }
     const reader = readerFor(kind, { sidechains: !flag(p, 'no-sidechains') });
     if (reader === undefined) throw usageError(USAGE);
-    if (paths.length === 0 && !SOURCES[reader.kind].findable) throw usageError(USAGE);
+    // A source with no place of its own (an export, aider's per-project files): nothing to look for, say what to give.
+    if (paths.length === 0 && !SOURCES[reader.kind].findable)
+      throw usageError(`arborist import ${reader.kind} PATH... (${SOURCES[reader.kind].where})`);
     // A default location that is not there adds nothing (docs/import.md); none of them there is nothing to import.
     const defaults = reader.defaultPaths(ctx.env);
     const roots = paths.length > 0 ? paths : defaults.filter((d) => existsSync(d));

@@ -10,8 +10,7 @@ import { createHash } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { checkSqliteFiles } from '../files.js';
 import type { ParsedEntry, ParsedSource } from '../model.js';
-import { sessionFromJsonl } from './files.js';
-import { classify } from './paths.js';
+import { sessionFromJsonl } from '../pi-format/jsonl.js';
 import {
   type Header,
   holeFrom,
@@ -20,9 +19,10 @@ import {
   problem,
   type Rec,
   recordFromText,
-} from './records.js';
+} from '../pi-format/records.js';
+import { buildSession, type ForkSource, isoOf, type SessionOutput } from '../pi-format/transcript.js';
+import { classify } from './paths.js';
 import { entryFromValue, type TurnResolver } from './store.js';
-import { buildSession, type ForkSource, isoOf, type SessionOutput } from './transcript.js';
 import { unzstd } from './zstd.js';
 
 /** OpenClaw's own bound on one compressed event (the CHECK on transcript_events). */
@@ -309,6 +309,7 @@ function* archives(a: AgentDb): Generator<ParsedSource> {
       isoOf(num(row.created_at)) ??
       new Date(0).toISOString();
     const out = sessionFromJsonl(body, p, {
+      tool: 'OpenClaw',
       fallbackSessionId: sid,
       archived: { reason, at },
       growing: false,

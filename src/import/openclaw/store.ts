@@ -7,10 +7,11 @@ import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { readRegular } from '../files.js';
 import type { ParsedCheckpoint, ParsedCheckpointRef, ParsedEntry, ParsedSource } from '../model.js';
-import { MAX_FILE_BYTES, sessionFromJsonl } from './files.js';
+import { sessionFromJsonl } from '../pi-format/jsonl.js';
+import { type Json, type Problems, problem } from '../pi-format/records.js';
+import { isoOf } from '../pi-format/transcript.js';
+import { MAX_FILE_BYTES } from './files.js';
 import { classify } from './paths.js';
-import { type Json, type Problems, problem } from './records.js';
-import { isoOf } from './transcript.js';
 
 /** The session keys arborist accepts as entry keys. */
 export const KEY_RE = /^[A-Za-z0-9][A-Za-z0-9._:@/+-]{0,127}$/;
@@ -126,6 +127,7 @@ function folderResolver(dir: string): TurnResolver {
         try {
           const quiet: Problems = { file: f, prefix: '', list: [] };
           const out = sessionFromJsonl(readRegular(f, MAX_FILE_BYTES).buf, quiet, {
+            tool: 'OpenClaw',
             fallbackSessionId: sessionId,
             growing: false,
           });

@@ -206,6 +206,11 @@ const CODEX_SESSION = '019e1625-789d-76c0-80ab-3724b5ddb7aa';
 
 const counted = (file: string) => lines(file).filter((l) => l !== '').length;
 
+/** One aider turn as aider/io.py writes it: `user_input`, `ai_output`, then aider's own output (`tool_output`). */
+function aiderTurn(t: ContractTurn): string {
+  return `\n#### ${t.question}  \n\n${t.answer}\n\n> Tokens: 1.2k sent, 85 received.  \n`;
+}
+
 export const FORMATS: ContractFormat[] = [
   {
     kind: 'claude',
@@ -304,6 +309,57 @@ export const FORMATS: ContractFormat[] = [
       return appendCutRecords(file, codexRecords([turn], n));
     },
     breakLine: (file) => breakJsonLine(file, 12), // the second answer's line
+    sourceRoundTrip: true,
+  },
+  {
+    // Pi writes the format OpenClaw's transcripts use (the same records), under its own layout and name.
+    kind: 'pi',
+    mirrors:
+      'tests/import/fixtures/pi/agent/sessions/--home-ana-shop--/2026-02-10T09-00-00-000Z_5b0c7e2a-91d4-4f6e-8a3b-2c7d9e1f4a60.jsonl',
+    write(dir, turns) {
+      const folder = join(dir, 'agent', 'sessions', '--home-ana-shop--');
+      mkdirSync(folder, { recursive: true });
+      const id = '2b4d6f80-1a3c-4e5f-8a9b-0c1d2e3f4a5b';
+      const file = join(folder, `2026-03-01T09-00-00-000Z_${id}.jsonl`);
+      const header = JSON.stringify({
+        type: 'session',
+        version: 3,
+        id,
+        timestamp: tick(),
+        cwd: '/home/ana/shop',
+      });
+      writeFileSync(file, `${[header, ...openclawRecords(turns, 0, null)].join('\n')}\n`);
+      return { path: join(dir, 'agent'), file };
+    },
+    appendCut(file, turn) {
+      const n = (counted(file) - 1) / 2;
+      return appendCutRecords(file, openclawRecords([turn], n, `a${n - 1}`));
+    },
+    breakLine: (file) => breakJsonLine(file, 5), // the second answer's line
+    sourceRoundTrip: true,
+  },
+  {
+    // Markdown, not JSON: no line can be broken in it (any text is a line of the model's reply), so there is no
+    // breakLine (docs/import.md, aider).
+    kind: 'aider',
+    mirrors: 'tests/import/fixtures/aider/simple_test_project/custom_aider_history.md',
+    write(dir, turns) {
+      const folder = join(dir, 'shop');
+      mkdirSync(folder, { recursive: true });
+      const file = join(folder, '.aider.chat.history.md');
+      const head =
+        '\n# aider chat started at 2026-03-01 09:00:00\n\n> /home/ana/.local/bin/aider  \n> Aider v0.86.1  \n' +
+        '> Main model: claude-sonnet-4-5 with diff edit format  \n> Git repo: .git with 12 files  \n';
+      writeFileSync(file, head + turns.map(aiderTurn).join(''));
+      return { path: dir, file };
+    },
+    appendCut(file, turn) {
+      // A prompt line without its line end: aider is writing it.
+      const whole = aiderTurn(turn);
+      const at = whole.indexOf('  \n');
+      appendFileSync(file, whole.slice(0, at));
+      return () => appendFileSync(file, whole.slice(at));
+    },
     sourceRoundTrip: true,
   },
 ];

@@ -1,6 +1,6 @@
 /**
- * Turns out of one OpenClaw session's entries, whichever generation stored them (a JSONL file, an archive blob or
- * `transcript_events` rows). The entries form a tree through `id`/`parentId`; a turn is a user prompt and every entry
+ * Turns out of one pi-format session's entries, whichever tool and generation stored them (a pi or OpenClaw JSONL
+ * file, an OpenClaw archive blob or `transcript_events` rows). The entries form a tree through `id`/`parentId`; a turn is a user prompt and every entry
  * whose nearest prompt ancestor it is. The walk goes THROUGH non-message entries (thinking_level_change, custom
  * model-snapshot, compaction, branch_summary, labels, ...), so a root that is not a message, or a snapshot between a
  * prompt and its reply, changes nothing. One pass resolves every entry's owner with a map and a stack: O(n), and a
@@ -16,6 +16,19 @@ export interface ForkSource {
   entryId: string | null;
   /** The sourceId of the source session's turn that holds `entryId`, when the caller could resolve it. */
   parentTurn: string | null;
+  /**
+   * Pi files: the entries this session copied from its parent session's file (by id, with the line as the parent
+   * has it, and the sourceId of the turn a copied prompt is stored as). An entry is copied when its id and line
+   * are both the parent's; its turn is the parent's, not emitted again. Used instead of the path to `entryId`.
+   */
+  copies?: ReadonlyMap<string, CopiedEntry>;
+}
+
+/** An entry of a parent session, as a forked session may have copied it. */
+export interface CopiedEntry {
+  raw: string | null;
+  /** For a prompt: the sourceId its turn is stored under (the parent's, or an older ancestor's); else null. */
+  turn: string | null;
 }
 
 export interface SessionInput {
@@ -235,7 +248,12 @@ export function buildSession(input: SessionInput): SessionOutput {
   // 4. A fork that copied its source's history: the copied path (root .. fork entry) belongs to the source session.
   const copied = new Uint8Array(n);
   const fork = input.fork;
-  if (fork?.entryId) {
+  if (fork?.copies) {
+    for (let k = 0; k < n; k++) {
+      const c = fork.copies.get(recs[k].id as string);
+      if (c !== undefined && c.raw !== null && c.raw === recs[k].raw) copied[k] = 1;
+    }
+  } else if (fork?.entryId) {
     const at = index.get(fork.entryId);
     for (let k = at ?? -1, steps = 0; k !== -1 && steps <= n; k = parent[k], steps++) copied[k] = 1;
   }
@@ -291,7 +309,9 @@ export function buildSession(input: SessionInput): SessionOutput {
     let parentSourceId: string | null = null;
     if (pt !== -1)
       parentSourceId =
-        copied[pt] === 1 && fork ? `${fork.sessionId}/${recs[pt].id}` : `${sid}/${recs[pt].id}`;
+        copied[pt] === 1 && fork
+          ? (fork.copies?.get(recs[pt].id as string)?.turn ?? `${fork.sessionId}/${recs[pt].id}`)
+          : `${sid}/${recs[pt].id}`;
     else if (fork && !(fork.entryId && index.has(fork.entryId))) parentSourceId = fork.parentTurn;
     const list = members.get(i) ?? [i];
     const facts = answerOf(recs, list);

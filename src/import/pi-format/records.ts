@@ -1,7 +1,8 @@
 /**
- * OpenClaw transcript records: one JSONL line (files, archive blobs) or one `transcript_events` row (SQLite), parsed
- * once into the shape the turn builder walks. Both generations go through `recordFromText`, so the same entry reads
- * the same way wherever it was stored.
+ * Pi-format transcript records (pi's SessionManager writes them; OpenClaw stores the same entries): one JSONL line
+ * (pi's and OpenClaw's files, OpenClaw's archive blobs) or one OpenClaw `transcript_events` row (SQLite), parsed
+ * once into the shape the turn builder walks. Every generation goes through `recordFromText`, so the same entry
+ * reads the same way wherever it was stored.
  */
 import { MAX_LINE_BYTES } from '../long-lines.js';
 import type { ImportProblem } from '../model.js';
@@ -20,6 +21,8 @@ export interface Header {
   cwd?: string;
   version?: number;
   parentSession?: string;
+  /** Pi's version 1 name for the same link: the file a branched session was copied from. */
+  branchedFrom?: string;
 }
 
 /** One stored entry. A hole keeps an unreadable line's links (when they could be seen) but carries no content. */
@@ -109,6 +112,7 @@ export function recordFromText(text: string, line: number, raw: string, p: Probl
         cwd: str(o.cwd) ?? undefined,
         version: typeof o.version === 'number' ? o.version : undefined,
         parentSession: str(o.parentSession) ?? undefined,
+        branchedFrom: str(o.branchedFrom) ?? undefined,
       },
     };
   }

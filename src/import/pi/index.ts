@@ -1,0 +1,39 @@
+/**
+ * The Pi reader (badlogic/pi-mono, the coding agent): one JSONL session file into one ParsedSource. Pi's format is
+ * the one OpenClaw's transcripts use, so the records and the turn builder are shared (../pi-format); what is pi's
+ * own is where the files are (paths.ts) and how a forked session links to the one it came from (lineage.ts).
+ * Format facts and their public sources: docs/import.md (Pi).
+ */
+import { join } from 'node:path';
+import { readRegular } from '../files.js';
+import type { ParsedSource, SourceReader } from '../model.js';
+import { readJsonlSession } from '../pi-format/jsonl.js';
+import type { Problems } from '../pi-format/records.js';
+import { fallbackSessionId, lineageOf, MAX_FILE_BYTES } from './lineage.js';
+import { agentDir, discover } from './paths.js';
+
+export function readPiFile(file: string): ParsedSource {
+  const buf = readRegular(file, MAX_FILE_BYTES).buf;
+  const p: Problems = { file, prefix: '', list: [] };
+  const read = readJsonlSession(buf, p, {
+    tool: 'Pi',
+    fallbackSessionId: fallbackSessionId(file),
+    growing: true,
+    lineage: (header) => lineageOf(file, header),
+  });
+  return {
+    kind: 'pi',
+    file,
+    sessions: read ? [read.out.session] : [],
+    turns: read ? read.out.turns : [],
+    entries: [],
+    problems: p.list.sort((a, b) => a.line - b.line),
+  };
+}
+
+export const piReader: SourceReader = {
+  kind: 'pi',
+  defaultPaths: (env) => [join(agentDir(env), 'sessions')],
+  discover,
+  read: (file) => [readPiFile(file)],
+};
