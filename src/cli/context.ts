@@ -16,7 +16,7 @@ export interface Context {
    */
   readable(): Shard;
   /**
-   * Opens an existing shard read-only, whatever its file's mode: for the checks, which must neither upgrade nor
+   * Opens an existing shard for reading only (OpenOptions.inspect): for the checks, which must neither upgrade nor
    * otherwise write the shard they check (an upgrade would also move the chain head they compare).
    */
   readOnly(): Shard;
@@ -63,7 +63,8 @@ export function makeContext(p: Parsed, env: NodeJS.ProcessEnv): Context {
     readOnly() {
       if (shard) return shard;
       mustExist(dbPath);
-      shard = Shard.open(dbPath, { readonly: true });
+      const st = statSync(dbPath);
+      shard = Shard.open(dbPath, { readonly: st.isFile() && (st.mode & 0o200) === 0, inspect: true });
       return shard;
     },
     close() {

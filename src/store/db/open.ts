@@ -22,6 +22,12 @@ export interface OpenOptions {
   /** Open without writing anything: no migration, no creation. */
   readonly?: boolean;
   /**
+   * For the checks: never upgrade, create or write the shard (the Shard refuses writes and indexes nothing), but on a
+   * writable connection when the file allows one, so that closing it removes the `-wal` and `-shm` files as any
+   * writer's close does (a read-only connection leaves them behind). A shard due an upgrade is refused.
+   */
+  inspect?: boolean;
+  /**
    * synchronous=FULL instead of NORMAL: every commit reaches the disk before it returns. Default: FULL when
    * ARBORIST_SYNC=full, else NORMAL (docs/sessions.md, "Durability").
    */
@@ -141,10 +147,10 @@ export function openDatabase(path: string, opts: OpenOptions = {}): DatabaseType
     }
     // The record of the schema is checked on every open, read-only ones too: a shard whose record was changed is
     // damage (the checks say so), never a shard that "needs an upgrade".
-    if (dueMigrations(db, path).length > 0 && readonly)
+    if (dueMigrations(db, path).length > 0 && (readonly || opts.inspect))
       throw new ArboristError(
         'shard',
-        `${path} needs a schema upgrade (schema ${version}, this arborist's is ${SCHEMA_VERSION}), which a read-only open does not make; open it once for writing`,
+        `${path} needs a schema upgrade (schema ${version}, this arborist's is ${SCHEMA_VERSION}), which a read-only open does not make; open it once for writing (any command but the checks and status)`,
       );
     if (!readonly && opts.build) {
       db.pragma('journal_mode = MEMORY');

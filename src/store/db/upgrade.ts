@@ -16,7 +16,7 @@ const LARGE_UPGRADE = 50_000;
  * ArboristError line, and the connection is closed.
  */
 export function openUpgraded(path: string, opts: OpenOptions): Database.Database {
-  if (!opts.readonly && !existsSync(path)) {
+  if (!opts.readonly && !opts.inspect && !existsSync(path)) {
     createShardFile(path, (fresh) =>
       fresh
         .transaction(() => {
@@ -28,7 +28,7 @@ export function openUpgraded(path: string, opts: OpenOptions): Database.Database
   }
   const db = openDatabase(path, opts);
   try {
-    if (!opts.readonly) upgrade(db, path, opts);
+    if (!opts.readonly && !opts.inspect) upgrade(db, path, opts);
     return db;
   } catch (err) {
     db.close();
