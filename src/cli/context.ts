@@ -15,12 +15,26 @@ export interface Context {
    * mistyped --db path is noticed instead of answering "nothing found". A read-only file is opened read-only.
    */
   readable(): Shard;
+  /**
+   * Opens an existing shard for reading only (OpenOptions.inspect): for the checks, which must neither upgrade nor
+   * otherwise write the shard they check (an upgrade would also move the chain head they compare).
+   */
+  readOnly(): Shard;
   close(): void;
 }
 
 /** A long schema upgrade, said before it starts (on stderr: stdout may be a pipe of JSON). */
 function announce(note: string): void {
   process.stderr.write(`arborist: ${oneLine(note)}\n`);
+}
+
+/** A missing file is an error rather than a new empty shard, so a mistyped --db path is noticed. */
+function mustExist(dbPath: string): void {
+  if (!existsSync(dbPath))
+    throw new ArboristError(
+      'shard',
+      `no shard at ${dbPath} (create one with \`arborist new\` or \`arborist demo\`)`,
+    );
 }
 
 export function makeContext(p: Parsed, env: NodeJS.ProcessEnv): Context {
@@ -40,15 +54,17 @@ export function makeContext(p: Parsed, env: NodeJS.ProcessEnv): Context {
     },
     readable() {
       if (shard) return shard;
-      if (!existsSync(dbPath)) {
-        throw new ArboristError(
-          'shard',
-          `no shard at ${dbPath} (create one with \`arborist new\` or \`arborist demo\`)`,
-        );
-      }
+      mustExist(dbPath);
       const st = statSync(dbPath);
       const readOnlyFile = st.isFile() && (st.mode & 0o200) === 0;
       shard = Shard.open(dbPath, { readonly: readOnlyFile, durable, onUpgrade: announce });
+      return shard;
+    },
+    readOnly() {
+      if (shard) return shard;
+      mustExist(dbPath);
+      const st = statSync(dbPath);
+      shard = Shard.open(dbPath, { readonly: st.isFile() && (st.mode & 0o200) === 0, inspect: true });
       return shard;
     },
     close() {

@@ -113,7 +113,7 @@ export class Shard {
 
   /** Opens (creating when missing) and migrates a shard (db/upgrade.ts). Every failure is one ArboristError line. */
   static open(path: string, opts: OpenOptions = {}): Shard {
-    return new Shard(openUpgraded(path, opts), path, opts.readonly ?? false);
+    return new Shard(openUpgraded(path, opts), path, (opts.readonly || opts.inspect) ?? false);
   }
 
   close(): void {

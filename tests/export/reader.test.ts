@@ -142,7 +142,7 @@ describe('the arborist reader', () => {
       {
         file: sources[0].file,
         line: 0,
-        reason: `$.turns[${i + 1}] (bbbb-000002): its parent bbbb-000001 was skipped; attached to aaaa-000002`,
+        reason: `$.turns[${i + 1}] (bbbb-000002): its parent bbbb-000001 was skipped; imported anew under aaaa-000002`,
       },
     ]);
     // The problems travel with the session they concern.
@@ -163,7 +163,7 @@ describe('the arborist reader', () => {
     const forged = readDoc(path);
     expect(problemsOf(forged).map((p) => p.reason)).toEqual([
       mismatch(1, 'aaaa-000002'),
-      '$.turns[2] (aaaa-000004): its parent aaaa-000002 was skipped; attached to aaaa-000001',
+      '$.turns[2] (aaaa-000004): its parent aaaa-000002 was skipped; imported anew under aaaa-000001',
     ]);
     // A subtree export holds everything under its top: checked even without the list (an export made before it).
     const { doc } = exported('aaaa-000001', true);
@@ -178,7 +178,7 @@ describe('the arborist reader', () => {
     expect(problemsOf(readDoc(bad)).map((p) => p.reason)).toEqual([
       '$.outside_children[0].subtree_hash: "nope" is not 64 lowercase hex digits',
       mismatch(0, 'aaaa-000001'),
-      '$.turns[1] (aaaa-000002): its parent aaaa-000001 was skipped; imported as a root',
+      '$.turns[1] (aaaa-000002): its parent aaaa-000001 was skipped; imported anew as a root',
     ]);
   });
 

@@ -188,6 +188,132 @@ describe('export --format json, then import arborist into another shard', () => 
     expect(got.r.json()).toMatchObject({ turns_added: 0, turns_skipped: 0, sessions: 0 });
   });
 
+  /** Where the forged answer landed: each turn holding it, with its source (null: presented as the shard's own). */
+  function forgedTurns(db: string): [string, string | null][] {
+    const s = openShard(db, { readonly: true });
+    return dbOf(s)
+      .prepare("SELECT bates, source FROM nodes WHERE answer_text = 'a forged answer' ORDER BY bates")
+      .raw(true)
+      .all() as [string, string | null][];
+  }
+
+  it('a junk turn naming a parent cannot leave that parent unchecked: a forged leaf under it is never exact', () => {
+    const dir = tempDir('arb-forged-');
+    const fx = buildFixture(join(dir, 'a.db'));
+    for (const [what, args] of [
+      ['session', ['aaaa']],
+      ['path', [fx.ids.a4]],
+    ] as const) {
+      const file = join(dir, `${what}.json`);
+      expect(cli(['export', ...args, '--format', 'json', '--out', file, '--db', fx.db]).code).toBe(0);
+      const doc: Doc = JSON.parse(readFileSync(file, 'utf8'));
+      // The leaf a4 forged with its node and subtree hashes made consistent; a2's stale subtree hash would tell,
+      // so a junk turn names a2 as its parent, too malformed (no sid, seq or hashes) to take a place under it.
+      forge(doc, fx.ids.a4);
+      rehashSubtree(doc, fx.ids.a4);
+      doc.turns.push({ bates: 'aaaa-000099', parent_bates: fx.ids.a2 });
+      const at = doc.turns.findIndex((t: Doc) => t.bates === fx.ids.a2);
+      const got = importDoc(doc);
+      expect(got.r.code, what).toBe(1);
+      expect(got.reasons, what).toContain(
+        `$.turns[${at}] (${fx.ids.a2}): a child too malformed to check leaves this subtree_hash unattested; skipped`,
+      );
+      // a2 is not imported, and the forged leaf only anew: a turn of its own source, never under its old id
+      expect(got.bates, what).not.toContain(fx.ids.a2);
+      expect(got.bates, what).not.toContain(fx.ids.a4);
+      expect(forgedTurns(got.db), what).toEqual([[expect.not.stringMatching(/^aaaa-/), 'arborist']]);
+      expect(cli(['verify', '--db', got.db]).code, what).toBe(0);
+    }
+  });
+
+  it('a session export whose root cannot be told (a turn too malformed to place) refuses its turns', () => {
+    const dir = tempDir('arb-forged-');
+    const fx = buildFixture(join(dir, 'a.db'));
+    const file = join(dir, 'aaaa.json');
+    expect(cli(['export', 'aaaa', '--format', 'json', '--out', file, '--db', fx.db]).code).toBe(0);
+    const doc: Doc = JSON.parse(readFileSync(file, 'utf8'));
+    // A thorough forger recomputes every subtree hash up to the top turn; only the root could tell, so a junk
+    // turn of the session with no parent, seq or hashes tries to make the root impossible to recompute.
+    forge(doc, fx.ids.a4);
+    for (const b of [fx.ids.a4, fx.ids.a2, fx.ids.a1]) rehashSubtree(doc, b);
+    doc.turns.push({ bates: 'aaaa-000099', sid: 'aaaa' });
+    const got = importDoc(doc);
+    expect(got.r.code).toBe(1);
+    expect(got.reasons).toContain(
+      '$.sessions (aaaa): session_root cannot be recomputed (a turn of the session too malformed to place), so nothing attests its turns; its 4 turns skipped',
+    );
+    expect(got.r.json()).toMatchObject({ turns_added: 0 });
+    expect(forgedTurns(got.db)).toEqual([]);
+  });
+
+  it('an export without outside_children (but a subtree export) cannot be checked: said once, all imported anew', () => {
+    const dir = tempDir('arb-forged-');
+    const fx = buildFixture(join(dir, 'a.db'));
+    for (const [what, args] of [
+      ['session', ['aaaa']],
+      ['path', [fx.ids.a4]],
+      ['subtree', [fx.ids.a1, '--subtree']],
+    ] as const) {
+      const file = join(dir, `${what}.json`);
+      expect(cli(['export', ...args, '--format', 'json', '--out', file, '--db', fx.db]).code).toBe(0);
+      const clean: Doc = JSON.parse(readFileSync(file, 'utf8'));
+      // A fresh export of every kind holds the list, and imports exactly: the same ids, no problem.
+      expect(clean.outside_children, what).toBeDefined();
+      const ok = importDoc(clean);
+      expect([ok.r.code, ok.reasons], what).toEqual([0, []]);
+      expect(ok.bates, what).toContain(fx.ids.a4);
+      expect(forgedTurns(ok.db), what).toEqual([]);
+      if (what === 'subtree') continue; // without the list it is still checked (reader.test.ts)
+
+      // The list removed, and the leaf forged consistently below it: nothing above a4 can be checked now.
+      const doc: Doc = JSON.parse(readFileSync(file, 'utf8'));
+      delete doc.outside_children;
+      forge(doc, fx.ids.a4);
+      rehashSubtree(doc, fx.ids.a4);
+      const got = importDoc(doc);
+      expect(got.reasons, what).toEqual([
+        '$.outside_children: missing: subtree hashes not checked (an export from before it was written, or a list removed); turns imported anew, not as exact',
+      ]);
+      expect(got.r.code, what).toBe(1);
+      expect(got.r.json().turns_added, what).toBe(doc.turns.length);
+      // Nothing under the exporting shard's ids: every turn in a session of its own source, the forged one too.
+      expect(got.bates, what).toEqual([]);
+      expect(forgedTurns(got.db), what).toEqual([[expect.not.stringMatching(/^aaaa-/), 'arborist']]);
+      expect(cli(['verify', '--db', got.db]).code, what).toBe(0);
+    }
+  });
+
+  it('a skipped turn takes exactness from everything below it: all imported anew, in a session of their own', () => {
+    const dir = tempDir('arb-forged-');
+    const fx = buildFixture(join(dir, 'a.db'));
+    const file = join(dir, 'a1.json');
+    expect(
+      cli(['export', fx.ids.a1, '--subtree', '--format', 'json', '--out', file, '--db', fx.db]).code,
+    ).toBe(0);
+    const doc: Doc = JSON.parse(readFileSync(file, 'utf8'));
+    // The top turn edited: every other turn hangs below it, and each one's node hash covers its parent's Bates id,
+    // which a turn imported anew no longer has. Before, b2 (exact under a turn imported anew) failed the whole file.
+    doc.turns[0].answer_text = 'a forged answer';
+    const got = importDoc(doc);
+    expect(got.reasons).toEqual([
+      `$.turns[0] (${fx.ids.a1}): node_hash does not match the content (edited after export, or damaged); skipped`,
+      `$.turns[1] (${fx.ids.a2}): its parent ${fx.ids.a1} was skipped; imported anew as a root (with the 3 turns under it)`,
+      `$.turns[5] (${fx.ids.a3}): its parent ${fx.ids.a1} was skipped; imported anew as a root`,
+    ]);
+    expect(got.r.json()).toMatchObject({ turns_added: 5, turns_refused: 0 });
+    // None under an id of the exporting shard: new sessions, mapped to the sessions they came from.
+    const sessions = cli(['list', '--db', got.db, '--json']).json() as { sid: string; n_nodes: number }[];
+    expect(sessions.map((x) => x.sid)).not.toContain('aaaa');
+    expect(sessions.map((x) => x.sid)).not.toContain('bbbb');
+    expect(sessions.reduce((n, x) => n + x.n_nodes, 0)).toBe(5);
+    expect(cli(['verify', '--db', got.db]).code).toBe(0);
+    // and again: nothing new
+    const file2 = join(dir, 'again.json');
+    writeFileSync(file2, JSON.stringify(doc));
+    const again = cli(['import', 'arborist', file2, '--db', got.db, '--json']);
+    expect(again.json()).toMatchObject({ turns_added: 0, turns_skipped: 5 });
+  });
+
   it('a subtree whose top hangs under a turn this shard never had is refused, counted, and leaves no session', () => {
     const dir = tempDir('arb-orphan-');
     const fx = buildFixture(join(dir, 'a.db'));

@@ -23,8 +23,8 @@ const HASH = 'caa4de3cc5fd3444ea7e02c618613f936cc692f2f59b2ab185166a17af981d83';
 /** Claims whose chain created sessions aaaa and bb12 (and added aaaa-000002 at event 9). */
 function base(): ChainClaims {
   const c = new ChainClaims();
-  claimEvent(c, 2, 'session.create', TS, { sid: 'aaaa', label: null, session_root: 'r' });
-  claimEvent(c, 3, 'session.create', TS, { sid: 'bb12', label: null, session_root: 'r' });
+  claimEvent(c, 2, 'session.create', TS, { sid: 'aaaa', label: null, session_root: HASH });
+  claimEvent(c, 3, 'session.create', TS, { sid: 'bb12', label: null, session_root: HASH });
   claimEvent(c, 9, 'node.add', TS, { bates: 'aaaa-000002', node_hash: HASH, parent_bates: null });
   return c;
 }
@@ -212,7 +212,7 @@ describe("verify's reading of node.add in the store's form", () => {
     expect(bodies).toHaveLength(30);
     for (const [seq, ts, body] of bodies) {
       const c = new ChainClaims();
-      claimEvent(c, 2, 'session.create', TS, { sid: 'aaaa', label: null, session_root: 'r' });
+      claimEvent(c, 2, 'session.create', TS, { sid: 'aaaa', label: null, session_root: HASH });
       expect(nodeAddForm(c, seq, ts, body, 0, body.length)).toBe(true);
     }
     expect(s.verify().ok).toBe(true);

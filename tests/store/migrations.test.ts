@@ -92,4 +92,25 @@ describe('migrations', () => {
     );
     expect(readFileSync(path).equals(before)).toBe(true);
   });
+
+  it('a frozen migration SQLite refuses (the schema is not what its record says) is one damage line, nothing written', () => {
+    const path = tempDb();
+    const s1 = Shard.open(path);
+    s1.addTurn({ question: 'kept?', answer_text: 'yes' });
+    // Put back to "version 2" without the column migration 3 moves: nothing 3-10 make is in the way, but 3 fails.
+    dbOf(
+      s1,
+    ).exec(`DROP TABLE node_subtree; DROP INDEX nodes_walk; DROP TABLE fts_pending; DROP INDEX nodes_source;
+      DROP TABLE session_sources; DROP TABLE node_sources; DROP TABLE source_chunks; DROP TABLE fts_terms;
+      DROP TABLE questions_fts; DROP TABLE schema_migrations;`);
+    dbOf(s1).pragma('user_version = 2');
+    s1.close();
+    const before = readFileSync(path);
+    const e = errorOf(() => Shard.open(path));
+    expect([e.kind, e.message]).toEqual([
+      'damaged',
+      `${path} is damaged: migration 0003-subtree-side-table failed (no such column: subtree_hash): its schema is not what its record says; it was not changed`,
+    ]);
+    expect(readFileSync(path).equals(before)).toBe(true);
+  });
 });

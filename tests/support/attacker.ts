@@ -92,3 +92,33 @@ export function rechain(db: Database.Database): void {
     }
   })();
 }
+
+/** JSON with every object's keys sorted, as the chain's bodies are written (docs/sessions.md, "The audit chain"). */
+function sortedJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(sortedJson).join(',')}]`;
+  if (v !== null && typeof v === 'object')
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${sortedJson((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  return JSON.stringify(v);
+}
+
+/**
+ * Rewrites one event's body (`change` edits the parsed event, `{data, kind, seq, ts}`), written back with sorted
+ * keys. Call rechain afterwards to make the chain internally intact again.
+ */
+export function rewriteEvent(
+  db: Database.Database,
+  seq: number,
+  // biome-ignore lint/suspicious/noExplicitAny: an event body is plain JSON, edited as the attacker likes
+  change: (event: any) => void,
+): void {
+  const body = db.prepare('SELECT body FROM audit_events WHERE seq = ?').pluck().get(seq) as Buffer;
+  const event = JSON.parse(body.toString('utf8'));
+  change(event);
+  db.prepare('UPDATE audit_events SET body = ? WHERE seq = ?').run(
+    Buffer.from(sortedJson(event), 'utf8'),
+    seq,
+  );
+}

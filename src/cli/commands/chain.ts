@@ -86,7 +86,7 @@ export const chainCheckCmd: Command = {
   run(p, ctx) {
     exactPositionals(p, 0, this.usage);
     const expect = expectedHead(p);
-    const r = orDamage(ctx, () => ctx.readable().chainCheck());
+    const r = orDamage(ctx, () => ctx.readOnly().chainCheck());
     if ('damaged' in r) return damaged(ctx, r.damaged);
     const doc = chainJson(r, expect);
     if (ctx.out.json) printJson(ctx.out, doc);
@@ -103,7 +103,7 @@ export const verifyCmd: Command = {
   options: {},
   run(p, ctx) {
     exactPositionals(p, 0, this.usage);
-    const r = orDamage(ctx, () => ctx.readable().verify());
+    const r = orDamage(ctx, () => ctx.readOnly().verify());
     if ('damaged' in r) return damaged(ctx, r.damaged);
     if (ctx.out.json) printJson(ctx.out, r);
     else printVerify(ctx, r);
@@ -120,7 +120,7 @@ export const checkCmd: Command = {
     exactPositionals(p, 0, this.usage);
     const expect = expectedHead(p);
     const r = orDamage(ctx, () => {
-      const shard = ctx.readable();
+      const shard = ctx.readOnly();
       return { chain: shard.chainCheck(), verify: shard.verify() };
     });
     if ('damaged' in r) return damaged(ctx, r.damaged);

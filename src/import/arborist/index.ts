@@ -10,7 +10,8 @@ import {
   type DocSession,
   type RejectedTurn,
   rootMatches,
-  subtreeMismatches,
+  type SubtreeFault,
+  subtreeFaults,
 } from './document.js';
 
 /**
@@ -113,12 +114,9 @@ function toParsedTurn(c: CheckedTurn, parent: string | null, exact: boolean): Pa
   return out;
 }
 
-function toParsedSession(s: DocSession): ParsedSession {
-  const out: ParsedSession = {
-    sourceSession: s.sid,
-    createdAt: s.created_at,
-    exact: { sid: s.sid, label: s.label, session_root: s.session_root },
-  };
+function toParsedSession(s: DocSession, exact: boolean): ParsedSession {
+  const out: ParsedSession = { sourceSession: s.sid, createdAt: s.created_at };
+  if (exact) out.exact = { sid: s.sid, label: s.label, session_root: s.session_root };
   if (s.label !== null) out.title = s.label;
   return out;
 }
@@ -139,10 +137,23 @@ function rejectedFrom(c: CheckedTurn): RejectedTurn {
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
+const SUBTREE_REASONS: Record<SubtreeFault, string> = {
+  mismatch:
+    "subtree_hash does not match its node_hash and its children's subtree hashes (edited after export, or damaged); skipped",
+  unattested: 'a child too malformed to check leaves this subtree_hash unattested; skipped',
+};
+
+/** A few Bates ids and a count, never a line of thousands. */
+function named(ids: readonly string[]): string {
+  return ids.length > 5 ? `${ids.slice(0, 5).join(', ')} and ${ids.length - 5} more` : ids.join(', ');
+}
+
 /**
  * The hashes above the node hashes: a forger who edits a turn and recomputes its node_hash leaves the subtree hashes
  * and the root the exporting shard attested. Each is checked wherever the document can be (document.ts), and the
- * turns a mismatch concerns move from kept to rejected.
+ * turns a mismatch concerns, or that cannot be checked, move from kept to rejected. False when the document gives
+ * no way to check the subtree hashes at all (no `outside_children`, and not a subtree export): then no turn of it
+ * is attested, and the caller imports them all anew.
  */
 function refuseUnattested(
   doc: Record<string, unknown>,
@@ -150,38 +161,89 @@ function refuseUnattested(
   kept: Map<string, CheckedTurn>,
   rejected: Map<string, RejectedTurn>,
   problems: DocProblem[],
-): void {
+): boolean {
   const refuse = (c: CheckedTurn) => {
     kept.delete(c.turn.bates);
     rejected.set(c.turn.bates, rejectedFrom(c));
   };
   const selection = isObject(doc.selection) ? doc.selection : {};
-  const bad = subtreeMismatches(kept, rejected, checkOutside(doc, problems), selection.kind === 'subtree');
-  for (const c of bad) {
+  const outside = checkOutside(doc, problems);
+  // A subtree export holds everything under its top turn: with no list, nothing is outside it.
+  if (outside === null && selection.kind !== 'subtree') {
+    if (kept.size > 0)
+      problems.push({
+        path: '$.outside_children',
+        reason:
+          'missing: subtree hashes not checked (an export from before it was written, or a list removed); turns imported anew, not as exact',
+      });
+    return false;
+  }
+  const bad = subtreeFaults(kept, rejected, outside ?? []);
+  for (const { turn: c, fault } of bad)
     problems.push({
       path: `$.turns[${c.index}] (${c.turn.bates})`,
-      reason:
-        "subtree_hash does not match its node_hash and its children's subtree hashes (edited after export, or damaged); skipped",
+      reason: SUBTREE_REASONS[fault],
       sid: c.turn.sid,
     });
-  }
-  bad.forEach(refuse); // after the whole pass: each turn is checked against its children's hashes as declared
-  // A session export holds its session whole: its root is checked too, and a mismatch refuses all its turns.
+  // After the whole pass: each turn is checked against its children's hashes as declared.
+  for (const { turn } of bad) refuse(turn);
+  // A session export holds its session whole: its root is checked too, and a root that does not match, or that
+  // cannot be recomputed, refuses all its turns (nothing above them would attest them otherwise).
   const whole = selection.kind === 'session' ? sessions.find((s) => s.sid === selection.id) : undefined;
-  if (!whole || rootMatches(whole, kept, rejected) !== false) return;
+  if (!whole) return true;
+  const matches = rootMatches(whole, kept, rejected);
+  if (matches === true) return true;
   const own = [...kept.values()].filter((c) => c.turn.sid === whole.sid);
   const tops = own
     .filter((c) => c.turn.parent_bates === null || !c.turn.parent_bates.startsWith(`${whole.sid}-`))
     .map((c) => c.turn.bates);
-  // Named, but never a line of thousands: the first few and a count.
-  const named =
-    tops.length > 5 ? `${tops.slice(0, 5).join(', ')} and ${tops.length - 5} more` : tops.join(', ');
   problems.push({
     path: `$.sessions (${whole.sid})`,
-    reason: `session_root does not match the subtree hashes of its top turns (${named}) (edited after export, or damaged); its ${own.length} turns skipped`,
+    reason:
+      matches === false
+        ? `session_root does not match the subtree hashes of its top turns (${named(tops)}) (edited after export, or damaged); its ${own.length} turns skipped`
+        : `session_root cannot be recomputed (a turn of the session too malformed to place), so nothing attests its turns; its ${own.length} turns skipped`,
     sid: whole.sid,
   });
   own.forEach(refuse);
+  return true;
+}
+
+/**
+ * Whether each kept turn can be imported exactly, and for one that cannot, the turn at the top of its run (the one
+ * whose parent was skipped). Its node hash covers its parent's Bates id: under a parent that was skipped, or that
+ * is itself imported anew (under a new id), a turn can only be imported anew, and so can everything below it.
+ */
+function exactness(
+  kept: ReadonlyMap<string, CheckedTurn>,
+  rejected: ReadonlyMap<string, RejectedTurn>,
+  attested: boolean,
+): Map<string, { exact: boolean; top?: string }> {
+  const out = new Map<string, { exact: boolean; top?: string }>();
+  for (const start of kept.keys()) {
+    const chain: string[] = [];
+    let cur = start;
+    let found: { exact: boolean; top?: string };
+    // Upwards through kept parents (no cycle is left among them) to a known answer, a root or a skipped parent.
+    for (;;) {
+      const known = out.get(cur);
+      if (known) {
+        found = known;
+        break;
+      }
+      chain.push(cur);
+      const p = kept.get(cur)!.turn.parent_bates;
+      if (!attested) found = { exact: false };
+      else if (p !== null && rejected.has(p)) found = { exact: false, top: cur };
+      else if (p !== null && kept.has(p)) {
+        cur = p;
+        continue;
+      } else found = { exact: true };
+      break;
+    }
+    for (const b of chain) out.set(b, found);
+  }
+  return out;
 }
 
 /** Reads a whole document: every session, its turns with their parents resolved, and each problem. */
@@ -238,23 +300,26 @@ export function readDocument(
     rejected.set(b, rejectedFrom(c));
   }
 
-  refuseUnattested(doc, sessions, kept, rejected, problems);
+  const attested = refuseUnattested(doc, sessions, kept, rejected, problems);
+  const exact = exactness(kept, rejected, attested);
+  const below = new Map<string, number>();
+  for (const [b, e] of exact)
+    if (e.top !== undefined && e.top !== b) below.set(e.top, (below.get(e.top) ?? 0) + 1);
 
   for (const c of kept.values()) {
     const p = c.turn.parent_bates;
     let parent = p;
-    let exact = true;
-    if (p !== null && !kept.has(p) && rejected.has(p)) {
+    if (p !== null && rejected.has(p)) {
       parent = nearestSurvivor(p, kept, rejected);
-      // Its hash covers the parent it had: under another one it can only be imported anew, not exactly.
-      exact = false;
+      const n = below.get(c.turn.bates) ?? 0;
+      const under = n === 0 ? '' : ` (with the ${n === 1 ? '1 turn' : `${n} turns`} under it)`;
       problems.push({
         path: `$.turns[${c.index}] (${c.turn.bates})`,
-        reason: `its parent ${p} was skipped; ${parent === null ? 'imported as a root' : `attached to ${parent}`}`,
+        reason: `its parent ${p} was skipped; imported anew ${parent === null ? 'as a root' : `under ${parent}`}${under}`,
         sid: c.turn.sid,
       });
     }
-    turns.get(c.turn.sid)!.push(toParsedTurn(c, parent, exact));
+    turns.get(c.turn.sid)!.push(toParsedTurn(c, parent, exact.get(c.turn.bates)!.exact));
   }
   return { sessions, turns, problems };
 }
@@ -317,11 +382,26 @@ function* read(file: string): Iterable<ParsedSource> {
     yield {
       kind: 'arborist',
       file,
-      sessions: [toParsedSession(s)],
-      turns: doc.turns.get(s.sid) ?? [],
+      sessions: [toParsedSession(s, true)],
+      turns: (doc.turns.get(s.sid) ?? []).filter((t) => t.exact),
       entries: [],
       problems: toImportProblems(file, i === 0 ? [...general, ...own] : own),
     };
+  }
+  // Turns imported anew go into a session of their own (the writer maps it to this source session), never the
+  // exporting shard's sid: there a new seq could take a Bates id the exporting shard gave another turn. After
+  // every exact unit, so that a parent they hang under is already written.
+  for (const s of doc.sessions) {
+    const anew = (doc.turns.get(s.sid) ?? []).filter((t) => !t.exact);
+    if (anew.length > 0)
+      yield {
+        kind: 'arborist',
+        file,
+        sessions: [toParsedSession(s, false)],
+        turns: anew,
+        entries: [],
+        problems: [],
+      };
   }
 }
 

@@ -115,6 +115,11 @@ export class ChainClaims {
     this.setRoot(sid, root, event);
   }
 
+  /** An event whose payload the store never writes: said on its own, whatever else it claims. */
+  malformed(event: number, detail: string): void {
+    this.problems.push({ kind: 'event', id: String(event), detail });
+  }
+
   setRoot(sid: string, root: unknown, event: number): void {
     if (typeof root !== 'string') return;
     const s = this.sessions.get(sid);

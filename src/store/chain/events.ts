@@ -1,3 +1,4 @@
+import { SID_RE } from '../model/ids.js';
 import type { ChainClaims } from './claims.js';
 
 /**
@@ -108,6 +109,47 @@ export interface EventSpec<K extends EventKind> {
 
 const str = (v: unknown) => (typeof v === 'string' ? v : '');
 
+/** What a value is, in a few words, for a problem line (never the value: it is untrusted). */
+function kindOf(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'a list';
+  if (typeof v === 'object') return 'an object';
+  if (typeof v === 'string') return 'text';
+  return `a ${typeof v}`;
+}
+
+const HEX64 = /^[0-9a-f]{64}$/;
+
+/**
+ * The fields of a session.create payload that are not what the store writes (tree/sessions.ts, insertSession): the
+ * replay reads a bad one as something harmless (a label as null), and an attacker who rewrites the chain end to end
+ * could make the state agree with that reading, so the payload itself is a problem.
+ */
+function sessionCreateFaults(d: Untrusted<EventPayloads['session.create']>): string[] {
+  const out: string[] = [];
+  const sid = typeof d.sid === 'string' && SID_RE.test(d.sid) ? d.sid : undefined;
+  if (sid === undefined) out.push(`names no valid session id (${kindOf(d.sid)})`);
+  const of = sid === undefined ? '' : ` of ${sid}`;
+  if (d.label !== null && typeof d.label !== 'string')
+    out.push(`gives session${of} a label that is not text or null (${kindOf(d.label)})`);
+  if (typeof d.session_root !== 'string' || !HEX64.test(d.session_root))
+    out.push(
+      `gives session${of} a session_root that is not 64 lowercase hex digits (${kindOf(d.session_root)})`,
+    );
+  const src = d.source as Record<string, unknown> | null | undefined;
+  if (
+    src !== undefined &&
+    (src === null ||
+      typeof src !== 'object' ||
+      Array.isArray(src) ||
+      typeof src.source !== 'string' ||
+      typeof src.source_session !== 'string' ||
+      typeof src.info_json !== 'string')
+  )
+    out.push(`gives session${of} a source that is not {source, source_session, info_json} as text`);
+  return out;
+}
+
 function bulkClosed(c: ChainClaims, seq: number, d: Untrusted<EventPayloads['import.file' | 'nodes.bulk']>) {
   // A bulk write's node.add events carry no roots: the hashes are folded once, and this event records the roots
   // after it, with the digests of the source chunks it wrote.
@@ -133,6 +175,7 @@ export const EVENTS: { readonly [K in EventKind]: EventSpec<K> } = {
     doc: 'a new session with its (empty) root; an imported one adds `source`, the row of `session_sources` it made',
     changes: ['sessions+', 'roots', 'sources'],
     claim: (c, seq, _ts, d) => {
+      for (const why of sessionCreateFaults(d)) c.malformed(seq, `session.create ${why}`);
       c.created(
         str(d.sid),
         typeof d.label === 'string' ? d.label : null,

@@ -15,11 +15,18 @@ import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import type DatabaseType from 'better-sqlite3';
 import { ArboristError, damaged } from '../base/errors.js';
+import { dueMigrations } from './applied.js';
 import { SCHEMA_VERSION } from './migrations.js';
 
 export interface OpenOptions {
   /** Open without writing anything: no migration, no creation. */
   readonly?: boolean;
+  /**
+   * For the checks: never upgrade, create or write the shard (the Shard refuses writes and indexes nothing), but on a
+   * writable connection when the file allows one, so that closing it removes the `-wal` and `-shm` files as any
+   * writer's close does (a read-only connection leaves them behind). A shard due an upgrade is refused.
+   */
+  inspect?: boolean;
   /**
    * synchronous=FULL instead of NORMAL: every commit reaches the disk before it returns. Default: FULL when
    * ARBORIST_SYNC=full, else NORMAL (docs/sessions.md, "Durability").
@@ -126,15 +133,25 @@ export function openDatabase(path: string, opts: OpenOptions = {}): DatabaseType
         `${path} has schema version ${version}, newer than this arborist understands (${SCHEMA_VERSION}); upgrade arborist`,
       );
     }
-    // Version 0 with tables already in it is some other program's database: never add ours to it (nor switch it to WAL).
+    // Version 0 with tables already in it is some other program's database: never add ours to it (nor switch it to
+    // WAL). With arborist's own tables it is a shard whose user_version was cleared: dueMigrations says so.
     if (version === 0) {
-      if ((db.prepare('SELECT count(*) FROM sqlite_schema').pluck().get() as number) > 0)
+      if ((db.prepare('SELECT count(*) FROM sqlite_schema').pluck().get() as number) > 0) {
+        dueMigrations(db, path);
         throw new ArboristError('shard', `${path} is an SQLite database but not an arborist shard`);
+      }
       // No tables at all: never a shard this code made (createShardFile), so one whose schema was taken away.
       throw damaged(
         `${path} holds no tables, not a shard: if it held one, it was emptied; remove it to start anew`,
       );
     }
+    // The record of the schema is checked on every open, read-only ones too: a shard whose record was changed is
+    // damage (the checks say so), never a shard that "needs an upgrade".
+    if (dueMigrations(db, path).length > 0 && (readonly || opts.inspect))
+      throw new ArboristError(
+        'shard',
+        `${path} needs a schema upgrade (schema ${version}, this arborist's is ${SCHEMA_VERSION}), which a read-only open does not make; open it once for writing (any command but the checks and status)`,
+      );
     if (!readonly && opts.build) {
       db.pragma('journal_mode = MEMORY');
       db.pragma('synchronous = OFF');
@@ -148,8 +165,6 @@ export function openDatabase(path: string, opts: OpenOptions = {}): DatabaseType
       // After a checkpoint the WAL is reused from its start; this truncates it back to 16 MiB, so its file size
       // says roughly how much is waiting to be checkpointed (Shard.afterCommit and idle read it).
       db.pragma('journal_size_limit = 16777216');
-    } else if (version < SCHEMA_VERSION) {
-      throw new ArboristError('shard', `${path} needs a schema upgrade; open it once without read-only mode`);
     }
     db.pragma('foreign_keys = ON');
     // Large-ish page cache: tree walks and find touch many pages on a 1M-node shard.

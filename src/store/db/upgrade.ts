@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
 import type Database from 'better-sqlite3';
-import { ArboristError } from '../base/errors.js';
+import { ArboristError, damaged } from '../base/errors.js';
 import { AuditLog } from '../chain/log.js';
 import { rebuildVocabulary } from '../find/vocabulary.js';
+import { dueMigrations } from './applied.js';
 import { MIGRATIONS, type Rebuild, SCHEMA_VERSION } from './migrations.js';
 import { createShardFile, describeSqliteError, type OpenOptions, openDatabase } from './open.js';
 
@@ -15,7 +16,7 @@ const LARGE_UPGRADE = 50_000;
  * ArboristError line, and the connection is closed.
  */
 export function openUpgraded(path: string, opts: OpenOptions): Database.Database {
-  if (!opts.readonly && !existsSync(path)) {
+  if (!opts.readonly && !opts.inspect && !existsSync(path)) {
     createShardFile(path, (fresh) =>
       fresh
         .transaction(() => {
@@ -27,7 +28,7 @@ export function openUpgraded(path: string, opts: OpenOptions): Database.Database
   }
   const db = openDatabase(path, opts);
   try {
-    if (!opts.readonly) upgrade(db, path, opts);
+    if (!opts.readonly && !opts.inspect) upgrade(db, path, opts);
     return db;
   } catch (err) {
     db.close();
@@ -38,7 +39,9 @@ export function openUpgraded(path: string, opts: OpenOptions): Database.Database
 
 function upgrade(db: Database.Database, path: string, opts: OpenOptions): void {
   const version = db.pragma('user_version', { simple: true }) as number;
-  if (version >= SCHEMA_VERSION && pendingMigrations(db, path).length === 0) return;
+  // openDatabase found the record in agreement, so the count alone says whether one is due; migrate checks it all
+  // again under the write lock (another process may have upgraded in between).
+  if (version >= SCHEMA_VERSION) return;
   const turns = db.prepare('SELECT count(*) FROM nodes').pluck().get() as number;
   // Migration 7 rebuilds the search index (minutes a million turns); the later ones are an index each (seconds).
   if (turns >= LARGE_UPGRADE)
@@ -61,41 +64,24 @@ const REBUILDERS: Record<Rebuild, (db: Database.Database) => void> = {
 };
 
 /**
- * The names of the migrations that ran: schema_migrations when the shard has it (0010 on), else the first
- * user_version names of the list, which is all an older shard recorded.
- */
-function appliedNames(db: Database.Database): string[] {
-  const hasTable = db
-    .prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'schema_migrations'")
-    .get();
-  if (hasTable) return db.prepare('SELECT name FROM schema_migrations').pluck().all() as string[];
-  const version = db.pragma('user_version', { simple: true }) as number;
-  return MIGRATIONS.slice(0, version).map((m) => m.name);
-}
-
-/** The migrations this shard has not run, in order; a name this arborist does not know is refused. */
-function pendingMigrations(db: Database.Database, path: string) {
-  const applied = new Set(appliedNames(db));
-  const known = new Set(MIGRATIONS.map((m) => m.name));
-  const foreign = [...applied].filter((n) => !known.has(n));
-  if (foreign.length > 0)
-    throw new ArboristError(
-      'shard',
-      `${path} was upgraded by a newer arborist (migration ${foreign.sort()[0]}); upgrade arborist`,
-    );
-  return MIGRATIONS.filter((m) => !applied.has(m.name));
-}
-
-/**
  * Runs the pending migrations by name (inside the caller's transaction), records every name in schema_migrations,
  * then rebuilds the derived data they named with today's code. user_version counts them, for older arborists.
  */
 export function migrate(db: Database.Database, path = ''): { from: number; to: number } {
   const from = db.pragma('user_version', { simple: true }) as number;
-  const pending = pendingMigrations(db, path);
+  const pending = dueMigrations(db, path);
   const rebuild = new Set<Rebuild>();
   for (const m of pending) {
-    db.exec(m.sql);
+    try {
+      db.exec(m.sql);
+    } catch (err) {
+      // dueMigrations found nothing in the way, so SQLite refusing a frozen migration's SQL (SQLITE_ERROR) means the
+      // schema is not what the record says; the transaction rolls back. A full disk or a lock is said as such.
+      if ((err as { code?: string }).code !== 'SQLITE_ERROR') throw err;
+      throw damaged(
+        `${path} is damaged: migration ${m.name} failed (${String((err as Error).message).split('\n')[0]}): its schema is not what its record says; it was not changed`,
+      );
+    }
     for (const r of m.rebuild ?? []) rebuild.add(r);
   }
   const now = new Date().toISOString();
