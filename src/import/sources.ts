@@ -1,5 +1,6 @@
 import { arboristReader } from './arborist/index.js';
 import { makeClaudeReader } from './claude/index.js';
+import { copilotReader } from './copilot/index.js';
 import { llmReader } from './llm/index.js';
 import type { SourceKind, SourceReader } from './model.js';
 import { openclawReader } from './openclaw/index.js';
@@ -55,6 +56,14 @@ export const SOURCES: { readonly [K in SourceKind]: SourceInfo } = {
     where: "llm's `logs.db` in its user folder (`LLM_USER_PATH`), opened read-only",
     findable: true,
     reader: () => llmReader,
+  },
+  copilot: {
+    name: 'GitHub Copilot CLI',
+    badge: 'GH',
+    where:
+      '`~/.copilot` (`COPILOT_HOME`; before 1.0 `$XDG_STATE_HOME/.copilot`): `session-state` event logs, legacy `history-session-state`',
+    findable: true,
+    reader: () => copilotReader,
   },
   arborist: {
     name: 'arborist export',
