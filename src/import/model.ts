@@ -7,7 +7,16 @@
 
 import type { TurnContent } from '../store/index.js';
 
-export type SourceKind = 'claude' | 'openclaw' | 'llm' | 'codex' | 'gemini' | 'pi' | 'aider' | 'arborist';
+export type SourceKind =
+  | 'claude'
+  | 'openclaw'
+  | 'llm'
+  | 'codex'
+  | 'gemini'
+  | 'copilot'
+  | 'pi'
+  | 'aider'
+  | 'arborist';
 
 /** One turn: a user prompt and everything up to the next user prompt. */
 export interface ParsedTurn {

@@ -2,6 +2,7 @@ import { aiderReader } from './aider/index.js';
 import { arboristReader } from './arborist/index.js';
 import { makeClaudeReader } from './claude/index.js';
 import { codexReader } from './codex/index.js';
+import { copilotReader } from './copilot/index.js';
 import { geminiReader } from './gemini/index.js';
 import { llmReader } from './llm/index.js';
 import type { SourceKind, SourceReader } from './model.js';
@@ -91,6 +92,14 @@ export const SOURCES: { readonly [K in SourceKind]: SourceInfo } = {
       "nowhere by default: give projects' `.aider.chat.history.md` files (or the `--chat-history-file`), or folders to walk for them",
     findable: false,
     reader: () => aiderReader,
+  },
+  copilot: {
+    name: 'GitHub Copilot CLI',
+    badge: 'GH',
+    where:
+      '`~/.copilot` (`COPILOT_HOME`; before 1.0 `$XDG_STATE_HOME/.copilot`): `session-state` event logs, legacy `history-session-state`',
+    findable: true,
+    reader: () => copilotReader,
   },
   arborist: {
     name: 'arborist export',

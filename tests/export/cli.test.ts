@@ -118,7 +118,21 @@ describe('arborist export: json', () => {
     expect(doc.sessions).toEqual(
       cli(['list', '--db', fx.db, '--json'])
         .json()
-        .map(({ n_nodes: _n, ...s }: { n_nodes: number }) => s),
+        // the export's sessions are the hashed session rows: list's count and origin (agent, project, title) are not
+        .map(
+          ({
+            n_nodes: _n,
+            agent: _a,
+            project: _p,
+            title: _t,
+            ...s
+          }: {
+            n_nodes: number;
+            agent: string;
+            project: string | null;
+            title: string | null;
+          }) => s,
+        ),
     );
     expect(doc.sessions[1].label).toBe(HOSTILE_LABEL);
     expect(doc.turns).toHaveLength(6);

@@ -204,6 +204,42 @@ function codexRecords(turns: readonly ContractTurn[], from: number): string[] {
 
 const CODEX_SESSION = '019e1625-789d-76c0-80ab-3724b5ddb7aa';
 
+/** A UUID of the shape Copilot CLI gives its events, made from a counter so that the file is the same each run. */
+function eventId(n: number): string {
+  return `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
+}
+
+/**
+ * GitHub Copilot CLI events: each `{type, data, id, timestamp, parentId}`, the parent the event before, as in
+ * tests/import/fixtures/copilot/events-1.0.34.jsonl (one prompt, one turn, one reply without tool calls).
+ */
+function copilotRecords(turns: readonly ContractTurn[], from: number, start: boolean): string[] {
+  const out: string[] = [];
+  // Turn k's events are numbered (k + 1) * 10 + 0..3; the session's start is 0.
+  let parent: string | null = from === 0 ? null : eventId(from * 10 + 3);
+  const ev = (n: number, type: string, data: Record<string, unknown>) => {
+    out.push(JSON.stringify({ type, data, id: eventId(n), timestamp: tick(), parentId: parent }));
+    parent = eventId(n);
+  };
+  if (start)
+    ev(0, 'session.start', {
+      sessionId: 'c0b1a2d3-e4f5-4a6b-8c7d-9e0f1a2b3c4d',
+      version: 1,
+      producer: 'copilot-agent',
+      copilotVersion: '1.0.34',
+      startTime: new Date(clock).toISOString(),
+      context: { cwd: '/home/ana/shop' },
+    });
+  turns.forEach((t, k) => {
+    const b = (from + k + 1) * 10;
+    ev(b, 'user.message', { content: t.question, attachments: [] });
+    ev(b + 1, 'assistant.turn_start', { turnId: '0' });
+    ev(b + 2, 'assistant.message', { messageId: `m${from + k}`, content: t.answer, toolRequests: [] });
+    ev(b + 3, 'assistant.turn_end', { turnId: '0' });
+  });
+  return out;
+}
+
 const counted = (file: string) => lines(file).filter((l) => l !== '').length;
 
 /** One aider turn as aider/io.py writes it: `user_input`, `ai_output`, then aider's own output (`tool_output`). */
@@ -360,6 +396,23 @@ export const FORMATS: ContractFormat[] = [
       appendFileSync(file, whole.slice(0, at));
       return () => appendFileSync(file, whole.slice(at));
     },
+    sourceRoundTrip: true,
+  },
+  {
+    kind: 'copilot',
+    mirrors: 'tests/import/fixtures/copilot/events-1.0.34.jsonl',
+    write(dir, turns) {
+      const folder = join(dir, 'session-state', 'c0b1a2d3-e4f5-4a6b-8c7d-9e0f1a2b3c4d');
+      mkdirSync(folder, { recursive: true });
+      const file = join(folder, 'events.jsonl');
+      writeFileSync(file, `${copilotRecords(turns, 0, true).join('\n')}\n`);
+      return { path: dir, file };
+    },
+    appendCut(file, turn) {
+      const n = (counted(file) - 1) / 4;
+      return appendCutRecords(file, copilotRecords([turn], n, false));
+    },
+    breakLine: (file) => breakJsonLine(file, 8), // the second answer's line
     sourceRoundTrip: true,
   },
 ];
