@@ -7,7 +7,7 @@
 
 import type { TurnContent } from '../store/index.js';
 
-export type SourceKind = 'claude' | 'openclaw' | 'llm' | 'arborist';
+export type SourceKind = 'claude' | 'openclaw' | 'llm' | 'opencode' | 'arborist';
 
 /** One turn: a user prompt and everything up to the next user prompt. */
 export interface ParsedTurn {

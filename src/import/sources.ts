@@ -3,6 +3,7 @@ import { makeClaudeReader } from './claude/index.js';
 import { llmReader } from './llm/index.js';
 import type { SourceKind, SourceReader } from './model.js';
 import { openclawReader } from './openclaw/index.js';
+import { opencodeReader } from './opencode/index.js';
 
 /**
  * The sources arborist reads, one entry each: what a person calls it, its badge, where it keeps its history, its
@@ -55,6 +56,14 @@ export const SOURCES: { readonly [K in SourceKind]: SourceInfo } = {
     where: "llm's `logs.db` in its user folder (`LLM_USER_PATH`), opened read-only",
     findable: true,
     reader: () => llmReader,
+  },
+  opencode: {
+    name: 'OpenCode',
+    badge: 'OP',
+    where:
+      '`~/.local/share/opencode` (`XDG_DATA_HOME`, `OPENCODE_DB`): `storage/` JSON files and `opencode.db`, opened read-only',
+    findable: true,
+    reader: () => opencodeReader,
   },
   arborist: {
     name: 'arborist export',
