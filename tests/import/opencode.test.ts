@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -367,6 +368,67 @@ describe('OpenCode bad input', () => {
     db.close();
     const main = bySession([...opencodeReader.read(file)]).get(D_MAIN)!;
     expect(main.map((t) => t.complete)).toEqual([true, true, true, true, true, false]);
+  });
+});
+
+const BUILT = new URL('../../dist/src/import/index.js', import.meta.url).pathname;
+
+/** The built reader over a data folder in a child process, killed if it hangs (a FIFO would block an open). */
+function readInChild(path: string): string[] {
+  const script = `
+    const { readerFor } = await import(${JSON.stringify(BUILT)});
+    const r = readerFor('opencode', { sidechains: true });
+    const out = [];
+    for (const f of r.discover(${JSON.stringify(path)}, []))
+      for (const u of r.read(f)) out.push(...u.problems.map((p) => p.file.split('/').pop() + ': ' + p.reason));
+    process.stdout.write(JSON.stringify(out));`;
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    encoding: 'utf8',
+    timeout: 20_000,
+    killSignal: 'SIGKILL',
+  });
+  expect(r.status, `${r.signal ?? ''} ${r.stderr}`).toBe(0);
+  return JSON.parse(r.stdout);
+}
+
+describe('OpenCode files that are not files', () => {
+  it('a FIFO as a part file, as the database or as its -wal is one problem, never a hang', () => {
+    const home = copyOf(STORAGE_HOME);
+    const partDir = join(home, 'storage', 'part', readdirSync(join(home, 'storage', 'part')).sort()[0]);
+    const part = join(partDir, readdirSync(partDir)[0]);
+    rmSync(part);
+    expect(spawnSync('mkfifo', [part]).status).toBe(0);
+    expect(readInChild(home)).toEqual([`${basename(part)}: not a regular file (a FIFO); not read`]);
+
+    const dbHome = copyOf(DB_HOME);
+    expect(spawnSync('mkfifo', [join(dbHome, 'opencode.db-wal')]).status).toBe(0);
+    expect(readInChild(dbHome)).toEqual([
+      'opencode.db: its -wal file: not a regular file (a FIFO); not read',
+    ]);
+    rmSync(join(dbHome, 'opencode.db'));
+    rmSync(join(dbHome, 'opencode.db-wal'));
+    expect(spawnSync('mkfifo', [join(dbHome, 'opencode.db')]).status).toBe(0);
+    expect(readInChild(dbHome)).toEqual(['opencode.db: not a regular file (a FIFO); not read']);
+  });
+
+  it('a database row that is not a message is one problem at its rowid', () => {
+    const home = copyOf(DB_HOME);
+    const file = join(home, 'opencode.db');
+    const db = new Database(file);
+    const row = db
+      .prepare('SELECT rowid AS r, id FROM message WHERE session_id = ? ORDER BY id LIMIT 1 OFFSET 3')
+      .get(D_MAIN) as { r: number; id: string };
+    db.prepare("UPDATE message SET data = 'not json' WHERE id = ?").run(row.id);
+    db.close();
+    const sources = [...opencodeReader.read(file)];
+    expect(sources.flatMap((s) => s.problems)).toEqual([
+      { file, line: row.r, reason: `message ${row.id}: data is not a message: skipped` },
+    ]);
+    expect(
+      bySession(sources)
+        .get(D_MAIN)!
+        .map((t) => t.question),
+    ).toEqual(MAIN_QUESTIONS.filter((q) => !q.startsWith('And what')));
   });
 });
 

@@ -163,7 +163,9 @@ class DbSessions implements SessionSource {
 /** Every session of the database, oldest first, each read when reached (memory bounded by one session). */
 export function* readDb(file: string): Generator<ParsedSource> {
   try {
-    if (statSync(file).size === 0) {
+    const st = statSync(file);
+    // An empty file is an empty SQLite database: none of OpenCode's tables (a FIFO is refused by the opener).
+    if (st.isFile() && st.size === 0) {
       yield only(file, 'not an OpenCode database');
       return;
     }
