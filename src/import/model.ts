@@ -14,6 +14,7 @@ export type SourceKind =
   | 'codex'
   | 'gemini'
   | 'copilot'
+  | 'opencode'
   | 'pi'
   | 'aider'
   | 'arborist';

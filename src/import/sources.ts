@@ -7,6 +7,7 @@ import { geminiReader } from './gemini/index.js';
 import { llmReader } from './llm/index.js';
 import type { SourceKind, SourceReader } from './model.js';
 import { openclawReader } from './openclaw/index.js';
+import { opencodeReader } from './opencode/index.js';
 import { piReader } from './pi/index.js';
 
 /**
@@ -76,6 +77,14 @@ export const SOURCES: { readonly [K in SourceKind]: SourceInfo } = {
       '`~/.gemini/tmp/*/chats` (`GEMINI_CLI_HOME`): `session-*.json` and `.jsonl` chats, subagent chats; a `logs.json` when named',
     findable: true,
     reader: () => geminiReader,
+  },
+  opencode: {
+    name: 'OpenCode',
+    badge: 'OP',
+    where:
+      '`~/.local/share/opencode` (`XDG_DATA_HOME`, `OPENCODE_DB`): `storage/` JSON files and `opencode.db`, opened read-only',
+    findable: true,
+    reader: () => opencodeReader,
   },
   pi: {
     name: 'Pi',

@@ -1,5 +1,6 @@
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import type { SourceKind } from '../../../src/import/index.js';
 
 /**
@@ -240,6 +241,118 @@ function copilotRecords(turns: readonly ContractTurn[], from: number, start: boo
   return out;
 }
 
+/** OpenCode's own tables, taken from the database OpenCode 1.18.33 wrote (the fixture): the schema is its, not ours. */
+const OPENCODE_FIXTURE = 'tests/import/fixtures/opencode/db-1.18.33/opencode.db';
+
+function opencodeSchema(): string[] {
+  const db = new Database(OPENCODE_FIXTURE, { readonly: true, fileMustExist: true });
+  try {
+    return db
+      .prepare(
+        "SELECT sql FROM sqlite_master WHERE tbl_name IN ('project', 'session', 'message', 'part') AND sql IS NOT NULL",
+      )
+      .pluck()
+      .all() as string[];
+  } finally {
+    db.close();
+  }
+}
+
+/** One OpenCode session in opencode.db: a user message and its text part, a finished assistant reply, per turn. */
+function writeOpencodeDb(file: string, turns: readonly ContractTurn[]): void {
+  const db = new Database(file);
+  try {
+    for (const sql of opencodeSchema()) db.exec(sql);
+    const sid = 'ses_4f2a1c9e3ffeQ1mA7bK2cD3eF4';
+    const cwd = '/home/ana/shop';
+    const t0 = Date.parse(tick());
+    db.prepare(
+      `INSERT INTO project (id, worktree, vcs, time_created, time_updated, sandboxes) VALUES ('p1', ?, 'git', ?, ?, '[]')`,
+    ).run(cwd, t0, t0);
+    db.prepare(
+      `INSERT INTO session (id, project_id, slug, directory, title, version, time_created, time_updated)
+        VALUES (?, 'p1', 'calm-river', ?, 'Open ports', '1.18.33', ?, ?)`,
+    ).run(sid, cwd, t0, t0);
+    const message = db.prepare(
+      'INSERT INTO message (id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?)',
+    );
+    const part = db.prepare(
+      'INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?, ?)',
+    );
+    turns.forEach((t, i) => {
+      const u = `msg_0${i}a00000001user${i}`;
+      const a = `msg_0${i}b00000001asst${i}`;
+      const asked = Date.parse(tick());
+      const done = Date.parse(tick());
+      const model = { providerID: 'anthropic', modelID: 'claude-sonnet-4-5' };
+      message.run(
+        u,
+        sid,
+        asked,
+        asked,
+        JSON.stringify({
+          role: 'user',
+          time: { created: asked },
+          agent: 'build',
+          model,
+          summary: { diffs: [] },
+        }),
+      );
+      part.run(
+        `prt_0${i}a00000001p1`,
+        u,
+        sid,
+        asked,
+        asked,
+        JSON.stringify({ type: 'text', text: t.question }),
+      );
+      message.run(
+        a,
+        sid,
+        asked + 1,
+        done,
+        JSON.stringify({
+          parentID: u,
+          role: 'assistant',
+          mode: 'build',
+          agent: 'build',
+          path: { cwd, root: cwd },
+          cost: 0,
+          tokens: { total: 0, input: 0, output: 0, reasoning: 0, cache: { write: 0, read: 0 } },
+          modelID: model.modelID,
+          providerID: model.providerID,
+          time: { created: asked + 1, completed: done },
+          finish: 'stop',
+        }),
+      );
+      part.run(`prt_0${i}b00000001p1`, a, sid, asked + 1, asked + 1, JSON.stringify({ type: 'step-start' }));
+      part.run(
+        `prt_0${i}b00000001p2`,
+        a,
+        sid,
+        asked + 1,
+        done,
+        JSON.stringify({ type: 'text', text: t.answer, time: { start: asked + 1, end: done } }),
+      );
+      part.run(
+        `prt_0${i}b00000001p3`,
+        a,
+        sid,
+        done,
+        done,
+        JSON.stringify({
+          reason: 'stop',
+          type: 'step-finish',
+          tokens: { total: 0, input: 0, output: 0, reasoning: 0, cache: { write: 0, read: 0 } },
+          cost: 0,
+        }),
+      );
+    });
+  } finally {
+    db.close();
+  }
+}
+
 const counted = (file: string) => lines(file).filter((l) => l !== '').length;
 
 /** One aider turn as aider/io.py writes it: `user_input`, `ai_output`, then aider's own output (`tool_output`). */
@@ -414,5 +527,18 @@ export const FORMATS: ContractFormat[] = [
     },
     breakLine: (file) => breakJsonLine(file, 8), // the second answer's line
     sourceRoundTrip: true,
+  },
+  {
+    // A database, not lines: no cut last line, no broken line; rows are kept as JSON records, not the file's bytes.
+    kind: 'opencode',
+    mirrors: OPENCODE_FIXTURE,
+    write(dir, turns) {
+      const data = join(dir, '.local', 'share', 'opencode');
+      mkdirSync(data, { recursive: true });
+      const file = join(data, 'opencode.db');
+      writeOpencodeDb(file, turns);
+      return { path: data, file };
+    },
+    sourceRoundTrip: false,
   },
 ];
