@@ -2,7 +2,10 @@
  * How fast `arborist import claude` runs, beside what this machine allows in the same run (issue 11, issue 12's
  * rule: every figure next to its floor, and the ratio is the figure).
  *
- *   npm run bench:import -- [--turns 100000] [--corpus DIR] [--runs 5] [--result-bytes 800]
+ *   npm run bench:import -- [--turns 100000] [--corpus DIR] [--runs 5] [--result-bytes 800] [--mixed]
+ *
+ * --mixed: the corpus is a home holding Claude Code, Codex, Gemini CLI, Copilot CLI, Pi and OpenClaw histories
+ * (bench/mixed-corpus.ts), imported by `arborist import` with no kind, as a new user's first import is.
  *
  * The corpus (bench/claude-corpus.ts) is generated once per size and kept. Each run imports it end to end into a
  * fresh shard through the real CLI (a child process, under /usr/bin/time for its peak RSS). Measured in the same
@@ -33,6 +36,8 @@ interface Options {
   corpus: string;
   resultBytes: string;
   json: boolean;
+  /** The corpus is a home of several agents' histories (bench/mixed-corpus.ts), imported by `arborist import`. */
+  mixed: boolean;
 }
 
 function options(argv: string[]): Options {
@@ -44,14 +49,17 @@ function options(argv: string[]): Options {
       runs: { type: 'string', default: '5' },
       'result-bytes': { type: 'string', default: '800' },
       json: { type: 'boolean', default: false },
+      mixed: { type: 'boolean', default: false },
     },
     strict: true,
   });
   const turns = Number(values.turns);
   const runs = Math.max(5, Number(values.runs));
   const resultBytes = String(values['result-bytes']);
-  const corpus = values.corpus ?? join(tmpdir(), `arborist-claude-corpus-${turns}-${resultBytes}`);
-  return { turns, runs, corpus, resultBytes, json: values.json };
+  const mixed = values.mixed;
+  const corpus =
+    values.corpus ?? join(tmpdir(), `arborist-${mixed ? 'mixed' : 'claude'}-corpus-${turns}-${resultBytes}`);
+  return { turns, runs, corpus, resultBytes, json: values.json, mixed };
 }
 const ROOT = new URL('../..', import.meta.url).pathname;
 const BIN = join(ROOT, 'dist/bundle/main.js');
@@ -72,7 +80,7 @@ function ensureCorpus(o: Options): { files: string[]; bytes: number } {
     execFileSync(
       process.execPath,
       [
-        join(ROOT, 'dist/bench/claude-corpus.js'),
+        join(ROOT, o.mixed ? 'dist/bench/mixed-corpus.js' : 'dist/bench/claude-corpus.js'),
         '--out',
         CORPUS,
         '--turns',
@@ -88,10 +96,11 @@ function ensureCorpus(o: Options): { files: string[]; bytes: number } {
 }
 
 /** Wall seconds and peak RSS (MiB) of a child, through GNU time. */
-function timed(args: string[]): { secs: number; rssMiB: number; stdout: string } {
+function timed(args: string[], env?: NodeJS.ProcessEnv): { secs: number; rssMiB: number; stdout: string } {
   const r = spawnSync('/usr/bin/time', ['-f', '%e %M', process.execPath, ...args], {
     encoding: 'utf8',
     maxBuffer: 256 * 1024 * 1024,
+    env,
   });
   if (r.error || r.stderr === null)
     throw new Error(`cannot run ${args.slice(0, 3).join(' ')}: ${r.error?.message}`);
@@ -147,7 +156,12 @@ export function main(argv: string[]): void {
   const o = options(argv);
   const { runs: RUNS, corpus: CORPUS } = o;
   const corpus = ensureCorpus(o);
-  const report = new Report('arborist bench:import (arborist import claude)', o.json);
+  const what = o.mixed ? 'arborist import (every agent of a mixed home)' : 'arborist import claude';
+  const report = new Report(`arborist bench:import (${what})`, o.json);
+  // The mixed corpus is a home: `arborist import` with no kind finds each agent's history where it keeps it.
+  const importArgs = (db: string) =>
+    o.mixed ? [BIN, 'import', '--db', db, '--json'] : [BIN, 'import', 'claude', CORPUS, '--db', db, '--json'];
+  const env = o.mixed ? { PATH: process.env.PATH, HOME: CORPUS, TZ: 'UTC' } : undefined;
   const rss: number[] = [];
   const whole: Pair[] = [];
   const again: Pair[] = [];
@@ -155,11 +169,11 @@ export function main(argv: string[]): void {
   for (let run = 0; run < RUNS; run++) {
     const dir = mkdtempSync(join(tmpdir(), 'arb-import-bench-'));
     const db = join(dir, 'sessions.db');
-    const r = timed([BIN, 'import', 'claude', CORPUS, '--db', db, '--json']);
-    const summary = JSON.parse(r.stdout) as { turns_added: number; errors: number };
-    added = summary.turns_added;
+    const r = timed(importArgs(db), env);
+    const doc = JSON.parse(r.stdout) as { turns_added: number; total?: { turns_added: number } };
+    added = (doc.total ?? doc).turns_added;
     rss.push(r.rssMiB);
-    const second = timed([BIN, 'import', 'claude', CORPUS, '--db', db, '--json']).secs;
+    const second = timed(importArgs(db), env).secs;
     const parse = timed(['-e', PARSE_FLOOR, CORPUS]).secs;
     const write = writeFloor(db, corpus.files);
     rmSync(dir, { recursive: true, force: true });
@@ -174,7 +188,7 @@ export function main(argv: string[]): void {
     `${corpus.files.length} files, ${fmt(corpus.bytes / 1048576, 1)} MiB, ${fmt(added)} turns imported (${CORPUS})`,
   );
   const s = report.add({
-    name: 'import claude, a fresh shard',
+    name: `${o.mixed ? 'import (mixed)' : 'import claude'}, a fresh shard`,
     kind: 'time',
     unit: 's',
     floorIs:
@@ -183,7 +197,7 @@ export function main(argv: string[]): void {
   });
   report.fact('import turns/s', `${fmt(added / s.figure.median)} (floor ${fmt(added / s.floor.median)})`);
   report.add({
-    name: 'import claude again, nothing new',
+    name: `${o.mixed ? 'import (mixed)' : 'import claude'} again, nothing new`,
     kind: 'time',
     unit: 's',
     floorIs: 'parse floor (read + JSON.parse every line, a child)',
