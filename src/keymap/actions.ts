@@ -118,7 +118,8 @@ export const ACTIONS = [
     id: 'import',
     group: 'Shard',
     keys: ['i'],
-    description: 'On an empty shard: import the histories found on this machine (Claude Code, OpenClaw, llm)',
+    description:
+      'On an empty shard: import every agent history found on this machine (the sources in the README)',
   },
   {
     id: 'archived',
