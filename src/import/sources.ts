@@ -78,6 +78,14 @@ export const SOURCES: { readonly [K in SourceKind]: SourceInfo } = {
     findable: true,
     reader: () => geminiReader,
   },
+  copilot: {
+    name: 'GitHub Copilot CLI',
+    badge: 'GH',
+    where:
+      '`~/.copilot` (`COPILOT_HOME`; before 1.0 `$XDG_STATE_HOME/.copilot`): `session-state` event logs, legacy `history-session-state`',
+    findable: true,
+    reader: () => copilotReader,
+  },
   opencode: {
     name: 'OpenCode',
     badge: 'OP',
@@ -101,14 +109,6 @@ export const SOURCES: { readonly [K in SourceKind]: SourceInfo } = {
       "nowhere by default: give projects' `.aider.chat.history.md` files (or the `--chat-history-file`), or folders to walk for them",
     findable: false,
     reader: () => aiderReader,
-  },
-  copilot: {
-    name: 'GitHub Copilot CLI',
-    badge: 'GH',
-    where:
-      '`~/.copilot` (`COPILOT_HOME`; before 1.0 `$XDG_STATE_HOME/.copilot`): `session-state` event logs, legacy `history-session-state`',
-    findable: true,
-    reader: () => copilotReader,
   },
   arborist: {
     name: 'arborist export',

@@ -7,6 +7,7 @@ import { cli } from '../support/cli.js';
 import { tempDir } from '../support/tmp.js';
 
 const README = fileURLToPath(new URL('../../README.md', import.meta.url));
+const IMPORT_DOC = fileURLToPath(new URL('../../docs/import.md', import.meta.url));
 const FIX = fileURLToPath(new URL('./fixtures/', import.meta.url));
 const BEGIN = /<!-- sources:begin[^\n]*-->\n/;
 const END = '<!-- sources:end -->';
@@ -22,16 +23,19 @@ function home(): { env: NodeJS.ProcessEnv; db: string; claude: string } {
 }
 
 describe('the registry of sources', () => {
-  it("the README's table of sources is generated from it (and has not drifted)", () => {
-    const doc = readFileSync(README, 'utf8');
+  it.each([
+    ['README.md', README],
+    ['docs/import.md', IMPORT_DOC],
+  ])('the table of sources in %s is generated from it (and has not drifted)', (name, file) => {
+    const doc = readFileSync(file, 'utf8');
     const begin = BEGIN.exec(doc);
-    expect(begin, 'README.md has lost its sources:begin marker').not.toBeNull();
+    expect(begin, `${name} has lost its sources:begin marker`).not.toBeNull();
     const at = begin!.index + begin![0].length;
     const want = `${doc.slice(0, at)}${sourcesMarkdown()}\n${doc.slice(doc.indexOf(END))}`;
-    if (process.env.UPDATE_SOURCES_DOC) writeFileSync(README, want);
+    if (process.env.UPDATE_SOURCES_DOC) writeFileSync(file, want);
     expect(
-      readFileSync(README, 'utf8'),
-      'README.md drifted from src/import/sources.ts: run UPDATE_SOURCES_DOC=1 npx vitest run tests/import/sources.test.ts',
+      readFileSync(file, 'utf8'),
+      `${name} drifted from src/import/sources.ts: run UPDATE_SOURCES_DOC=1 npx vitest run tests/import/sources.test.ts`,
     ).toBe(want);
   });
 
