@@ -353,6 +353,26 @@ function writeOpencodeDb(file: string, turns: readonly ContractTurn[]): void {
   }
 }
 
+/** llm's logs.db at 0.31 (tests/import/fixtures/llm/legacy-0.31.sql, its migrations' tables): one conversation. */
+function writeLlmDb(file: string, turns: readonly ContractTurn[]): void {
+  const db = new Database(file);
+  try {
+    db.exec(readFileSync('tests/import/fixtures/llm/legacy-0.31.sql', 'utf8'));
+    db.prepare(
+      "INSERT INTO conversations (id, name, model) VALUES ('01jcontract0000000000000000', 'Open ports', 'gpt-4o-mini')",
+    ).run();
+    const row = db.prepare(
+      `INSERT INTO responses (id, model, prompt, system, options_json, response, conversation_id, duration_ms,
+         datetime_utc, input_tokens, output_tokens)
+       VALUES (?, 'gpt-4o-mini', ?, NULL, '{}', ?, '01jcontract0000000000000000', 120, ?, 10, 20)`,
+    );
+    for (const [i, t] of turns.entries())
+      row.run(`01jcontractresp00000000000${i}`, t.question, t.answer, tick().replace('Z', ''));
+  } finally {
+    db.close();
+  }
+}
+
 const counted = (file: string) => lines(file).filter((l) => l !== '').length;
 
 /** One aider turn as aider/io.py writes it: `user_input`, `ai_output`, then aider's own output (`tool_output`). */
@@ -538,6 +558,18 @@ export const FORMATS: ContractFormat[] = [
       const file = join(data, 'opencode.db');
       writeOpencodeDb(file, turns);
       return { path: data, file };
+    },
+    sourceRoundTrip: false,
+  },
+  {
+    // A database, not a line format: nothing is cut mid-line, and export gives its rows, not a file.
+    kind: 'llm',
+    mirrors: 'tests/import/fixtures/llm/legacy-0.31.sql',
+    write(dir, turns) {
+      mkdirSync(dir, { recursive: true });
+      const file = join(dir, 'logs.db');
+      writeLlmDb(file, turns);
+      return { path: file, file };
     },
     sourceRoundTrip: false,
   },
