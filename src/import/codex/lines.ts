@@ -1,7 +1,7 @@
 /**
  * One Codex rollout's bytes into JSON lines. A rollout is plain JSONL (`rollout-….jsonl`) or, once Codex has
  * compressed it, the same bytes in a Zstandard frame (`rollout-….jsonl.zst`); the frame is recognised by its magic
- * bytes, not the name, and inflated with the bounded decoder the OpenClaw reader uses (Node 20's zlib has no zstd).
+ * bytes, not the name, and inflated with the bounded decoder (../zstd.ts) (Node 20's zlib has no zstd).
  * Each line is decoded and parsed once; a line that cannot be used is one problem `file:line: reason` and is
  * skipped, as in the Claude Code reader; nothing here throws for bad content.
  */
@@ -9,7 +9,7 @@ import { isUtf8 } from 'node:buffer';
 import { readRegular } from '../files.js';
 import { cutLine, MAX_LINE_BYTES } from '../long-lines.js';
 import type { ImportProblem } from '../model.js';
-import { unzstd } from '../openclaw/zstd.js';
+import { unzstd } from '../zstd.js';
 
 /** Past this a rollout is refused (it is held in memory whole while read), compressed or not. */
 export const MAX_FILE_BYTES = 1024 * 1024 * 1024;

@@ -8,7 +8,7 @@
 import { basename, dirname } from 'node:path';
 import { readJsonLines } from '../claude/lines.js';
 import type { ImportProblem, ParsedSession, ParsedSource } from '../model.js';
-import { isoOf } from '../pi-format/transcript.js';
+import { isoOf } from '../times.js';
 import { timelineEntry } from './legacy.js';
 import { TurnAssembler } from './turns.js';
 import { workspaceTitle } from './workspace.js';
