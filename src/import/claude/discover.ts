@@ -1,10 +1,11 @@
 /**
  * Where Claude Code keeps its transcripts and which files under a path are sessions, oldest first.
  */
-import { closeSync, readdirSync, readSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { openRegular, readHead } from '../files.js';
+import { readHead } from '../files.js';
+import { firstTimestamp } from '../jsonl.js';
 import { type ImportProblem, unreadableFolder } from '../model.js';
 
 /**
@@ -70,56 +71,6 @@ function sessionIdOf(file: string): string | undefined {
     return typeof v.sessionId === 'string' ? v.sessionId : undefined;
   } catch {
     return undefined; // unreadable or not JSON: listed, and read() says why
-  }
-}
-
-/** How far into a file the first timestamp is looked for before falling back to the file's time. */
-const HEAD_BYTES = 1 << 20;
-const CHUNK = 64 * 1024;
-
-/** The time (ms) of the first line with a valid top-level `timestamp`, read from the file's head; else NaN. */
-export function firstTimestamp(path: string): number {
-  let fd: number;
-  try {
-    fd = openRegular(path).fd;
-  } catch {
-    return Number.NaN;
-  }
-  try {
-    const buf = Buffer.alloc(HEAD_BYTES);
-    let have = 0;
-    let scanned = 0; // bytes of complete lines already looked at
-    for (;;) {
-      const n = have < HEAD_BYTES ? readSync(fd, buf, have, Math.min(CHUNK, HEAD_BYTES - have), have) : 0;
-      have += n;
-      for (;;) {
-        const nl = buf.indexOf(10, scanned);
-        if (nl < 0 || nl >= have) break;
-        const t = lineTime(buf.toString('utf8', scanned, nl));
-        if (!Number.isNaN(t)) return t;
-        scanned = nl + 1;
-      }
-      if (n === 0) {
-        // the end of the file (or of the head): a last line without a newline still counts
-        return scanned < have ? lineTime(buf.toString('utf8', scanned, have)) : Number.NaN;
-      }
-    }
-  } catch {
-    return Number.NaN;
-  } finally {
-    closeSync(fd);
-  }
-}
-
-function lineTime(s: string): number {
-  try {
-    const o = JSON.parse(s) as { timestamp?: unknown };
-    if (o === null || typeof o !== 'object') return Number.NaN;
-    const ts = o.timestamp;
-    if (typeof ts !== 'string' && typeof ts !== 'number') return Number.NaN;
-    return new Date(ts).getTime();
-  } catch {
-    return Number.NaN;
   }
 }
 

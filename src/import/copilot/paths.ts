@@ -8,7 +8,7 @@
 import { type Dirent, lstatSync, readdirSync, type Stats, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
-import { firstTimestamp } from '../claude/discover.js';
+import { firstTimestamp } from '../jsonl.js';
 import { type ImportProblem, unreadableFolder } from '../model.js';
 
 export function copilotDefaultPaths(env: NodeJS.ProcessEnv): string[] {
