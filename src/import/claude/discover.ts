@@ -1,12 +1,12 @@
 /**
  * Where Claude Code keeps its transcripts and which files under a path are sessions, oldest first.
  */
-import { readdirSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
+import type { Dirent } from 'node:fs';
 import { join } from 'node:path';
 import { readHead } from '../files.js';
 import { firstTimestamp } from '../jsonl.js';
-import { type ImportProblem, unreadableFolder } from '../model.js';
+import type { ImportProblem } from '../model.js';
+import { isFileEntry, oldestFirst, unlessFolder, userHome, walkFolders } from '../walk.js';
 
 /**
  * `$CLAUDE_CONFIG_DIR/projects` when set (Claude Code moves every ~/.claude path under it), else
@@ -15,7 +15,7 @@ import { type ImportProblem, unreadableFolder } from '../model.js';
 export function claudeDefaultPaths(env: NodeJS.ProcessEnv): string[] {
   const configDir = env.CLAUDE_CONFIG_DIR;
   if (configDir !== undefined && configDir.trim() !== '') return [join(configDir, 'projects')];
-  const home = env.HOME || env.USERPROFILE || homedir();
+  const home = userHome(env);
   return [join(home, '.claude', 'projects'), join(home, '.config', 'claude', 'projects')];
 }
 
@@ -27,39 +27,23 @@ export function isAgentFile(name: string): boolean {
 /** Folders below a projects folder are at most this deep (projects/<project>/<session>/subagents/...). */
 const MAX_DEPTH = 8;
 
-function walk(dir: string, depth: number, out: string[], problems: ImportProblem[] | undefined): void {
-  if (depth > MAX_DEPTH) return;
-  let entries: import('node:fs').Dirent[];
-  try {
-    entries = readdirSync(dir, { withFileTypes: true });
-  } catch (e) {
-    unreadableFolder(dir, e, problems);
-    return;
-  }
+/**
+ * The transcripts of one folder; its subfolders to walk next. A transcript's name on a FIFO or a device is listed
+ * too: read() refuses it, and the import says so.
+ */
+function transcriptsIn(dir: string, entries: Dirent[], out: string[]): Dirent[] {
   const agents: string[] = [];
   const sessions = new Set<string>();
   for (const e of entries) {
     const p = join(dir, e.name);
     if (e.isFile() && isAgentFile(e.name)) agents.push(p);
     else if (e.name.endsWith('.jsonl')) sessions.add(e.name.slice(0, -'.jsonl'.length));
-    // Symbolic links to folders are not followed (a link loop must not hang discovery); links to files are. A
-    // transcript's name on a FIFO or a device is listed too: read() refuses it, and the import says so.
-    if (e.isDirectory()) {
-      if (e.name !== 'subagents') walk(p, depth + 1, out, problems);
-    } else if (e.name.endsWith('.jsonl') && !isAgentFile(e.name)) {
-      if (!e.isSymbolicLink()) out.push(p);
-      else {
-        try {
-          if (!statSync(p).isDirectory()) out.push(p);
-        } catch {
-          // a dangling link: not a transcript
-        }
-      }
-    }
+    if (e.name.endsWith('.jsonl') && !isAgentFile(e.name) && isFileEntry(dir, e)) out.push(p);
   }
   // An old-layout subagent file is read with its session (subagents.ts); one whose session file is not beside it
   // (deleted by Claude Code's cleanup, or copied alone) is a transcript of its own, not something to pass over.
   for (const a of agents) if (!sessions.has(sessionIdOf(a) ?? '')) out.push(a);
+  return entries.filter((e) => e.name !== 'subagents');
 }
 
 /** The sessionId of a transcript's first line, if it has one. */
@@ -80,26 +64,10 @@ function sessionIdOf(file: string): string | undefined {
  * so that a session is imported before a later one that resumed it.
  */
 export function claudeDiscover(path: string, problems?: ImportProblem[]): string[] {
-  let st: import('node:fs').Stats;
-  try {
-    st = statSync(path);
-  } catch {
-    return [];
-  }
-  if (!st.isDirectory()) return [path]; // a FIFO or a device too: read() refuses it
+  const own = unlessFolder(path);
+  if (own) return own;
   const files: string[] = [];
-  walk(path, 0, files, problems);
-  const keyed = files.map((f) => {
-    let m = Number.POSITIVE_INFINITY;
-    try {
-      m = statSync(f).mtimeMs;
-    } catch {
-      // gone since the walk: sorted last, read() will say so
-    }
-    const t = firstTimestamp(f);
-    return { f, t: Number.isNaN(t) ? m : t, m };
-  });
+  walkFolders(path, MAX_DEPTH, problems, (dir, entries) => transcriptsIn(dir, entries, files));
   // A resumed session replays the earlier lines with their times: equal first times, the older file first.
-  keyed.sort((a, b) => a.t - b.t || a.m - b.m || (a.f < b.f ? -1 : a.f > b.f ? 1 : 0));
-  return keyed.map((k) => k.f);
+  return oldestFirst(files, firstTimestamp);
 }
