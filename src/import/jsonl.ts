@@ -7,7 +7,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { closeSync, readSync } from 'node:fs';
-import { openRegular, readRegular } from './files.js';
+import { binaryMagic, openRegular, readRegular } from './files.js';
 import { cutLine, MAX_LINE_BYTES } from './long-lines.js';
 import type { ImportProblem } from './model.js';
 
@@ -17,28 +17,15 @@ import type { ImportProblem } from './model.js';
  */
 export const MAX_FILE_BYTES = 1024 * 1024 * 1024;
 
-/** The first bytes that mark a file as binary (a PNG, a gzip, a zip, a SQLite database...). */
-const BINARY_MAGIC: readonly (readonly number[])[] = [
-  [0x89, 0x50, 0x4e, 0x47], // PNG
-  [0x1f, 0x8b], // gzip
-  [0x50, 0x4b, 0x03, 0x04], // zip
-  [0x53, 0x51, 0x4c, 0x69, 0x74, 0x65], // "SQLite"
-];
-export const ZSTD_MAGIC: readonly number[] = [0x28, 0xb5, 0x2f, 0xfd];
-
 /** How much of the start of a file is checked for NUL bytes to call it binary. */
 const BINARY_PROBE = 8192;
-
-export function startsWith(buf: Buffer, magic: readonly number[]): boolean {
-  return buf.length >= magic.length && magic.every((b, i) => buf[i] === b);
-}
 
 /**
  * True for bytes that are no JSONL: a known binary format's magic, or a NUL near the start. A zstd frame counts
  * unless `zstd` is false (a reader that inflates frames looks at them first).
  */
 export function looksBinary(buf: Buffer, zstd = true): boolean {
-  if (BINARY_MAGIC.some((m) => startsWith(buf, m)) || (zstd && startsWith(buf, ZSTD_MAGIC))) return true;
+  if (binaryMagic(buf, zstd)) return true;
   return buf.subarray(0, Math.min(buf.length, BINARY_PROBE)).indexOf(0) >= 0;
 }
 

@@ -4,15 +4,9 @@
  * bytes, not the name, and inflated with the bounded decoder (../zstd.ts: Node 20's zlib has no zstd). The lines
  * are split as every JSONL reader's are (../jsonl.ts); nothing here throws for bad content.
  */
-import {
-  looksBinary,
-  MAX_FILE_BYTES,
-  oneLine,
-  readWhole,
-  splitJsonLines,
-  startsWith,
-  ZSTD_MAGIC,
-} from '../jsonl.js';
+
+import { startsWith, ZSTD_MAGIC } from '../files.js';
+import { looksBinary, MAX_FILE_BYTES, oneLine, readWhole, splitJsonLines } from '../jsonl.js';
 import type { ImportProblem } from '../model.js';
 import { unzstd } from '../zstd.js';
 
