@@ -78,6 +78,16 @@ export default {
       to: {},
     },
     {
+      name: 'import-readers-apart',
+      comment:
+        "A reader's folder under src/import/ never imports another reader's folder: what two readers share is a " +
+        'module of src/import/ itself (jsonl.ts, walk.ts, times.ts, zstd.ts, sqlite-open.ts...). pi-format/ is the ' +
+        'shared format of pi and OpenClaw, so any reader may use it.',
+      severity: 'error',
+      from: { path: '^src/import/([^/]+)/' },
+      to: { path: '^src/import/[^/]+/', pathNot: ['^src/import/$1/', '^src/import/pi-format/'] },
+    },
+    {
       name: 'store-only-through-its-entries',
       comment:
         'The store shows one face: src/ outside the store imports only src/store/index.ts (and light.ts, the ' +

@@ -119,3 +119,24 @@ export function readRegular(path: string, cap: number): { buf: Buffer; st: Stats
     closeSync(fd);
   }
 }
+
+/** The first bytes of the binary formats a history is most often confused with. */
+const BINARY_MAGIC: readonly (readonly number[])[] = [
+  [0x89, 0x50, 0x4e, 0x47], // PNG
+  [0x1f, 0x8b], // gzip
+  [0x50, 0x4b, 0x03, 0x04], // zip
+  [0x53, 0x51, 0x4c, 0x69, 0x74, 0x65], // "SQLite"
+];
+export const ZSTD_MAGIC: readonly number[] = [0x28, 0xb5, 0x2f, 0xfd];
+
+export function startsWith(buf: Buffer, magic: readonly number[]): boolean {
+  return buf.length >= magic.length && magic.every((b, i) => buf[i] === b);
+}
+
+/**
+ * The bytes open as a PNG, a gzip, a zip, a SQLite database or (unless `zstd` is false: a reader that inflates
+ * zstd looks at a frame first) a Zstandard frame.
+ */
+export function binaryMagic(buf: Buffer, zstd = true): boolean {
+  return BINARY_MAGIC.some((m) => startsWith(buf, m)) || (zstd && startsWith(buf, ZSTD_MAGIC));
+}

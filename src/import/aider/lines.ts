@@ -4,7 +4,7 @@
  * and is left out; a line over the 16 MiB every reader keeps to (../long-lines.ts) is cut to fit, with a problem.
  */
 import { isUtf8 } from 'node:buffer';
-import { readRegular } from '../files.js';
+import { binaryMagic, readRegular } from '../files.js';
 import { MAX_LINE_BYTES } from '../long-lines.js';
 import type { ImportProblem } from '../model.js';
 
@@ -18,22 +18,6 @@ export interface Lines {
   lines: (string | null)[];
   /** The last line has no line end: aider may be writing it right now. */
   openEnded: boolean;
-}
-
-/**
- * The first bytes that mark a file as binary (a PNG, a gzip, a zip, a SQLite database, a zstd frame). A NUL byte
- * alone does not: aider writes whatever a prompt or a reply held, NUL included.
- */
-const BINARY_MAGIC: readonly (readonly number[])[] = [
-  [0x89, 0x50, 0x4e, 0x47],
-  [0x1f, 0x8b],
-  [0x50, 0x4b, 0x03, 0x04],
-  [0x53, 0x51, 0x4c, 0x69, 0x74, 0x65],
-  [0x28, 0xb5, 0x2f, 0xfd],
-];
-
-function looksBinary(buf: Buffer): boolean {
-  return BINARY_MAGIC.some((m) => buf.length >= m.length && m.every((b, i) => buf[i] === b));
 }
 
 /** `bytes` cut at a character boundary at most `max` long. */
@@ -52,7 +36,9 @@ export function readLines(file: string, problems: ImportProblem[]): Lines | null
     const code = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
     throw new Error(`cannot read ${file}: ${code}`);
   }
-  if (looksBinary(buf)) {
+  // A binary file by its first bytes (a PNG, a gzip, a zip, a SQLite database, a zstd frame) only: a NUL byte
+  // does not make one, aider writes whatever a prompt or a reply held, NUL included.
+  if (binaryMagic(buf)) {
     problems.push({ file, line: 0, reason: 'binary data, not an aider chat history' });
     return null;
   }

@@ -1,11 +1,12 @@
 /**
  * Where Claude Code keeps its transcripts and which files under a path are sessions, oldest first.
  */
-import { closeSync, readdirSync, readSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
+import type { Dirent } from 'node:fs';
 import { join } from 'node:path';
-import { openRegular, readHead } from '../files.js';
-import { type ImportProblem, unreadableFolder } from '../model.js';
+import { readHead } from '../files.js';
+import { firstTimestamp } from '../jsonl.js';
+import type { ImportProblem } from '../model.js';
+import { isFileEntry, oldestFirst, unlessFolder, userHome, walkFolders } from '../walk.js';
 
 /**
  * `$CLAUDE_CONFIG_DIR/projects` when set (Claude Code moves every ~/.claude path under it), else
@@ -14,7 +15,7 @@ import { type ImportProblem, unreadableFolder } from '../model.js';
 export function claudeDefaultPaths(env: NodeJS.ProcessEnv): string[] {
   const configDir = env.CLAUDE_CONFIG_DIR;
   if (configDir !== undefined && configDir.trim() !== '') return [join(configDir, 'projects')];
-  const home = env.HOME || env.USERPROFILE || homedir();
+  const home = userHome(env);
   return [join(home, '.claude', 'projects'), join(home, '.config', 'claude', 'projects')];
 }
 
@@ -26,39 +27,23 @@ export function isAgentFile(name: string): boolean {
 /** Folders below a projects folder are at most this deep (projects/<project>/<session>/subagents/...). */
 const MAX_DEPTH = 8;
 
-function walk(dir: string, depth: number, out: string[], problems: ImportProblem[] | undefined): void {
-  if (depth > MAX_DEPTH) return;
-  let entries: import('node:fs').Dirent[];
-  try {
-    entries = readdirSync(dir, { withFileTypes: true });
-  } catch (e) {
-    unreadableFolder(dir, e, problems);
-    return;
-  }
+/**
+ * The transcripts of one folder; its subfolders to walk next. A transcript's name on a FIFO or a device is listed
+ * too: read() refuses it, and the import says so.
+ */
+function transcriptsIn(dir: string, entries: Dirent[], out: string[]): Dirent[] {
   const agents: string[] = [];
   const sessions = new Set<string>();
   for (const e of entries) {
     const p = join(dir, e.name);
     if (e.isFile() && isAgentFile(e.name)) agents.push(p);
     else if (e.name.endsWith('.jsonl')) sessions.add(e.name.slice(0, -'.jsonl'.length));
-    // Symbolic links to folders are not followed (a link loop must not hang discovery); links to files are. A
-    // transcript's name on a FIFO or a device is listed too: read() refuses it, and the import says so.
-    if (e.isDirectory()) {
-      if (e.name !== 'subagents') walk(p, depth + 1, out, problems);
-    } else if (e.name.endsWith('.jsonl') && !isAgentFile(e.name)) {
-      if (!e.isSymbolicLink()) out.push(p);
-      else {
-        try {
-          if (!statSync(p).isDirectory()) out.push(p);
-        } catch {
-          // a dangling link: not a transcript
-        }
-      }
-    }
+    if (e.name.endsWith('.jsonl') && !isAgentFile(e.name) && isFileEntry(dir, e)) out.push(p);
   }
   // An old-layout subagent file is read with its session (subagents.ts); one whose session file is not beside it
   // (deleted by Claude Code's cleanup, or copied alone) is a transcript of its own, not something to pass over.
   for (const a of agents) if (!sessions.has(sessionIdOf(a) ?? '')) out.push(a);
+  return entries.filter((e) => e.name !== 'subagents');
 }
 
 /** The sessionId of a transcript's first line, if it has one. */
@@ -73,82 +58,16 @@ function sessionIdOf(file: string): string | undefined {
   }
 }
 
-/** How far into a file the first timestamp is looked for before falling back to the file's time. */
-const HEAD_BYTES = 1 << 20;
-const CHUNK = 64 * 1024;
-
-/** The time (ms) of the first line with a valid top-level `timestamp`, read from the file's head; else NaN. */
-export function firstTimestamp(path: string): number {
-  let fd: number;
-  try {
-    fd = openRegular(path).fd;
-  } catch {
-    return Number.NaN;
-  }
-  try {
-    const buf = Buffer.alloc(HEAD_BYTES);
-    let have = 0;
-    let scanned = 0; // bytes of complete lines already looked at
-    for (;;) {
-      const n = have < HEAD_BYTES ? readSync(fd, buf, have, Math.min(CHUNK, HEAD_BYTES - have), have) : 0;
-      have += n;
-      for (;;) {
-        const nl = buf.indexOf(10, scanned);
-        if (nl < 0 || nl >= have) break;
-        const t = lineTime(buf.toString('utf8', scanned, nl));
-        if (!Number.isNaN(t)) return t;
-        scanned = nl + 1;
-      }
-      if (n === 0) {
-        // the end of the file (or of the head): a last line without a newline still counts
-        return scanned < have ? lineTime(buf.toString('utf8', scanned, have)) : Number.NaN;
-      }
-    }
-  } catch {
-    return Number.NaN;
-  } finally {
-    closeSync(fd);
-  }
-}
-
-function lineTime(s: string): number {
-  try {
-    const o = JSON.parse(s) as { timestamp?: unknown };
-    if (o === null || typeof o !== 'object') return Number.NaN;
-    const ts = o.timestamp;
-    if (typeof ts !== 'string' && typeof ts !== 'number') return Number.NaN;
-    return new Date(ts).getTime();
-  } catch {
-    return Number.NaN;
-  }
-}
-
 /**
  * A file stands for itself; a folder for every session transcript below it (not the subagent files, which are
  * read with their session), oldest first by the first timestamp in each (the file's time when there is none),
  * so that a session is imported before a later one that resumed it.
  */
 export function claudeDiscover(path: string, problems?: ImportProblem[]): string[] {
-  let st: import('node:fs').Stats;
-  try {
-    st = statSync(path);
-  } catch {
-    return [];
-  }
-  if (!st.isDirectory()) return [path]; // a FIFO or a device too: read() refuses it
+  const own = unlessFolder(path);
+  if (own) return own;
   const files: string[] = [];
-  walk(path, 0, files, problems);
-  const keyed = files.map((f) => {
-    let m = Number.POSITIVE_INFINITY;
-    try {
-      m = statSync(f).mtimeMs;
-    } catch {
-      // gone since the walk: sorted last, read() will say so
-    }
-    const t = firstTimestamp(f);
-    return { f, t: Number.isNaN(t) ? m : t, m };
-  });
+  walkFolders(path, MAX_DEPTH, problems, (dir, entries) => transcriptsIn(dir, entries, files));
   // A resumed session replays the earlier lines with their times: equal first times, the older file first.
-  keyed.sort((a, b) => a.t - b.t || a.m - b.m || (a.f < b.f ? -1 : a.f > b.f ? 1 : 0));
-  return keyed.map((k) => k.f);
+  return oldestFirst(files, firstTimestamp);
 }

@@ -4,8 +4,8 @@
  * (titles, summaries) are gathered here, since they are seen only once.
  */
 import { basename } from 'node:path';
+import { readJsonLines } from '../jsonl.js';
 import { classifyUser, Kind, systemError } from './content.js';
-import { readJsonLines } from './lines.js';
 import type { AgentFile } from './subagents.js';
 import { isObj, type Node, type Obj, SKIPPED, show, type UnitLines } from './unit.js';
 

@@ -3,9 +3,10 @@
  * nodes (the lines with a uuid) and the turn drafts built from them. Kept apart from the stages so that each
  * stage's file imports only this, never another stage.
  */
+
+import type { ReadFile } from '../jsonl.js';
 import type { ImportProblem } from '../model.js';
 import type { Kind } from './content.js';
-import type { ReadFile } from './lines.js';
 import type { AgentFile } from './subagents.js';
 
 export interface ClaudeOptions {

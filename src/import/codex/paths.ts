@@ -5,10 +5,10 @@
  * in `archived_sessions/`; a rollout Codex compressed is `….jsonl.zst`, and the plain file wins when both exist
  * (openai/codex codex-rs/rollout/src/compression.rs).
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { type Dirent, existsSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { type ImportProblem, unreadableFolder } from '../model.js';
+import type { ImportProblem } from '../model.js';
+import { isFileEntry, unlessFolder, userHome, walkFolders } from '../walk.js';
 
 export const SESSIONS = 'sessions';
 export const ARCHIVED = 'archived_sessions';
@@ -16,7 +16,7 @@ export const ARCHIVED = 'archived_sessions';
 export function codexHome(env: NodeJS.ProcessEnv): string {
   const set = env.CODEX_HOME;
   if (set !== undefined && set !== '') return set;
-  return join(env.HOME || env.USERPROFILE || homedir(), '.codex');
+  return join(userHome(env), '.codex');
 }
 
 const NAME = /^rollout-(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2})-(.+)\.jsonl(\.zst)?$/;
@@ -58,34 +58,17 @@ export function isArchivedPath(file: string): boolean {
 /** Folders below a sessions folder are at most this deep (YYYY/MM/DD). */
 const MAX_DEPTH = 6;
 
-function walk(dir: string, depth: number, out: string[], problems: ImportProblem[] | undefined): void {
-  if (depth > MAX_DEPTH) return;
-  let entries: import('node:fs').Dirent[];
-  try {
-    entries = readdirSync(dir, { withFileTypes: true });
-  } catch (e) {
-    unreadableFolder(dir, e, problems);
-    return;
-  }
+/** The rollouts of one folder; every subfolder is walked. */
+function rolloutsIn(dir: string, entries: Dirent[], out: string[]): Dirent[] {
   const names = new Set(entries.map((e) => e.name));
   for (const e of entries) {
-    const p = join(dir, e.name);
-    // A link to a folder is not followed (a loop must not hang discovery); a FIFO under a rollout's name is
-    // listed, and read() refuses it.
-    if (e.isDirectory()) walk(p, depth + 1, out, problems);
-    else if (rolloutName(e.name) !== undefined) {
-      // Codex reads the plain file when both exist (compression.rs, `should_skip_compressed_sibling`).
-      if (e.name.endsWith('.zst') && names.has(e.name.slice(0, -'.zst'.length))) continue;
-      if (e.isSymbolicLink()) {
-        try {
-          if (statSync(p).isDirectory()) continue;
-        } catch {
-          continue; // a dangling link
-        }
-      }
-      out.push(p);
-    }
+    // Codex reads the plain file when both exist (compression.rs, `should_skip_compressed_sibling`). A FIFO under
+    // a rollout's name is listed, and read() refuses it.
+    if (e.isDirectory() || rolloutName(e.name) === undefined) continue;
+    if (e.name.endsWith('.zst') && names.has(e.name.slice(0, -'.zst'.length))) continue;
+    if (isFileEntry(dir, e)) out.push(join(dir, e.name));
   }
+  return entries;
 }
 
 /**
@@ -94,17 +77,14 @@ function walk(dir: string, depth: number, out: string[], problems: ImportProblem
  * than the rollout it copied, so the original's turns are imported first.
  */
 export function discover(path: string, problems?: ImportProblem[]): string[] {
-  let st: import('node:fs').Stats;
-  try {
-    st = statSync(path);
-  } catch {
-    return [];
-  }
-  if (!st.isDirectory()) return [path];
+  const own = unlessFolder(path);
+  if (own) return own;
   const files: string[] = [];
   const roots = [join(path, SESSIONS), join(path, ARCHIVED)].filter((d) => existsSync(d));
-  if (roots.length === 0) walk(path, 0, files, problems);
-  else for (const r of roots) walk(r, 0, files, problems);
+  const walk = (root: string) =>
+    walkFolders(root, MAX_DEPTH, problems, (dir, es) => rolloutsIn(dir, es, files));
+  if (roots.length === 0) walk(path);
+  else for (const r of roots) walk(r);
   const key = (f: string) => rolloutName(f)?.stamp ?? '';
   return files.sort((a, b) => {
     const ka = key(a);

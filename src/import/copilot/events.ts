@@ -1,14 +1,14 @@
 /**
  * The events generation (Copilot CLI 0.0.342 and later): `session-state/<sessionId>/events.jsonl` (early versions:
  * `session-state/<sessionId>.jsonl`), one event a line, `{type, data, id, timestamp, parentId}`, appended in the
- * order they happen (`parentId` is the event before). Each line is read once (../claude/lines.ts: capped read,
+ * order they happen (`parentId` is the event before). Each line is read once (../jsonl.ts: capped read,
  * invalid UTF-8, over-long and truncated lines handled as for Claude Code) and told to the turn assembler. Format
  * facts and their sources: docs/import.md (GitHub Copilot CLI).
  */
 import { basename, dirname } from 'node:path';
-import { readJsonLines } from '../claude/lines.js';
+import { readJsonLines } from '../jsonl.js';
 import type { ImportProblem, ParsedSession, ParsedSource } from '../model.js';
-import { isoOf } from '../pi-format/transcript.js';
+import { isoOf } from '../times.js';
 import { timelineEntry } from './legacy.js';
 import { TurnAssembler } from './turns.js';
 import { workspaceTitle } from './workspace.js';

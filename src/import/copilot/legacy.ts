@@ -12,7 +12,7 @@ import { isUtf8 } from 'node:buffer';
 import { basename } from 'node:path';
 import { readRegular } from '../files.js';
 import type { ImportProblem, ParsedSession, ParsedSource } from '../model.js';
-import { isoOf } from '../pi-format/transcript.js';
+import { isoOf } from '../times.js';
 import { TurnAssembler } from './turns.js';
 
 /** Past this size a legacy document is refused: it is parsed whole, and V8 strings stop at about 512 MiB. */

@@ -5,14 +5,14 @@
  * (early event-log versions: `session-state/<id>.jsonl`) and the first generation's
  * `history-session-state/session_<id>_<startMs>.json`. Sources: docs/import.md (GitHub Copilot CLI).
  */
-import { type Dirent, lstatSync, readdirSync, type Stats, statSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { lstatSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { firstTimestamp } from '../claude/discover.js';
+import { firstTimestamp } from '../jsonl.js';
 import { type ImportProblem, unreadableFolder } from '../model.js';
+import { isFileEntry, listFolder, oldestFirst, statOf, unlessFolder, userHome } from '../walk.js';
 
 export function copilotDefaultPaths(env: NodeJS.ProcessEnv): string[] {
-  const home = env.HOME || env.USERPROFILE || homedir();
+  const home = userHome(env);
   const main =
     env.COPILOT_HOME !== undefined && env.COPILOT_HOME.trim() !== ''
       ? env.COPILOT_HOME
@@ -24,23 +24,6 @@ export function copilotDefaultPaths(env: NodeJS.ProcessEnv): string[] {
   return out;
 }
 
-function list(dir: string, problems: ImportProblem[] | undefined): Dirent[] {
-  try {
-    return readdirSync(dir, { withFileTypes: true });
-  } catch (e) {
-    unreadableFolder(dir, e, problems);
-    return [];
-  }
-}
-
-function statOf(p: string): Stats | undefined {
-  try {
-    return statSync(p);
-  } catch {
-    return undefined;
-  }
-}
-
 /** A real folder below the path given (a link to one is not followed, as below: 1.0 leaves such links behind). */
 function isFolder(p: string): boolean {
   try {
@@ -50,20 +33,12 @@ function isFolder(p: string): boolean {
   }
 }
 
-/** A name that is a file (or a link to one, or a FIFO or device under a session's name: read() refuses those). */
-function notFolder(dir: string, e: Dirent): boolean {
-  if (e.isDirectory()) return false;
-  if (!e.isSymbolicLink()) return true;
-  const st = statOf(join(dir, e.name));
-  return st !== undefined && !st.isDirectory();
-}
-
 /**
  * The sessions of a `session-state` folder: `<id>/events.jsonl` in each session folder (symbolic links to folders
  * are not followed: a link loop must not hang discovery) and the flat `<id>.jsonl` files of early versions.
  */
 function sessionState(dir: string, out: string[], problems: ImportProblem[] | undefined): void {
-  for (const e of list(dir, problems)) {
+  for (const e of listFolder(dir, problems)) {
     const p = join(dir, e.name);
     if (e.isDirectory()) {
       const events = join(p, 'events.jsonl');
@@ -74,14 +49,14 @@ function sessionState(dir: string, out: string[], problems: ImportProblem[] | un
         // no log (a session that never got a prompt) is nothing lost; a folder that cannot be read is
         if ((err as NodeJS.ErrnoException).code !== 'ENOENT') unreadableFolder(p, err, problems);
       }
-    } else if (e.name.endsWith('.jsonl') && notFolder(dir, e)) out.push(p);
+    } else if (e.name.endsWith('.jsonl') && isFileEntry(dir, e)) out.push(p);
   }
 }
 
 /** The first generation's documents: every `.json` file of a `history-session-state` folder, as the CLI lists it. */
 function historyState(dir: string, out: string[], problems: ImportProblem[] | undefined): void {
-  for (const e of list(dir, problems))
-    if (e.name.endsWith('.json') && notFolder(dir, e)) out.push(join(dir, e.name));
+  for (const e of listFolder(dir, problems))
+    if (e.name.endsWith('.json') && isFileEntry(dir, e)) out.push(join(dir, e.name));
 }
 
 /** A legacy file's start, from its name (`session_<id>_<startMs>.json`); NaN when the name does not say. */
@@ -98,9 +73,8 @@ function legacyStart(file: string): number {
  * before the event log that imported it.
  */
 export function copilotDiscover(path: string, problems?: ImportProblem[]): string[] {
-  const st = statOf(path);
-  if (!st) return [];
-  if (!st.isDirectory()) return [path]; // a FIFO or a device too: read() refuses it
+  const own = unlessFolder(path);
+  if (own) return own;
   const files: string[] = [];
   const name = basename(path);
   if (name === 'history-session-state') historyState(path, files, problems);
@@ -114,11 +88,5 @@ export function copilotDiscover(path: string, problems?: ImportProblem[]): strin
     if (hs) historyState(join(path, 'history-session-state'), files, problems);
     if (!ss && !hs) sessionState(path, files, problems);
   }
-  const keyed = files.map((f) => {
-    const m = statOf(f)?.mtimeMs ?? Number.POSITIVE_INFINITY;
-    const t = f.endsWith('.json') ? legacyStart(f) : firstTimestamp(f);
-    return { f, t: Number.isNaN(t) ? m : t, m };
-  });
-  keyed.sort((a, b) => a.t - b.t || a.m - b.m || (a.f < b.f ? -1 : a.f > b.f ? 1 : 0));
-  return keyed.map((k) => k.f);
+  return oldestFirst(files, (f) => (f.endsWith('.json') ? legacyStart(f) : firstTimestamp(f)));
 }

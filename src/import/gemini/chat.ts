@@ -5,7 +5,7 @@
  */
 import { basename, dirname } from 'node:path';
 import type { ImportProblem, ParsedSession, ParsedSource, ParsedTurn } from '../model.js';
-import { isoOf } from '../pi-format/transcript.js';
+import { isoOf } from '../times.js';
 import { type History, readHistory } from './history.js';
 import { obj } from './parts.js';
 import { projectCwd, projectDirOf, subagentFiles } from './paths.js';

@@ -12,8 +12,8 @@
  * off stays, as a branch beside what followed. Never throws for bad content.
  */
 import { isUtf8 } from 'node:buffer';
-import { readJsonLines } from '../claude/lines.js';
 import { readHead, readRegular } from '../files.js';
+import { readJsonLines } from '../jsonl.js';
 import { cutLine, MAX_LINE_BYTES } from '../long-lines.js';
 import type { ImportProblem } from '../model.js';
 import { type Json, obj } from './parts.js';

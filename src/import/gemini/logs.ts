@@ -8,7 +8,7 @@ import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { readHead, readRegular } from '../files.js';
 import type { ImportProblem, ParsedSource, ParsedTurn } from '../model.js';
-import { isoOf } from '../pi-format/transcript.js';
+import { isoOf } from '../times.js';
 import { type Json, obj } from './parts.js';
 import { isChatFile, projectCwd } from './paths.js';
 

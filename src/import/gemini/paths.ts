@@ -3,16 +3,16 @@
  * chat was recorded in, when a file of the tool's says so (docs/import.md, "Gemini CLI", "Where chats live").
  */
 import { createHash } from 'node:crypto';
-import { type Dirent, readdirSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { type Dirent, readdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { readRegular } from '../files.js';
 import { type ImportProblem, unreadableFolder } from '../model.js';
+import { isFileEntry, statOf, unlessFolder, userHome, walkFolders } from '../walk.js';
 import { obj } from './parts.js';
 
 /** `~/.gemini`, or `$GEMINI_CLI_HOME/.gemini` (gemini-cli `utils/paths.ts`, `homedir()`). */
 export function geminiDir(env: NodeJS.ProcessEnv): string {
-  const home = env.GEMINI_CLI_HOME || env.HOME || env.USERPROFILE || homedir();
+  const home = env.GEMINI_CLI_HOME || userHome(env);
   return join(home, '.gemini');
 }
 
@@ -29,34 +29,16 @@ export function isChatFile(name: string): boolean {
 /** `.gemini/tmp/<project>/chats/<file>` from `.gemini`: nothing deeper is a main chat. */
 const MAX_DEPTH = 4;
 
-function walk(dir: string, depth: number, out: string[], problems: ImportProblem[] | undefined): void {
-  let entries: Dirent[];
-  try {
-    entries = readdirSync(dir, { withFileTypes: true });
-  } catch (e) {
-    unreadableFolder(dir, e, problems);
-    return;
+/** The chats of one folder; the subfolders to walk next. */
+function chatsIn(dir: string, entries: Dirent[], out: string[]): Dirent[] {
+  // A chats folder's subfolders hold subagent chats, read with their session; links to folders are not followed.
+  if (basename(dir) === 'chats') {
+    for (const e of entries) if (isChatFile(e.name) && isFileEntry(dir, e)) out.push(join(dir, e.name));
+    return [];
   }
-  const inChats = basename(dir) === 'chats';
   // A project's temp folder (it has `chats`) holds tool output, logs and plans too: only `chats` is looked into.
-  const project = !inChats && entries.some((e) => e.name === 'chats' && e.isDirectory());
-  for (const e of entries) {
-    const p = join(dir, e.name);
-    // A chats folder's subfolders hold subagent chats, read with their session; links to folders are not followed.
-    if (e.isDirectory()) {
-      if (inChats || depth >= MAX_DEPTH || e.name.startsWith('.')) continue;
-      if (!project || e.name === 'chats') walk(p, depth + 1, out, problems);
-    } else if (inChats && isChatFile(e.name)) {
-      if (!e.isSymbolicLink()) out.push(p);
-      else {
-        try {
-          if (!statSync(p).isDirectory()) out.push(p);
-        } catch {
-          // a dangling link: not a chat
-        }
-      }
-    }
-  }
+  const project = entries.some((e) => e.name === 'chats' && e.isDirectory());
+  return entries.filter((e) => !e.name.startsWith('.') && (!project || e.name === 'chats'));
 }
 
 /** The time in a chat file's name: `session-2026-04-23T12-52-…` (UTC, to the minute) or `session-<epoch ms>-…`. */
@@ -72,22 +54,13 @@ export function nameTime(name: string): number {
  * time in the name (the file's time when none), a `.json` before the `.jsonl` the CLI migrated it to on resume.
  */
 export function geminiDiscover(path: string, problems?: ImportProblem[]): string[] {
-  let st: import('node:fs').Stats;
-  try {
-    st = statSync(path);
-  } catch {
-    return [];
-  }
-  if (!st.isDirectory()) return [path];
+  const own = unlessFolder(path);
+  if (own) return own;
   const files: string[] = [];
-  walk(path, 0, files, problems);
+  walkFolders(path, MAX_DEPTH, problems, (dir, entries) => chatsIn(dir, entries, files));
   const keyed = files.map((f) => {
-    let m = Number.POSITIVE_INFINITY;
-    try {
-      m = statSync(f).mtimeMs;
-    } catch {
-      // gone since the walk: sorted last, read() will say so
-    }
+    // a file gone since the walk sorts last, and read() says so
+    const m = statOf(f)?.mtimeMs ?? Number.POSITIVE_INFINITY;
     const t = nameTime(basename(f));
     return { f, t: Number.isNaN(t) ? m : t, m, l: f.endsWith('.jsonl') ? 1 : 0 };
   });

@@ -5,7 +5,7 @@
  */
 import { AnswerBuilder, fitText } from '../answer.js';
 import type { ImportProblem, ParsedTurn } from '../model.js';
-import { isoOf } from '../pi-format/transcript.js';
+import { isoOf } from '../times.js';
 import type { History, Message } from './history.js';
 import { type Json, obj, partsOf, questionOf, responseIds, resultText, textOf, userKind } from './parts.js';
 

@@ -1,15 +1,15 @@
 /**
  * The reader of Simon Willison's `llm` CLI log database (logs.db): the legacy `conversations` / `responses` tables
  * and 0.32's content-addressed `messages` / `parts` / `turns` / `threads`, both in one file after an upgrade.
- * Never writes to the database or beside it (open.ts). Format notes with citations: docs/import.md (llm).
+ * Never writes to the database or beside it (../sqlite-open.ts). Format notes with citations: docs/import.md (llm).
  */
 import { existsSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, posix, win32 } from 'node:path';
 import type { ImportProblem, ParsedSource, SourceReader } from '../model.js';
+import { openLogsDb } from '../sqlite-open.js';
 import { buildSession } from './build.js';
 import { legacySources } from './legacy.js';
-import { openLogsDb } from './open.js';
 import { planMessages } from './plan.js';
 import { oneLine } from './rows.js';
 import { detectSchema } from './schema.js';

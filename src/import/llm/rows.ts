@@ -1,40 +1,11 @@
 import type Database from 'better-sqlite3';
 import { fitText } from '../answer.js';
+import { OWN_COLUMN, oneLine, rowLine } from '../sql-rows.js';
 
 /**
  * Small shared pieces of the llm reader: a database row as a `raw` line, llm's timestamps as ISO 8601, text
  * out of a column that may hold anything, a stable string order, and rows grouped by a column.
  */
-
-/** Columns the reader adds to its own queries (rowid, sort keys); never part of a row's `raw` form. */
-export const OWN_COLUMN = '__arb_';
-
-/**
- * One row as a `raw` line: `{"table":"<name>","row":{...}}`, the row's columns in SELECT order, blobs as base64
- * strings, integers past 2^53 as decimal strings. The table name is kept because one turn draws rows from several
- * tables (responses and tool_calls, or messages, parts and turns).
- */
-export function rowLine(table: string, row: Record<string, unknown>): string {
-  let plain = true;
-  for (const k in row) {
-    const v = row[k];
-    if (k.startsWith(OWN_COLUMN) || typeof v === 'bigint' || (v !== null && typeof v === 'object')) {
-      plain = false;
-      break;
-    }
-  }
-  let body: Record<string, unknown> = row;
-  if (!plain) {
-    body = {};
-    for (const [k, v] of Object.entries(row)) {
-      if (k.startsWith(OWN_COLUMN)) continue;
-      if (Buffer.isBuffer(v) || v instanceof Uint8Array) body[k] = Buffer.from(v).toString('base64');
-      else if (typeof v === 'bigint') body[k] = v.toString();
-      else body[k] = v;
-    }
-  }
-  return `{"table":${JSON.stringify(table)},"row":${JSON.stringify(body)}}`;
-}
 
 /** Prepared statements, one per connection and SQL text: sessions are many and their queries the same. */
 const cache = new WeakMap<Database.Database, Map<string, Database.Statement>>();
@@ -130,14 +101,9 @@ export function parseJson(v: unknown): unknown {
   }
 }
 
-/** An SQLite error message on one short line. */
-export function oneLine(s: string, max = 200): string {
-  const flat = s.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}
-
-// fitText moved to answer.ts (the Claude Code reader cuts too); llm's modules still import it from here.
-export { fitText };
+// OWN_COLUMN, rowLine and oneLine moved to ../sql-rows.ts (the OpenCode reader uses them too), fitText to
+// answer.ts (the Claude Code reader cuts too); llm's modules still import them from here.
+export { fitText, OWN_COLUMN, oneLine, rowLine };
 
 /** What a turn's question says when the source has no prompt text (the store needs one). */
 export const NO_PROMPT = '[no prompt]';

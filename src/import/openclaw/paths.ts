@@ -4,10 +4,11 @@
  * <sessionId>.jsonl.reset.<stamp>, <sessionId>.jsonl.deleted.<stamp>}` and `<state>/agents/<agent>/agent/
  * openclaw-agent.sqlite`; `<state>` is OPENCLAW_STATE_DIR, else `<home>/.openclaw` with home = OPENCLAW_HOME or HOME.
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { type ImportProblem, unreadableFolder } from '../model.js';
+import { listNames as list, statOf } from '../walk.js';
 
 export const STORE_FILE = 'sessions.json';
 export const AGENT_DB = 'openclaw-agent.sqlite';
@@ -70,19 +71,11 @@ export function stateDir(env: NodeJS.ProcessEnv): string {
 }
 
 function isDir(p: string): boolean {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
+  return statOf(p)?.isDirectory() === true;
 }
 
 function isFile(p: string): boolean {
-  try {
-    return statSync(p).isFile();
-  } catch {
-    return false;
-  }
+  return statOf(p)?.isFile() === true;
 }
 
 /**
@@ -90,29 +83,11 @@ function isFile(p: string): boolean {
  * refuses it and the import says so rather than passing over it.
  */
 function isEntry(p: string): boolean {
-  try {
-    return !statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-/** A folder's names, sorted; none when it is not there, and a problem when it cannot be read. */
-function list(dir: string, problems: ImportProblem[] | undefined): string[] {
-  try {
-    return readdirSync(dir).sort();
-  } catch (e) {
-    unreadableFolder(dir, e, problems);
-    return [];
-  }
+  return statOf(p)?.isDirectory() === false;
 }
 
 function mtime(p: string): number {
-  try {
-    return statSync(p).mtimeMs;
-  } catch {
-    return 0;
-  }
+  return statOf(p)?.mtimeMs ?? 0;
 }
 
 /** A sessions folder: archives (oldest stamp first), then live transcripts (oldest first), then sessions.json. */

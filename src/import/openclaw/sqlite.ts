@@ -20,10 +20,11 @@ import {
   type Rec,
   recordFromText,
 } from '../pi-format/records.js';
-import { buildSession, type ForkSource, isoOf, type SessionOutput } from '../pi-format/transcript.js';
+import { buildSession, type ForkSource, type SessionOutput } from '../pi-format/transcript.js';
+import { isoOf } from '../times.js';
+import { unzstd } from '../zstd.js';
 import { classify } from './paths.js';
 import { entryFromValue, type TurnResolver } from './store.js';
-import { unzstd } from './zstd.js';
 
 /** OpenClaw's own bound on one compressed event (the CHECK on transcript_events). */
 const MAX_EVENT_BYTES = 4 * 1024 * 1024;

@@ -9,7 +9,7 @@ import { readRegular } from '../files.js';
 import type { ParsedCheckpoint, ParsedCheckpointRef, ParsedEntry, ParsedSource } from '../model.js';
 import { sessionFromJsonl } from '../pi-format/jsonl.js';
 import { type Json, type Problems, problem } from '../pi-format/records.js';
-import { isoOf } from '../pi-format/transcript.js';
+import { isoOf } from '../times.js';
 import { MAX_FILE_BYTES } from './files.js';
 import { classify } from './paths.js';
 

@@ -3,15 +3,15 @@
  * session: id, project_id, parent_id, title, directory, time_created...), `message` (id, session_id, time_created,
  * `data` = the message's JSON without id and sessionID) and `part` (id, message_id, session_id, `data` = the part's
  * JSON without id, sessionID and messageID): anomalyco/opencode packages/opencode/src/session/session.sql.ts. The
- * file is opened read-only, never written, the way the llm reader opens logs.db (../llm/open.ts). One ParsedSource
+ * file is opened read-only, never written, the way the llm reader opens logs.db (../sqlite-open.ts). One ParsedSource
  * per session, oldest first.
  */
 
 import { statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
-import { openLogsDb } from '../llm/open.js';
-import { OWN_COLUMN, oneLine, rowLine } from '../llm/rows.js';
 import type { ImportProblem, ParsedSource } from '../model.js';
+import { OWN_COLUMN, oneLine, rowLine } from '../sql-rows.js';
+import { openLogsDb } from '../sqlite-open.js';
 import { sessionSource } from './links.js';
 import {
   FORK_TITLE,

@@ -7,14 +7,13 @@
  * same ids (OpenCode copies storage/ into the database and leaves it): the storage files are read first and the
  * database adds what is new.
  */
-import { readdirSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
-import { type ImportProblem, unreadableFolder } from '../model.js';
+import type { ImportProblem } from '../model.js';
+import { listFolder as list, statOf, unlessFolder, userHome } from '../walk.js';
 
 /** OpenCode's data folder for this environment. */
 export function dataDir(env: NodeJS.ProcessEnv): string {
-  const home = env.HOME || env.USERPROFILE || homedir();
+  const home = userHome(env);
   return join(env.XDG_DATA_HOME || join(home, '.local', 'share'), 'opencode');
 }
 
@@ -32,21 +31,8 @@ export function isDbName(name: string): boolean {
   return /^opencode(-[A-Za-z0-9._-]+)?\.db$/.test(name);
 }
 
-function list(dir: string, problems?: ImportProblem[]): import('node:fs').Dirent[] {
-  try {
-    return readdirSync(dir, { withFileTypes: true });
-  } catch (e) {
-    unreadableFolder(dir, e, problems);
-    return [];
-  }
-}
-
 function isDir(p: string): boolean {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
+  return statOf(p)?.isDirectory() === true;
 }
 
 /**
@@ -72,13 +58,8 @@ function sessionFiles(storage: string, problems?: ImportProblem[]): string[] {
  * folder (it holds `session/`), or a folder of either below it one level (a copied home's `opencode/`).
  */
 export function opencodeDiscover(path: string, problems?: ImportProblem[]): string[] {
-  let st: import('node:fs').Stats;
-  try {
-    st = statSync(path);
-  } catch {
-    return [];
-  }
-  if (!st.isDirectory()) return [path];
+  const own = unlessFolder(path);
+  if (own) return own;
   if (isDir(join(path, 'session')) && isDir(join(path, 'message'))) return sessionFiles(path, problems);
   const entries = list(path, problems);
   const out: string[] = [];

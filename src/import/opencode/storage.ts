@@ -6,11 +6,12 @@
  * file; its messages and parts are read from the folders beside it. Files are only ever read.
  */
 import { isUtf8 } from 'node:buffer';
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { RefusedFile, readRegular } from '../files.js';
 import { cutLine, MAX_LINE_BYTES } from '../long-lines.js';
 import { type ImportProblem, type ParsedSource, unreadableFolder } from '../model.js';
+import { statOf } from '../walk.js';
 import { sessionSource } from './links.js';
 import {
   byId,
@@ -162,11 +163,7 @@ class StorageSessions implements SessionSource {
 }
 
 function exists(f: string): boolean {
-  try {
-    return statSync(f).isFile();
-  } catch {
-    return false;
-  }
+  return statOf(f)?.isFile() === true;
 }
 
 /** One session file as its ParsedSource, or null when the file is not a session where OpenCode keeps one. */

@@ -8,6 +8,7 @@
  */
 import { AnswerBuilder } from '../answer.js';
 import type { ParsedSession, ParsedTurn } from '../model.js';
+import { isoOf } from '../times.js';
 import { type Header, type Json, type Problems, problem, type Rec } from './records.js';
 
 /** Where a forked session came from (SQLite `session_nodes.fork_source_session_id` / `fork_source_entry_id`). */
@@ -54,19 +55,6 @@ export interface SessionOutput {
   turns: ParsedTurn[];
   /** The prompt entry id of the turn that holds an entry (the entry itself when it is a prompt), or null. */
   turnOf(entryId: string): string | null;
-}
-
-/** ISO 8601 from epoch ms or a date string; null when neither. */
-export function isoOf(v: unknown): string | null {
-  if (typeof v === 'number' && Number.isFinite(v)) {
-    const d = new Date(v);
-    return Number.isNaN(d.getTime()) ? null : d.toISOString();
-  }
-  if (typeof v === 'string' && v !== '') {
-    const d = new Date(v);
-    return Number.isNaN(d.getTime()) ? null : d.toISOString();
-  }
-  return null;
 }
 
 function obj(v: unknown): Json | null {

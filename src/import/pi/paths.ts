@@ -4,10 +4,10 @@
  * PI_CODING_AGENT_DIR (`~` expanded) or `~/.pi/agent` (badlogic/pi-mono packages/coding-agent/src/config.ts
  * getAgentDir, getSessionsDir; packages/coding-agent/src/core/session-manager.ts getDefaultSessionDir, newSession).
  */
-import { readdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
-import { type ImportProblem, unreadableFolder } from '../model.js';
+import type { ImportProblem } from '../model.js';
+import { listNames as list, statOf as stat } from '../walk.js';
 
 /** Pi's file name: the session's start (`2025-11-20T23-33-50-805Z`) and its id. */
 const NAME_RE = /^(\d{4}-\d{2}-\d{2})T(\d{2})-(\d{2})-(\d{2})-(\d{3})Z_(.+)\.jsonl$/;
@@ -30,24 +30,6 @@ export function nameFacts(file: string): { at: string; sessionId: string } | nul
   if (!m) return null;
   const at = `${m[1]}T${m[2]}:${m[3]}:${m[4]}.${m[5]}Z`;
   return Number.isNaN(Date.parse(at)) ? null : { at, sessionId: m[6] };
-}
-
-function stat(p: string) {
-  try {
-    return statSync(p);
-  } catch {
-    return undefined;
-  }
-}
-
-/** A folder's names, sorted; none when it is gone, and a problem when it cannot be read. */
-function list(dir: string, problems: ImportProblem[] | undefined): string[] {
-  try {
-    return readdirSync(dir).sort();
-  } catch (e) {
-    unreadableFolder(dir, e, problems);
-    return [];
-  }
 }
 
 /**

@@ -12,8 +12,8 @@ import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { checkSqliteFiles, RefusedFile, readHead } from '../files.js';
-import { oneLine } from './rows.js';
+import { checkSqliteFiles, RefusedFile, readHead } from './files.js';
+import { oneLine } from './sql-rows.js';
 
 export interface OpenedDb {
   db: Database.Database;
