@@ -77,8 +77,11 @@ function openCopy(file: string): OpenResult {
   }
 }
 
-/** Opens `file` for reading only, or says in one line why it cannot be read as SQLite. */
-export function openLogsDb(file: string): OpenResult {
+/**
+ * Opens `file` for reading only, or says in one line why it cannot be read as SQLite. `what` names the database
+ * the reader expects (an empty file is an empty database: none of that tool's tables).
+ */
+export function openReadOnlyDb(file: string, what: string): OpenResult {
   let size: number;
   try {
     size = checkSqliteFiles(file).size; // the copy, too, would block on a FIFO -wal
@@ -91,7 +94,7 @@ export function openLogsDb(file: string): OpenResult {
     };
   }
   // An empty file is an empty SQLite database: no llm tables.
-  if (size === 0) return { ok: false, reason: 'not an llm logs database' };
+  if (size === 0) return { ok: false, reason: `not ${what}` };
   const head = header(file);
   if (typeof head === 'string') return { ok: false, reason: head };
   if (head.length < 100 || head.subarray(0, 16).toString('latin1') !== MAGIC)

@@ -7,7 +7,7 @@ import { existsSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, posix, win32 } from 'node:path';
 import type { ImportProblem, ParsedSource, SourceReader } from '../model.js';
-import { openLogsDb } from '../sqlite-open.js';
+import { openReadOnlyDb } from '../sqlite-open.js';
 import { buildSession } from './build.js';
 import { legacySources } from './legacy.js';
 import { planMessages } from './plan.js';
@@ -35,7 +35,7 @@ function only(file: string, reason: string): ParsedSource {
 }
 
 function* readLogs(file: string): Generator<ParsedSource> {
-  const open = openLogsDb(file);
+  const open = openReadOnlyDb(file, 'an llm logs database');
   if (!open.ok) {
     yield only(file, open.reason);
     return;

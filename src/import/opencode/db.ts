@@ -11,7 +11,7 @@ import { statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import type { ImportProblem, ParsedSource } from '../model.js';
 import { OWN_COLUMN, oneLine, rowLine } from '../sql-rows.js';
-import { openLogsDb } from '../sqlite-open.js';
+import { openReadOnlyDb } from '../sqlite-open.js';
 import { sessionSource } from './links.js';
 import {
   FORK_TITLE,
@@ -170,9 +170,9 @@ export function* readDb(file: string): Generator<ParsedSource> {
       return;
     }
   } catch {
-    // openLogsDb says why it cannot be opened
+    // openReadOnlyDb says why it cannot be opened
   }
-  const open = openLogsDb(file);
+  const open = openReadOnlyDb(file, 'an OpenCode database');
   if (!open.ok) {
     yield only(file, open.reason);
     return;
