@@ -6,6 +6,7 @@
 import type { SourceKind } from '../import/model.js';
 import { claudeResume } from './claude.js';
 import { codexResume } from './codex.js';
+import { copilotResume } from './copilot.js';
 import type { Resumability, ResumeAdapter } from './types.js';
 
 export const RESUME: { readonly [K in SourceKind]: Resumability } = {
@@ -14,13 +15,9 @@ export const RESUME: { readonly [K in SourceKind]: Resumability } = {
   gemini: {
     resumes: false,
     name: 'Gemini CLI',
-    why: 'not yet: gemini --session-file (v0.43+) could take a written chat, but arborist does not write one yet',
+    why: 'gemini --session-file copies the messages into a new session of its own, whose turns would import as new turns, not under this one',
   },
-  copilot: {
-    resumes: false,
-    name: 'GitHub Copilot CLI',
-    why: 'not yet: copilot --resume could take a written session-state folder, but arborist does not write one yet',
-  },
+  copilot: copilotResume,
   pi: {
     resumes: false,
     name: 'Pi',
