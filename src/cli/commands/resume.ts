@@ -54,7 +54,7 @@ function printPlan(ctx: Context, plan: ResumePlan, head: string): void {
   ctx.out.out(`${head}\n`);
   row('session', `${plan.session_id} (new ${plan.agent_name} session id)`);
   row('file', plan.file);
-  row('project', `${plan.project} (under ${plan.projects_dir})`);
+  row(plan.agent === 'claude' ? 'project' : 'folder', `${plan.project} (under ${plan.projects_dir})`);
   row('cwd', plan.cwd_exists ? plan.cwd : `${plan.cwd} (no longer exists)`);
   const per = plan.turns.map((t) => `${t.bates}: ${t.lines}`).join(', ');
   const left = plan.left_out > 0 ? `; ${counted(plan.left_out, 'line')} of other branches left out` : '';

@@ -117,7 +117,8 @@ export function resumeLines(ov: ResumeOverlay, width: number): { t: string; k: R
       });
     });
   };
-  row('project', `${p.project}  (in ${p.projectsDir})`);
+  // Claude Code's folder is its project; the others' is a date (Codex) or the session (Copilot).
+  row(p.agent === 'Claude Code' ? 'project' : 'folder', `${p.project}  (in ${p.projectsDir})`);
   row('session', `${p.sessionId} (new)`);
   const left = p.leftOut > 0 ? `; ${plural(p.leftOut, 'line')} of other branches left out` : '';
   row('writes', `${plural(p.lines, 'line')} from ${plural(p.turns, 'turn')}${left}`);
