@@ -7,6 +7,7 @@ import type { SourceKind } from '../import/model.js';
 import { claudeResume } from './claude.js';
 import { codexResume } from './codex.js';
 import { copilotResume } from './copilot.js';
+import { piResume } from './pi.js';
 import type { Resumability, ResumeAdapter } from './types.js';
 
 export const RESUME: { readonly [K in SourceKind]: Resumability } = {
@@ -18,11 +19,7 @@ export const RESUME: { readonly [K in SourceKind]: Resumability } = {
     why: 'gemini --session-file copies the messages into a new session of its own, whose turns would import as new turns, not under this one',
   },
   copilot: copilotResume,
-  pi: {
-    resumes: false,
-    name: 'Pi',
-    why: 'not yet: pi --session could open a written branch file, but arborist does not write one yet',
-  },
+  pi: piResume,
   opencode: {
     resumes: false,
     name: 'OpenCode',

@@ -182,7 +182,7 @@ describe('arborist resume into Codex', () => {
     );
     writeFileSync(cfg, JSON.stringify({ resume: { opencode: { command: ['x'] } } }));
     expect(cli(['resume', m.bates[TURN1], '--db', m.db], { env: m.env }).stderr).toMatch(
-      /unknown setting resume\.opencode \(known: command, claude, codex, copilot\)/,
+      /unknown setting resume\.opencode \(known: command, claude, codex, copilot, pi\)/,
     );
     writeFileSync(cfg, JSON.stringify({ resume: { command: ['a'], claude: { command: ['b'] } } }));
     expect(cli(['resume', m.bates[TURN1], '--db', m.db], { env: m.env }).stderr).toMatch(

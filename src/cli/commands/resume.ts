@@ -21,7 +21,7 @@ import { oneLine, printJson } from '../output.js';
 /**
  * `arborist resume BATES`: continue a conversation from an imported turn in the agent it came from (Claude Code,
  * Codex: docs/resume.md). Writes the path's lines as a new session of that agent, runs its resume command
- * (`claude --resume <id>`, `codex resume <id>`, `copilot --resume <id>`) in the turn's working directory, and imports what it added when it
+ * (`claude --resume <id>`, `codex resume <id>`, `copilot --resume <id>`, `pi --session <file>`) in the turn's working directory, and imports what it added when it
  * exits. `--print` shows what would be written and run; `--no-exec` writes it and
  * prints the command.
  */
@@ -85,7 +85,7 @@ export const resumeCmd: Command = {
   name: 'resume',
   usage: USAGE,
   summary:
-    'continue a conversation in its agent (Claude Code, Codex, GitHub Copilot CLI) from any imported turn: writes the session, runs the agent',
+    'continue a conversation in its agent (Claude Code, Codex, GitHub Copilot CLI, Pi) from any imported turn: writes the session, runs the agent',
   options: {
     print: { type: 'boolean' },
     'no-exec': { type: 'boolean' },
