@@ -255,3 +255,29 @@ describe('arborist resume: an agent arborist cannot resume into', () => {
     expect(runs(m)).toEqual([]);
   });
 });
+
+describe('arborist resume: a path of more than one agent', () => {
+  it('is refused in one line naming the turn of the other agent', () => {
+    const m = codexMachine();
+    const s = Shard.open(m.db);
+    s.createSession({ sid: 'pppp', created_at: '2026-05-12T00:00:00.000Z' });
+    const odd = s.addTurn({
+      question: 'a Pi turn under a Codex one (only an edited shard has this)',
+      answer_text: 'x',
+      created_at: '2026-05-12T00:00:00.000Z',
+      source: 'pi',
+      source_id: 'pppp/00000001',
+      audit: 'imported',
+      session: 'pppp',
+      parent: m.bates[TURN2],
+    }).bates;
+    s.close();
+    const r = cli(['resume', odd, '--print', '--db', m.db], { env: m.env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `^arborist: ${m.bates[TURN1]}, on the path to ${odd}, came from Codex, not Pi: a path of one agent's turns can be resumed\\n$`,
+      ),
+    );
+  });
+});
