@@ -1,6 +1,6 @@
 /**
  * The command that continues a written session: the agent's own (`claude --resume {sessionId}`, `codex resume
- * {sessionId}`: adapters.ts) unless config.json says otherwise, per agent:
+ * {sessionId}`, ...: the adapters) unless config.json says otherwise, per agent:
  *   { "resume": { "codex": { "command": ["codex", "resume", "{sessionId}"] }, "claude": { "command": [...] } } }
  * and, as before there were other agents, `resume.command` for Claude Code. A list, or one command line split
  * like a shell splits words, with no expansion; `{sessionId}`, `{sessionFile}` and `{cwd}` are replaced in every
