@@ -4,6 +4,7 @@
  * SourceKind, so a new source does not compile until it says whether it resumes (docs/resume.md has the table).
  */
 import type { SourceKind } from '../import/model.js';
+import { aiderResume } from './aider.js';
 import { claudeResume } from './claude.js';
 import { codexResume } from './codex.js';
 import { copilotResume } from './copilot.js';
@@ -25,11 +26,7 @@ export const RESUME: { readonly [K in SourceKind]: Resumability } = {
     name: 'OpenCode',
     why: "OpenCode resumes only sessions in its own database, and arborist never writes another tool's store",
   },
-  aider: {
-    resumes: false,
-    name: 'aider',
-    why: 'aider restores a whole chat history file, with no session or turn to pick, and its copy would import as new turns',
-  },
+  aider: aiderResume,
   openclaw: {
     resumes: false,
     name: 'OpenClaw',

@@ -1,6 +1,6 @@
 /**
  * The real agent (docs/resume.md): continue a conversation in the agent it came from (Claude Code, Codex, GitHub
- * Copilot CLI, Pi), from any imported turn. A session is planned from the shard's source records (plan.ts, with
+ * Copilot CLI, Pi, aider), from any imported turn. A session is planned from the shard's source records (plan.ts, with
  * the agent's adapter: adapters.ts), written with its audit event (write.ts), run on the terminal (run.ts), and
  * what the agent appends comes back through that agent's importer (follow.ts). The CLI (`arborist resume`) and
  * the TUI (`r`) use only this module.

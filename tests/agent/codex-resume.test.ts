@@ -182,7 +182,7 @@ describe('arborist resume into Codex', () => {
     );
     writeFileSync(cfg, JSON.stringify({ resume: { opencode: { command: ['x'] } } }));
     expect(cli(['resume', m.bates[TURN1], '--db', m.db], { env: m.env }).stderr).toMatch(
-      /unknown setting resume\.opencode \(known: command, claude, codex, copilot, pi\)/,
+      /unknown setting resume\.opencode \(known: command, claude, codex, copilot, pi, aider\)/,
     );
     writeFileSync(cfg, JSON.stringify({ resume: { command: ['a'], claude: { command: ['b'] } } }));
     expect(cli(['resume', m.bates[TURN1], '--db', m.db], { env: m.env }).stderr).toMatch(
@@ -225,9 +225,9 @@ describe('arborist resume: an agent arborist cannot resume into', () => {
     const fixtures = fileURLToPath(new URL('../import/fixtures/', import.meta.url));
     for (const [kind, path, why] of [
       [
-        'aider',
-        'aider/simple_test_project/custom_aider_history.md',
-        /came from aider: aider restores a whole chat history file/,
+        'gemini',
+        'gemini/gemini-home',
+        /came from Gemini CLI: gemini --session-file copies the messages into a new session of its own/,
       ],
       [
         'opencode',

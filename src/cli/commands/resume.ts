@@ -20,10 +20,10 @@ import { oneLine, printJson } from '../output.js';
 
 /**
  * `arborist resume BATES`: continue a conversation from an imported turn in the agent it came from (Claude Code,
- * Codex, GitHub Copilot CLI, Pi: docs/resume.md). Writes the path's lines as a new session of that agent, runs its
- * resume command (`claude --resume <id>`, `codex resume <id>`, `copilot --resume <id>`, `pi --session <file>`) in
- * the turn's working directory, and imports what it added when it exits. `--print` shows what would be written
- * and run; `--no-exec` writes it and prints the command.
+ * Codex, GitHub Copilot CLI, Pi, aider: docs/resume.md). Writes the path's lines as a new session of that agent,
+ * runs its resume command (`claude --resume <id>`, `codex resume <id>`, `copilot --resume <id>`, `pi --session
+ * <file>`, `aider --restore-chat-history`) in the turn's working directory, and imports what it added when it
+ * exits. `--print` shows what would be written and run; `--no-exec` writes it and prints the command.
  */
 
 const USAGE = 'arborist resume BATES [--print | --no-exec]';
@@ -85,7 +85,7 @@ export const resumeCmd: Command = {
   name: 'resume',
   usage: USAGE,
   summary:
-    'continue a conversation in its agent (Claude Code, Codex, GitHub Copilot CLI, Pi) from any imported turn: writes the session, runs the agent',
+    'continue a conversation in its agent (Claude Code, Codex, GitHub Copilot CLI, Pi, aider) from any imported turn: writes the session, runs the agent',
   options: {
     print: { type: 'boolean' },
     'no-exec': { type: 'boolean' },

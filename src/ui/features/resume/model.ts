@@ -1,9 +1,10 @@
 /**
- * `r`: resume the selected turn in the agent it came from (Claude Code, Codex, GitHub Copilot CLI, Pi:
- * docs/resume.md), the browser's side, pure. The runtime works out the plan (runtime/resume.ts, through src/agent) and the overlay shows it: the agent's
- * folder, the new session id, the lines written, the command and where it runs. y/Enter writes the session and
- * runs the agent with the terminal (the browser leaves the alternate screen and comes back when it exits);
- * the new turns are imported under the turn, from the written file, while the agent runs and once it exits.
+ * `r`: resume the selected turn in the agent it came from (Claude Code, Codex, GitHub Copilot CLI, Pi, aider:
+ * docs/resume.md), the browser's side, pure. The runtime works out the plan (runtime/resume.ts, through
+ * src/agent) and the overlay shows it: the agent's folder, the new session id, the lines written, the command and
+ * where it runs. y/Enter writes the session and runs the agent with the terminal (the browser leaves the alternate
+ * screen and comes back when it exits); the new turns are imported under the turn, from the written file, while
+ * the agent runs and once it exits.
  */
 import type { KeyNames } from '../../../keymap/index.js';
 import { oneLine } from '../../../text/sanitize.js';
