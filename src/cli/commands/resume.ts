@@ -85,7 +85,7 @@ export const resumeCmd: Command = {
   name: 'resume',
   usage: USAGE,
   summary:
-    'continue a conversation in its agent (Claude Code, Codex, GitHub Copilot CLI, Pi, aider) from any imported turn: writes the session, runs the agent',
+    'continue from any imported turn in its own agent (Claude Code, Codex, Copilot, Pi, aider): writes the session, runs it',
   options: {
     print: { type: 'boolean' },
     'no-exec': { type: 'boolean' },
