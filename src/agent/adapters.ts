@@ -35,7 +35,7 @@ export const RESUME: { readonly [K in SourceKind]: Resumability } = {
   llm: {
     resumes: false,
     name: 'llm',
-    why: 'llm continues a conversation only from its own logs.db (llm -c --cid), which arborist never writes',
+    why: 'llm continues a conversation only from its own logs.db, which arborist never writes',
   },
   arborist: {
     resumes: false,
