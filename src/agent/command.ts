@@ -1,54 +1,88 @@
 /**
- * The command that continues a written session: `claude --resume {sessionId}` unless config.json says otherwise
- *   { "resume": { "command": ["claude", "--resume", "{sessionId}"] } }
- * (a list, or one command line split like a shell splits words, with no expansion; `{sessionId}`, `{sessionFile}`
- * and `{cwd}` are replaced in every argument). It runs without a shell; its program is looked up on PATH before
- * anything is written, so a missing `claude` refuses the resume instead of leaving a file behind.
+ * The command that continues a written session: the agent's own (`claude --resume {sessionId}`, `codex resume
+ * {sessionId}`, ...: the adapters) unless config.json says otherwise, per agent:
+ *   { "resume": { "codex": { "command": ["codex", "resume", "{sessionId}"] }, "claude": { "command": [...] } } }
+ * and, as before there were other agents, `resume.command` for Claude Code. A list, or one command line split
+ * like a shell splits words, with no expansion; `{sessionId}`, `{sessionFile}` and `{cwd}` are replaced in every
+ * argument. It runs without a shell; its program is looked up on PATH before anything is written, so a missing
+ * program refuses the resume instead of leaving a file behind.
  */
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { AskError, readConfig, splitArgv } from '../ask/index.js';
+import type { SourceKind } from '../import/model.js';
 import { shellPath, shellQuote } from '../text/shell.js';
+import { RESUMING_KINDS } from './adapters.js';
+import { claudeResume } from './claude.js';
 
 export { shellPath, shellQuote };
 
-export const DEFAULT_COMMAND: readonly string[] = ['claude', '--resume', '{sessionId}'];
-
-const RESUME_KEYS = ['command'];
+/** Claude Code's command, the default `resume.command` stands for. */
+export const DEFAULT_COMMAND: readonly string[] = claudeResume.command;
 
 export interface ResumeConfig {
   /** The config file looked at (whether or not it exists). */
   path: string;
-  /** The argv template; `fromConfig` is false for the default. */
+  /** The argv template; `fromConfig` is false for the agent's default. */
   command: string[];
   fromConfig: boolean;
+  /** The setting that holds it, for messages: `resume.codex.command`, `resume.command`. */
+  setting: string;
 }
 
-/** The `resume` section of $ARBORIST_HOME/config.json (other sections belong to other modules). */
-export function loadResumeConfig(env: NodeJS.ProcessEnv = process.env): ResumeConfig {
-  const { path, doc } = readConfig(env);
-  const section = doc.resume;
-  const out: ResumeConfig = { path, command: [...DEFAULT_COMMAND], fromConfig: false };
-  if (section === undefined) return out;
-  if (section === null || typeof section !== 'object' || Array.isArray(section))
-    throw new AskError('config', `${path}: "resume" must be an object`);
-  const r = section as Record<string, unknown>;
-  for (const k of Object.keys(r))
-    if (!RESUME_KEYS.includes(k))
-      throw new AskError('config', `${path}: unknown setting resume.${k} (known: ${RESUME_KEYS.join(', ')})`);
-  const c = r.command;
-  if (c === undefined) return out;
+type Obj = Record<string, unknown>;
+
+const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+function argvOf(c: unknown, path: string, setting: string): string[] {
   let argv: string[];
-  if (typeof c === 'string') argv = splitArgv(c, `${path}: resume.command`);
+  if (typeof c === 'string') argv = splitArgv(c, `${path}: ${setting}`);
   else if (Array.isArray(c) && c.length > 0 && c.every((x) => typeof x === 'string')) argv = [...c];
   else
-    throw new AskError(
-      'config',
-      `${path}: resume.command must be a command line or a non-empty list of strings`,
-    );
+    throw new AskError('config', `${path}: ${setting} must be a command line or a non-empty list of strings`);
   if (argv.length === 0 || argv[0] === '')
-    throw new AskError('config', `${path}: resume.command names no program`);
-  return { path, command: argv, fromConfig: true };
+    throw new AskError('config', `${path}: ${setting} names no program`);
+  return argv;
+}
+
+/**
+ * The `resume` section of $ARBORIST_HOME/config.json for `agent` (other sections belong to other modules). The
+ * whole section is checked whichever agent is asked for, so a mistake is found the first time, not on the day
+ * that agent is resumed.
+ */
+export function loadResumeConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  agent: SourceKind = 'claude',
+  fallback: readonly string[] = DEFAULT_COMMAND,
+): ResumeConfig {
+  const { path, doc } = readConfig(env);
+  const section = doc.resume;
+  const own = `resume.${agent}.command`;
+  const out: ResumeConfig = { path, command: [...fallback], fromConfig: false, setting: own };
+  if (section === undefined) return out;
+  if (!isObj(section)) throw new AskError('config', `${path}: "resume" must be an object`);
+  const known = ['command', ...RESUMING_KINDS];
+  for (const k of Object.keys(section))
+    if (!known.includes(k))
+      throw new AskError('config', `${path}: unknown setting resume.${k} (known: ${known.join(', ')})`);
+  const found = new Map<string, string[]>();
+  if (section.command !== undefined) found.set('claude', argvOf(section.command, path, 'resume.command'));
+  for (const k of RESUMING_KINDS) {
+    const sub = section[k];
+    if (sub === undefined) continue;
+    if (!isObj(sub)) throw new AskError('config', `${path}: resume.${k} must be an object`);
+    for (const key of Object.keys(sub))
+      if (key !== 'command')
+        throw new AskError('config', `${path}: unknown setting resume.${k}.${key} (known: command)`);
+    if (sub.command === undefined) continue;
+    if (found.has(k))
+      throw new AskError('config', `${path}: resume.command and resume.${k}.command both set: keep one`);
+    found.set(k, argvOf(sub.command, path, `resume.${k}.command`));
+  }
+  const argv = found.get(agent);
+  if (argv === undefined) return out;
+  const setting = agent === 'claude' && section.command !== undefined ? 'resume.command' : own;
+  return { path, command: argv, fromConfig: true, setting };
 }
 
 export interface Placeholders {

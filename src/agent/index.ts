@@ -1,9 +1,13 @@
 /**
- * The real agent (docs/resume.md): continue a Claude Code conversation from any imported turn. A session is
- * planned from the shard's source records (plan.ts), written with its audit event (write.ts), run on the
- * terminal (run.ts), and what the agent appends comes back through the Claude Code importer (follow.ts).
- * The CLI (`arborist resume`) and the TUI (`r`) use only this module.
+ * The real agent (docs/resume.md): continue a conversation in the agent it came from (Claude Code, Codex, GitHub
+ * Copilot CLI, Pi, aider), from any imported turn. A session is planned from the shard's source records (plan.ts, with
+ * the agent's adapter: adapters.ts), written with its audit event (write.ts), run on the terminal (run.ts), and
+ * what the agent appends comes back through that agent's importer (follow.ts). The CLI (`arborist resume`) and
+ * the TUI (`r`) use only this module.
  */
+
+export { adapterOf, RESUME, RESUMING_KINDS } from './adapters.js';
+export { rolloutStamp } from './codex.js';
 export {
   commandLine,
   DEFAULT_COMMAND,
@@ -25,6 +29,7 @@ export {
   type ResumePlan,
   type ResumeRefusal,
   type ResumeTurn,
+  resumerOf,
 } from './plan.js';
 export { type AgentExit, type AgentRun, describeExit, startAgent } from './run.js';
 export { type Written, writeResume } from './write.js';

@@ -91,7 +91,7 @@ export const ACTIONS = [
     group: 'Turns',
     keys: ['r'],
     description:
-      'Resume in Claude Code: continue from the selected Claude Code turn in the real agent (after a confirmation)',
+      'Resume in its agent: continue from the selected turn in the agent it came from (Claude Code, Codex, Copilot, Pi, aider; after a confirmation)',
   },
   {
     id: 'find',

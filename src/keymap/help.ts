@@ -132,7 +132,7 @@ export function keysMarkdown(km: Keymap = buildKeymap()): string {
     '',
     '## Resume',
     '',
-    `Resuming a Claude Code turn (${km.keysOf('resume').map(code).join(', ') || 'unbound'}) first shows what will be written and run (docs/resume.md); its confirmation takes these fixed keys:`,
+    `Resuming a turn in its agent (${km.keysOf('resume').map(code).join(', ') || 'unbound'}) first shows what will be written and run (docs/resume.md); its confirmation takes these fixed keys:`,
     '',
     '| Keys | What it does |',
     '|---|---|',

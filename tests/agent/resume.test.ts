@@ -470,19 +470,14 @@ describe('arborist resume refuses (one line, exit 2, nothing written)', () => {
     expect(fakeRuns(m)).toEqual([]);
   }
 
-  it('a turn that did not come from Claude Code', () => {
+  it('a turn asked in arborist', () => {
     const { m } = imported();
     const asked = cli(['ask', 'what about YAML?', '--answer', 'later', '--json', '--db', m.db], {
       env: m.env,
     });
     expect(asked.code).toBe(0);
     const b = asked.json().bates;
-    refused(
-      m,
-      [b],
-      m.env,
-      /did not come from Claude Code \(asked in arborist\): resuming needs a Claude Code turn/,
-    );
+    refused(m, [b], m.env, /was asked in arborist: there is no agent to resume it in$/m);
   });
 
   it('a working directory that no longer exists (--print still shows the plan)', () => {

@@ -1,8 +1,9 @@
 /**
  * `r` through a real pty: a turn in the middle of a rewound Claude Code session, the confirmation, the fake
  * `claude` given the terminal (the browser off the alternate screen, the fake reading our keys), the watcher
- * importing its first turn while it still runs, the browser back with both new turns under the turn. And the
- * refusals, in the overlay.
+ * importing its first turn while it still runs, the browser back with both new turns under the turn; the same for
+ * a Codex turn (the fake `codex`). And the refusals: in the overlay, or in the status line for a turn no agent
+ * can continue.
  */
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { readClaude } from '../../src/import/claude/index.js';
+import { codexMachine, codexRuns, TURN1 } from '../agent/codex-helpers.js';
 import { fakeRuns, machine, resumeEvents } from '../agent/helpers.js';
 import { cli } from '../support/cli.js';
 import { start } from './helpers.js';
@@ -178,27 +180,21 @@ describe('TUI: r resumes a Claude Code turn in the agent', () => {
     }
   });
 
-  it('a turn that did not come from Claude Code: the overlay says why, and that a asks from any turn', async () => {
+  it('a turn asked in arborist: the status line says why in one line, names a; no overlay, nothing written', async () => {
     const m = machine();
     const asked = cli(['ask', 'what is a rope?', '--answer', 'a tree of strings', '--json', '--db', m.db], {
       env: m.env,
     });
     const bates = asked.json().bates as string;
-    const t = await start({ db: m.db, cols: 120, rows: 40, env: m.env });
+    const t = await start({ db: m.db, cols: 200, rows: 40, env: m.env });
     t.press('right');
     await t.waitFor('000001 what is a rope?');
     t.press('down');
     await t.waitFor(`${bates} · manual`);
     t.press('r');
-    await t.waitFor(`cannot resume ${bates}`);
-    const s = t.screen().replace(/[│\s]+/g, ' ');
-    expect(s).toContain(
-      'did not come from Claude Code (asked in arborist): resuming needs a Claude Code turn',
-    );
-    expect(s).toContain('a asks a follow-up from any turn with the configured provider');
-    expect(s).toContain('Nothing was written.');
-    t.press('escape');
-    await t.waitFor((x) => !x.screen().includes('cannot resume'));
+    await t.waitFor(`${bates} was asked in arborist: there is no agent to resume it in; a asks a follow-up`);
+    expect(t.screen()).not.toContain('cannot resume');
+    expect(t.screen()).not.toContain('Nothing was written.');
     expect(readdirSync(m.projects)).toEqual([]);
     expect(resumeEvents(m.db)).toEqual([]);
     expect(fakeRuns(m)).toEqual([]);
@@ -218,5 +214,33 @@ describe('TUI: r resumes a Claude Code turn in the agent', () => {
     await t.waitFor((x) => !x.screen().includes('cannot resume'));
     expect(readdirSync(proj)).toEqual(['dag_compact_after_rewind.jsonl']);
     expect(resumeEvents(m.db)).toEqual([]);
+  });
+
+  it('a Codex turn: the overlay names Codex and its rollout; codex resume runs in the turn’s cwd; its turn comes back under it', async () => {
+    const m = codexMachine();
+    const first = m.bates[TURN1];
+    const t = await start({ db: m.db, cols: 140, rows: 40, env: m.env });
+    t.press('right');
+    await t.waitFor('000001 show tools');
+    t.press('down');
+    await t.waitFor(`${first} · imported`);
+    t.press('r');
+    await t.waitFor(`resume ${first} in Codex`);
+    await t.waitFor('writes   19 lines from 1 turn');
+    const id = /session {2}([0-9a-f-]{36}) \(new\)/.exec(t.screen())![1];
+    expect(t.screen()).toContain(`runs     codex resume ${id}`);
+    t.press('enter');
+    await t.waitFor(`codex exit 0: 1 new turn under ${first}`, 8000);
+    expect(t.altScreen).toBe(true);
+    const runs = codexRuns(m);
+    expect(runs).toHaveLength(1);
+    expect(runs[0]).toMatchObject({ argv: ['resume', id], cwd: m.work });
+    expect(runs[0].file).toMatch(
+      new RegExp(`/sessions/\\d{4}/\\d{2}/\\d{2}/rollout-[0-9T-]+-${id}\\.jsonl$`),
+    );
+    await t.waitFor(/[├└] ↳ [a-z0-9]{8}-000001 Carry on from here/);
+    const show = (b: string) => cli(['show', b, '--json', '--db', m.db], { env: m.env }).json();
+    expect(show(first).n_children).toBe(2);
+    expect(resumeEvents(m.db)).toHaveLength(1);
   });
 });

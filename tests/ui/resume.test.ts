@@ -10,6 +10,7 @@ import { Driver } from './fixtures.js';
 
 const PLAN: ResumePreview = {
   bates: 'aaaa-000003',
+  agent: 'Claude Code',
   sessionId: '11111111-2222-4333-8444-555555555555',
   project: '-home-me-app',
   projectsDir: '/home/me/.claude/projects',
@@ -79,37 +80,56 @@ describe('resume (r)', () => {
     }
   });
 
-  it('a refusal is shown in the overlay; a turn from elsewhere is told about ask, by its key', () => {
+  it('a refusal the agent layer can explain (a missing folder) is shown in the overlay', () => {
     const d = new Driver(120, 40);
     d.key('j', 'l', 'l', 'j', 'j', 'r');
     d.send({
       type: 'resumeRefused',
       bates: 'aaaa-000003',
-      code: 'not_claude',
-      error:
-        'aaaa-000003 did not come from Claude Code (asked in arborist): resuming needs a Claude Code turn',
+      code: 'cwd_missing',
+      error: 'the working directory of aaaa-000003 (/gone) no longer exists: nothing was written',
     });
     const ov = d.state.overlay;
-    expect(ov?.kind === 'resume' && ov.refusal).toMatch(
-      /resuming needs a Claude Code turn\. .* a asks a follow-up from any turn with the configured provider\.$/,
-    );
+    expect(ov?.kind === 'resume' && ov.refusal).toMatch(/no longer exists: nothing was written$/);
     expect(frameText(d)).toContain('cannot resume aaaa-000003');
     expect(acts(d.key('enter'))).toEqual([]); // closes, runs nothing
     expect(d.state.overlay).toBeNull();
+  });
 
-    // ask rebound: the text names the key the user has
+  it('a turn of an agent arborist cannot resume into: one line in the status line, no overlay, nothing run', () => {
+    const d = new Driver(120, 40);
+    d.key('j', 'l', 'l', 'j', 'j', 'r');
+    const why =
+      "aaaa-000003 came from OpenCode: OpenCode resumes only sessions in its own database, and arborist never writes another tool's store";
+    const [s] = update(d.state, {
+      type: 'resumeRefused',
+      bates: 'aaaa-000003',
+      code: 'not_resumable',
+      error: why,
+    });
+    expect(s.overlay).toBeNull();
+    expect(s.message).toMatchObject({ text: why, level: 'error' });
+    expect(s.message?.text).not.toContain('\n');
+
+    // a turn asked in arborist is told about ask, by the key the user has
     const km = buildKeymap({ ask: 'A', archived: 'Z' });
-    let s = initialState({ cols: 100, rows: 30, keymap: km });
-    s = { ...s, overlay: { kind: 'resume', bates: 'x-000001', plan: null, refusal: null, scroll: 0 } };
-    const [n] = update(s, { type: 'resumeRefused', bates: 'x-000001', code: 'not_claude', error: 'no' });
-    expect(n.overlay?.kind === 'resume' && n.overlay.refusal).toContain('A asks a follow-up');
+    let t = initialState({ cols: 100, rows: 30, keymap: km });
+    t = { ...t, overlay: { kind: 'resume', bates: 'x-000001', plan: null, refusal: null, scroll: 0 } };
+    const [n] = update(t, {
+      type: 'resumeRefused',
+      bates: 'x-000001',
+      code: 'not_resumable',
+      error: 'x-000001 was asked in arborist: there is no agent to resume it in',
+    });
+    expect(n.overlay).toBeNull();
+    expect(n.message?.text).toMatch(/no agent to resume it in; A asks a follow-up$/);
   });
 
   it('a session row, or a question still running: a message, no overlay', () => {
     const d = new Driver();
     d.key('j');
     expect(acts(d.key('r'))).toEqual([]);
-    expect(d.state.message?.text).toBe('select a turn to resume it in Claude Code');
+    expect(d.state.message?.text).toBe('select a turn to resume it in its agent');
     d.key('l', 'l', 'j', 'j');
     d.state = { ...d.state, ask: { mode: 'ask', parent: null, session: null, question: 'q', answer: '' } };
     expect(acts(d.key('r'))).toEqual([]);

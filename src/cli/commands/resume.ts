@@ -19,16 +19,18 @@ import type { Context } from '../context.js';
 import { oneLine, printJson } from '../output.js';
 
 /**
- * `arborist resume BATES`: continue a Claude Code conversation from an imported turn (docs/resume.md). Writes the
- * path's lines as a new Claude Code session, runs `claude --resume <id>` in the turn's working directory, and
- * imports what it added when it exits. `--print` shows what would be written and run; `--no-exec` writes it and
- * prints the command.
+ * `arborist resume BATES`: continue a conversation from an imported turn in the agent it came from (Claude Code,
+ * Codex, GitHub Copilot CLI, Pi, aider: docs/resume.md). Writes the path's lines as a new session of that agent,
+ * runs its resume command (`claude --resume <id>`, `codex resume <id>`, `copilot --resume <id>`, `pi --session
+ * <file>`, `aider --restore-chat-history`) in the turn's working directory, and imports what it added when it
+ * exits. `--print` shows what would be written and run; `--no-exec` writes it and prints the command.
  */
 
 const USAGE = 'arborist resume BATES [--print | --no-exec]';
 
 function planJson(plan: ResumePlan) {
   return {
+    agent: plan.agent,
     source_bates: plan.source_bates,
     session_id: plan.session_id,
     project: plan.project,
@@ -50,9 +52,9 @@ function planJson(plan: ResumePlan) {
 function printPlan(ctx: Context, plan: ResumePlan, head: string): void {
   const row = (k: string, v: string) => ctx.out.out(`  ${k.padEnd(8)} ${oneLine(v)}\n`);
   ctx.out.out(`${head}\n`);
-  row('session', `${plan.session_id} (new Claude Code session id)`);
+  row('session', `${plan.session_id} (new ${plan.agent_name} session id)`);
   row('file', plan.file);
-  row('project', `${plan.project} (under ${plan.projects_dir})`);
+  row(plan.agent === 'claude' ? 'project' : 'folder', `${plan.project} (under ${plan.projects_dir})`);
   row('cwd', plan.cwd_exists ? plan.cwd : `${plan.cwd} (no longer exists)`);
   const per = plan.turns.map((t) => `${t.bates}: ${t.lines}`).join(', ');
   const left = plan.left_out > 0 ? `; ${counted(plan.left_out, 'line')} of other branches left out` : '';
@@ -83,7 +85,7 @@ export const resumeCmd: Command = {
   name: 'resume',
   usage: USAGE,
   summary:
-    'continue a Claude Code conversation from any imported turn: writes the session, runs claude --resume',
+    'continue from any imported turn in its own agent (Claude Code, Codex, Copilot, Pi, aider): writes the session, runs it',
   options: {
     print: { type: 'boolean' },
     'no-exec': { type: 'boolean' },
@@ -98,7 +100,8 @@ export const resumeCmd: Command = {
     const plan = planResume(shard, id, { env: ctx.env, run: !print && !noExec });
     if (print) {
       if (ctx.out.json) printJson(ctx.out, { ...planJson(plan), written: false });
-      else printPlan(ctx, plan, `resume ${plan.source_bates} in Claude Code (--print: nothing written)`);
+      else
+        printPlan(ctx, plan, `resume ${plan.source_bates} in ${plan.agent_name} (--print: nothing written)`);
       return 0;
     }
     const w: Written = writeResume(shard, plan);
@@ -107,7 +110,7 @@ export const resumeCmd: Command = {
       else {
         printPlan(ctx, plan, `wrote ${counted(w.lines, 'line')} to ${plan.file}`);
         ctx.out.out(
-          `run it with:\n  ${commandLine(plan.argv, plan.cwd)}\nthen \`arborist import claude ${shellPath(plan.file)}\` (or --follow) brings its new turns in\n`,
+          `run it with:\n  ${commandLine(plan.argv, plan.cwd)}\nthen \`arborist import ${plan.agent} ${shellPath(plan.file)}\` (or --follow) brings its new turns in\n`,
         );
       }
       return 0;
@@ -121,7 +124,7 @@ export const resumeCmd: Command = {
         'not_found',
         `${plan.argv[0]} ${describeExit(exit)} (the session is in ${plan.file})`,
       );
-    const imported = await importTranscript(shard, plan.file);
+    const imported = await importTranscript(shard, plan.file, plan.agent);
     if (ctx.out.json)
       printJson(ctx.out, {
         ...planJson(plan),

@@ -7,7 +7,8 @@
  * process, on this connection) until the browser quits: while the agent runs, each finished turn is imported
  * within a poll of being written; when the agent exits, the file is imported once more at once (a last turn
  * that never got its end-of-turn marker included), so the tree shows every new turn on the first frame back;
- * and a later `claude --resume` of the same session in another terminal keeps showing up here.
+ * and a later `claude --resume` (or `codex resume`) of the same session in another terminal keeps showing up
+ * here. Each agent's files are followed with its own reader.
  */
 import {
   type AgentExit,
@@ -21,6 +22,9 @@ import {
   writeResume,
 } from '../../agent/index.js';
 import type { Shard } from '../../store/index.js';
+
+type SourceKind = ResumePlan['agent'];
+
 import type { Action } from '../core/actions.js';
 import type { ResumeEffect, ResumePreview } from '../features/resume/model.js';
 import { describe } from './describe.js';
@@ -31,6 +35,7 @@ export type RunOutside = (executable: string, argv: readonly string[], cwd: stri
 function preview(p: ResumePlan): ResumePreview {
   return {
     bates: p.source_bates,
+    agent: p.agent_name,
     sessionId: p.session_id,
     project: p.project,
     projectsDir: p.projects_dir,
@@ -45,8 +50,9 @@ function preview(p: ResumePlan): ResumePreview {
 }
 
 export class Resumer {
-  private readonly files: string[] = [];
-  private follow: AbortController | null = null;
+  /** The written files, by agent: each agent's files are followed with its own reader. */
+  private readonly files = new Map<SourceKind, string[]>();
+  private readonly follows = new Map<SourceKind, AbortController>();
   /** Turns the watcher imported, for the run in progress (null: none running). */
   private collected: string[] | null = null;
   private closed = false;
@@ -88,7 +94,7 @@ export class Resumer {
       return;
     }
     this.collected = [];
-    this.watch(plan.file);
+    this.watch(plan.agent, plan.file);
     let exit: AgentExit;
     try {
       exit = await this.runOutside(plan.executable!, plan.argv, plan.cwd);
@@ -100,7 +106,7 @@ export class Resumer {
     this.collected = null;
     let importError: string | null = null;
     try {
-      for (const b of (await importTranscript(this.shard, plan.file)).added)
+      for (const b of (await importTranscript(this.shard, plan.file, plan.agent)).added)
         if (!added.includes(b)) added.push(b);
     } catch (err) {
       importError = describe(err);
@@ -115,17 +121,20 @@ export class Resumer {
     });
   }
 
-  /** Adds a file to the watcher (the follow loop starts again over all of them). */
-  private watch(file: string): void {
-    if (!this.files.includes(file)) this.files.push(file);
-    this.follow?.abort();
+  /** Adds a file to the watcher (the agent's follow loop starts again over all of its files). */
+  private watch(agent: SourceKind, file: string): void {
+    const files = this.files.get(agent) ?? [];
+    if (!files.includes(file)) files.push(file);
+    this.files.set(agent, files);
+    this.follows.get(agent)?.abort();
     const ctl = new AbortController();
-    this.follow = ctl;
-    followTranscripts(this.shard, this.files, ctl.signal, (u) => {
+    this.follows.set(agent, ctl);
+    const onUnit = (u: { added: string[] }) => {
       if (ctl.signal.aborted || this.closed || u.added.length === 0) return;
       this.collected?.push(...u.added);
       this.dispatch({ type: 'dataChanged' });
-    }).catch((err) => {
+    };
+    followTranscripts(this.shard, files, ctl.signal, onUnit, {}, agent).catch((err) => {
       if (!this.closed && !ctl.signal.aborted)
         this.dispatch({
           type: 'message',
@@ -137,6 +146,6 @@ export class Resumer {
 
   close(): void {
     this.closed = true;
-    this.follow?.abort();
+    for (const ctl of this.follows.values()) ctl.abort();
   }
 }

@@ -1,9 +1,10 @@
 /**
- * `r`: resume the selected Claude Code turn in the real agent (docs/resume.md), the browser's side, pure. The
- * runtime works out the plan (runtime/resume.ts, through src/agent) and the overlay shows it: the project
- * folder, the new session id, the lines written, the command and where it runs. y/Enter writes the session and
- * runs the agent with the terminal (the browser leaves the alternate screen and comes back when it exits);
- * the new turns are imported under the turn, from the written file, while the agent runs and once it exits.
+ * `r`: resume the selected turn in the agent it came from (Claude Code, Codex, GitHub Copilot CLI, Pi, aider:
+ * docs/resume.md), the browser's side, pure. The runtime works out the plan (runtime/resume.ts, through
+ * src/agent) and the overlay shows it: the agent's folder, the new session id, the lines written, the command and
+ * where it runs. y/Enter writes the session and runs the agent with the terminal (the browser leaves the alternate
+ * screen and comes back when it exits); the new turns are imported under the turn, from the written file, while
+ * the agent runs and once it exits.
  */
 import type { KeyNames } from '../../../keymap/index.js';
 import { oneLine } from '../../../text/sanitize.js';
@@ -12,6 +13,8 @@ import { wrap } from '../../../text/width.js';
 /** What the confirmation shows: plain data from the runtime's plan (all text raw: painters sanitise it). */
 export interface ResumePreview {
   bates: string;
+  /** The agent, as a person calls it ("Claude Code", "Codex"). */
+  agent: string;
   sessionId: string;
   project: string;
   projectsDir: string;
@@ -64,14 +67,22 @@ export type ResumeStyle = 'text' | 'label' | 'value' | 'dim' | 'error';
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 export function resumeTitle(ov: ResumeOverlay): string {
-  return ov.refusal !== null ? `cannot resume ${ov.bates}` : `resume ${ov.bates} in Claude Code`;
+  if (ov.refusal !== null) return `cannot resume ${ov.bates}`;
+  return ov.plan ? `resume ${ov.bates} in ${ov.plan.agent}` : `resume ${ov.bates}`;
 }
 
-/** What to say when a turn cannot be resumed; a turn from elsewhere is told about `ask`. */
+/**
+ * A turn whose agent arborist cannot resume into (or a path mixing agents) is told so in the status line, in one
+ * line, with no overlay: there is nothing to confirm. `ask` is named for a turn asked in arborist.
+ */
+export function isOneLineRefusal(code: string): boolean {
+  return code === 'not_resumable' || code === 'mixed_agents';
+}
+
+/** What to say when a turn cannot be resumed; a turn asked in arborist is told about `ask`. */
 export function refusalText(code: string, error: string, keyOf: KeyNames): string {
-  if (code !== 'not_claude') return error;
-  const a = keyOf.ask ?? 'a';
-  return `${error}. Only turns imported from Claude Code (arborist import claude) can continue in Claude Code; ${a} asks a follow-up from any turn with the configured provider.`;
+  if (code !== 'not_resumable' || !/ was asked in arborist/.test(error)) return error;
+  return `${error}; ${keyOf.ask ?? 'a'} asks a follow-up`;
 }
 
 /** The overlay's lines at `width` cells, all text sanitised. */
@@ -93,7 +104,7 @@ export function resumeLines(ov: ResumeOverlay, width: number): { t: string; k: R
     return out;
   }
   para(
-    'Continue this conversation in Claude Code from the end of this turn: its path is written as a new session.',
+    `Continue this conversation in ${p.agent} from the end of this turn: its path is written as a new session.`,
     'text',
   );
   out.push({ t: '', k: 'text' });
@@ -107,7 +118,8 @@ export function resumeLines(ov: ResumeOverlay, width: number): { t: string; k: R
       });
     });
   };
-  row('project', `${p.project}  (in ${p.projectsDir})`);
+  // Claude Code's folder is its project; the others' is a date (Codex) or the session (Copilot).
+  row(p.agent === 'Claude Code' ? 'project' : 'folder', `${p.project}  (in ${p.projectsDir})`);
   row('session', `${p.sessionId} (new)`);
   const left = p.leftOut > 0 ? `; ${plural(p.leftOut, 'line')} of other branches left out` : '';
   row('writes', `${plural(p.lines, 'line')} from ${plural(p.turns, 'turn')}${left}`);

@@ -5,7 +5,13 @@ import { msg, QUESTION_RUNNING, type Result, selectedArchived, selectedBates } f
 import type { State } from '../../core/state.js';
 import { moveScroll } from '../../widgets/list.js';
 import { refusal } from '../maintenance/model.js';
-import { type ResumeAction, type ResumeOverlay, refusalText, resumeLines } from './model.js';
+import {
+  isOneLineRefusal,
+  type ResumeAction,
+  type ResumeOverlay,
+  refusalText,
+  resumeLines,
+} from './model.js';
 
 function page(s: State): { page: number; width: number } {
   const box = overlayBox(s);
@@ -15,7 +21,7 @@ function page(s: State): { page: number; width: number } {
 /** `r` on a turn: the confirmation, once the runtime has planned the session (or said why it cannot). */
 export function openResume(s: State): Result {
   const bates = selectedBates(s);
-  if (!bates) return [{ ...s, message: msg(s, 'select a turn to resume it in Claude Code') }, []];
+  if (!bates) return [{ ...s, message: msg(s, 'select a turn to resume it in its agent') }, []];
   const arch = selectedArchived(s);
   if (arch) return [{ ...s, message: msg(s, refusal(arch.sid, s.keyOf), 'error') }, []];
   // The agent takes the terminal: a question still streaming into the transcript would be hidden meanwhile.
@@ -53,6 +59,8 @@ export function onResume(s: State, a: ResumeAction, refresh: (s: State) => Resul
     case 'resumeRefused': {
       const text = refusalText(a.code, a.error, s.keyOf);
       if (!ov || ov.bates !== a.bates) return [{ ...s, message: msg(s, text, 'error') }, []];
+      // Nothing to confirm: the overlay closes and the status line says why, in one line.
+      if (isOneLineRefusal(a.code)) return [{ ...s, overlay: null, message: msg(s, text, 'error') }, []];
       return [{ ...s, overlay: { ...ov, plan: null, refusal: text, scroll: 0 } }, []];
     }
     case 'resumeFailed':
