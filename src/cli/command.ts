@@ -10,6 +10,8 @@ export interface Command {
   name: string;
   usage: string;
   summary: string;
+  /** More lines for `arborist COMMAND --help`, after the summary. */
+  details?: () => string;
   options: OptionSpec;
   run(p: Parsed, ctx: Context): Promise<number> | number;
 }

@@ -75,7 +75,9 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   }
   const p = parse(cmd ? argv.slice(1) : argv, cmd ? cmd.options : BROWSER_OPTIONS);
   if (p.values.help) {
-    process.stdout.write(cmd ? `usage: ${cmd.usage}\n${cmd.summary}\n` : help());
+    process.stdout.write(
+      cmd ? `usage: ${cmd.usage}\n${cmd.summary}\n${cmd.details ? `\n${cmd.details()}` : ''}` : help(),
+    );
     return 0;
   }
   const ctx = makeContext(p, env);

@@ -39,9 +39,9 @@ describe('the registry of sources', () => {
     ).toBe(want);
   });
 
-  it('names every kind in `import --help`', () => {
+  it('`import --help` lists every source with its name and where it reads', () => {
     const r = cli(['import', '--help']);
-    for (const k of SOURCE_KINDS) expect(r.stdout).toContain(k);
+    for (const k of SOURCE_KINDS) expect(r.stdout).toMatch(new RegExp(`^  ${k} +${SOURCES[k].name} `, 'm'));
     expect(SOURCES.claude.name).toBe('Claude Code');
   });
 

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { READER_KINDS, readerFor, SOURCES } from '../../import/index.js';
+import { READER_KINDS, readerFor, SOURCE_KINDS, SOURCES } from '../../import/index.js';
 import type { ImportProblem } from '../../import/model.js';
 import { findHistories } from '../../import/offer.js';
 import {
@@ -75,10 +75,21 @@ function printSummary(ctx: Context, s: ImportSummary, source = ''): void {
     ctx.out.err(`  … ${n(s.problems.length - SHOWN_PROBLEMS)} more (--json lists them all)\n`);
 }
 
+/** The sources, one line each, for `import --help`: from the registry, as the README's table is. */
+function sourcesHelp(): string {
+  const width = Math.max(...SOURCE_KINDS.map((k) => k.length));
+  const name = Math.max(...SOURCE_KINDS.map((k) => SOURCES[k].name.length));
+  const lines = SOURCE_KINDS.map(
+    (k) => `  ${k.padEnd(width)}  ${SOURCES[k].name.padEnd(name)}  ${SOURCES[k].where.replace(/`/g, '')}`,
+  );
+  return `sources (without PATH each reads where its tool keeps its history):\n${lines.join('\n')}\n`;
+}
+
 export const importCmd: Command = {
   name: 'import',
   usage: USAGE,
   summary: `import every history found on this machine, or one source's (${READER_KINDS.join(', ')}); --follow keeps importing`,
+  details: sourcesHelp,
   options: {
     follow: { type: 'boolean' },
     'no-sidechains': { type: 'boolean' },
