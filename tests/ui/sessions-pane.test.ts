@@ -6,7 +6,7 @@ import { view } from '../../src/ui/core/view.js';
 import type { SessionLike } from '../../src/ui/features/tree/model.js';
 import { SessionSource } from '../../src/ui/runtime/sessions.js';
 import { tempDb } from '../support/tmp.js';
-import { Driver, ORIGINS } from './fixtures.js';
+import { Driver, node, ORIGINS } from './fixtures.js';
 
 const AGENTS = {
   claude: { name: 'Claude Code', badge: 'CC' },
@@ -158,6 +158,20 @@ describe('the filter prompt', () => {
     d.key('F', 'C-u', 'enter', 'P');
     expect(d.state.filter).toBe('');
     expect(tree(d)[0]).toMatch(/sessions 5 ─/);
+  });
+
+  it('a turn revealed in a hidden session (find, a link) opens its heading, or clears the filter, to show it', () => {
+    const d = driver();
+    d.key('P', 'left', 'left'); // /home/me/src/arborist closed: s5 and s3 hidden
+    d.send({ type: 'outline', sid: 's3', nodes: [node('s3', 1, 0)], reveal: 's3-000001' });
+    expect(d.selKey).toBe('s3-000001');
+    expect(d.state.closedGroups.size).toBe(0);
+    d.key('F', 'C-u', 'a', 'g', 'e', 'n', 't', ':', 'c', 'l', 'a', 'u', 'd', 'e', 'enter');
+    expect(d.state.list.some((r) => r.session >= 0 && d.state.sessions[r.session].sid === 's3')).toBe(false);
+    d.send({ type: 'outline', sid: 's3', nodes: [node('s3', 1, 0)], reveal: 's3-000001' });
+    expect(d.selKey).toBe('s3-000001');
+    expect(d.state.filter).toBe('');
+    expect(d.state.message?.text).toContain('filter agent:claude cleared');
   });
 
   it('Esc leaves the filter as it was', () => {

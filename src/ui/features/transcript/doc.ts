@@ -20,7 +20,7 @@ export function transcriptDoc(s: State): Doc {
       { role: 'blank', text: '' },
       {
         role: 'info',
-        text: `Left/h closes it, Right/l opens it; ${s.keyOf['sessions.group'] ?? 'sessions.group'}: by age again.`,
+        text: `Left/h closes, Right/l opens; ${s.keyOf['sessions.group'] ?? 'sessions.group'}: by age`,
       },
     ]);
   }

@@ -7,7 +7,7 @@ import { msg, type Result, treeHeight } from '../../core/selectors.js';
 import type { State } from '../../core/state.js';
 import { mergeSessions } from '../maintenance/model.js';
 import { scrollText } from '../transcript/update.js';
-import type { Origin } from './groups.js';
+import { matchesFilter, type Origin, parseFilter } from './groups.js';
 import {
   ancestorKeys,
   type Outline,
@@ -230,10 +230,30 @@ export function onOutline(s: State, sid: string, nodes: OutlineNode[], reveal: s
   const i = ol.index.get(reveal);
   const collapsed = new Set(s.collapsed);
   if (i !== undefined) for (const k of ancestorKeys(ol, i)) collapsed.delete(k);
-  const n = rebuild(s, { outlines, expanded, collapsed }, reveal);
+  const n = rebuild(s, { outlines, expanded, collapsed, ...unhide(s, sid) }, reveal);
   // Put the revealed turn in the middle of the pane rather than at an edge.
   const h = treeHeight(n);
   return [{ ...n, top: Math.max(0, Math.min(n.sel - Math.floor(h / 2), n.list.length - h)) }, []];
+}
+
+/**
+ * What hides a session a find or a link goes to: its project's closed heading is opened, and a filter it does not
+ * match is cleared (said in the status bar), so the turn is always shown where it lands.
+ */
+function unhide(s: State, sid: string): Partial<State> {
+  const patch: Partial<State> = {};
+  const o = s.origins.get(sid);
+  const project = o?.project ?? '';
+  if (s.grouping === 'project' && s.closedGroups.has(project)) {
+    const closedGroups = new Set(s.closedGroups);
+    closedGroups.delete(project);
+    patch.closedGroups = closedGroups;
+  }
+  if (s.filter !== '' && !matchesFilter(o, parseFilter(s.filter), s.agents)) {
+    patch.filter = '';
+    patch.message = msg(s, `filter ${s.filter} cleared: the turn is in a session it hides`);
+  }
+  return patch;
 }
 
 export function onTitles(s: State, titles: [string, string][], origins?: [string, Origin][]): Result {
