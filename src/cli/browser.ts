@@ -3,6 +3,7 @@
  * output.ts, which loads chalk) so that the browser's own bundle (tui-main.ts) loads only what the browser uses.
  */
 import { providerFromOptions } from '../ask/index.js';
+import { AGENTS } from '../import/agents.js';
 import { runTui } from '../ui/term/app.js';
 import { flag, type OptionSpec, type Parsed, str } from './args.js';
 import type { Context } from './context.js';
@@ -33,5 +34,6 @@ export function openBrowser(
     keysPath: str(p, 'keys'),
     verifyCommand,
     histories,
+    agents: AGENTS,
   });
 }

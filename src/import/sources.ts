@@ -1,3 +1,4 @@
+import { AGENTS, type AgentInfo } from './agents.js';
 import { aiderReader } from './aider/index.js';
 import { arboristReader } from './arborist/index.js';
 import { makeClaudeReader } from './claude/index.js';
@@ -23,11 +24,8 @@ export interface ReaderOptions {
   sidechains: boolean;
 }
 
-export interface SourceInfo {
-  /** What a person calls it. */
-  readonly name: string;
-  /** A short tag for narrow places (the browser's sessions pane, find's hits). */
-  readonly badge: string;
+/** A source: its name and badge (agents.ts) and where it reads. */
+export interface SourceInfo extends AgentInfo {
   /** Where it keeps its history, for `import`'s help and the README: the defaults and their overrides. */
   readonly where: string;
   /**
@@ -40,79 +38,69 @@ export interface SourceInfo {
 
 export const SOURCES: { readonly [K in SourceKind]: SourceInfo } = {
   claude: {
-    name: 'Claude Code',
-    badge: 'CC',
+    ...AGENTS.claude,
     where:
       '`~/.claude/projects` and `~/.config/claude/projects` (`CLAUDE_CONFIG_DIR`); transcripts, subagents',
     findable: true,
     reader: (o) => makeClaudeReader({ sidechains: o.sidechains }),
   },
   openclaw: {
-    name: 'OpenClaw',
-    badge: 'OC',
+    ...AGENTS.openclaw,
     where:
       '`~/.openclaw` (`OPENCLAW_STATE_DIR`): transcripts, `sessions.json`, reset/deleted archives, the agent SQLite file',
     findable: true,
     reader: () => openclawReader,
   },
   llm: {
-    name: 'llm',
-    badge: 'llm',
+    ...AGENTS.llm,
     where: "llm's `logs.db` in its user folder (`LLM_USER_PATH`), opened read-only",
     findable: true,
     reader: () => llmReader,
   },
   codex: {
-    name: 'Codex CLI',
-    badge: 'CX',
+    ...AGENTS.codex,
     where:
       '`~/.codex` (`CODEX_HOME`): rollouts in `sessions/` and `archived_sessions/`, plain or `.jsonl.zst`',
     findable: true,
     reader: () => codexReader,
   },
   gemini: {
-    name: 'Gemini CLI',
-    badge: 'GM',
+    ...AGENTS.gemini,
     where:
       '`~/.gemini/tmp/*/chats` (`GEMINI_CLI_HOME`): `session-*.json` and `.jsonl` chats, subagent chats; a `logs.json` when named',
     findable: true,
     reader: () => geminiReader,
   },
   copilot: {
-    name: 'GitHub Copilot CLI',
-    badge: 'GH',
+    ...AGENTS.copilot,
     where:
       '`~/.copilot` (`COPILOT_HOME`; before 1.0 `$XDG_STATE_HOME/.copilot`): `session-state` event logs, legacy `history-session-state`',
     findable: true,
     reader: () => copilotReader,
   },
   opencode: {
-    name: 'OpenCode',
-    badge: 'OP',
+    ...AGENTS.opencode,
     where:
       '`~/.local/share/opencode` (`XDG_DATA_HOME`, `OPENCODE_DB`): `storage/` JSON files and `opencode.db`, opened read-only',
     findable: true,
     reader: () => opencodeReader,
   },
   pi: {
-    name: 'Pi',
-    badge: 'PI',
+    ...AGENTS.pi,
     where:
       '`~/.pi/agent/sessions` (`PI_CODING_AGENT_DIR`): one JSONL file a session, forks linked to their parent',
     findable: true,
     reader: () => piReader,
   },
   aider: {
-    name: 'aider',
-    badge: 'AD',
+    ...AGENTS.aider,
     where:
       "nowhere by default: give projects' `.aider.chat.history.md` files (or the `--chat-history-file`), or folders to walk for them",
     findable: false,
     reader: () => aiderReader,
   },
   arborist: {
-    name: 'arborist export',
-    badge: 'AR',
+    ...AGENTS.arborist,
     where: 'a JSON export of another shard (`arborist export --format json`), given by name',
     findable: false,
     reader: () => arboristReader,

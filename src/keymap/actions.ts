@@ -74,6 +74,20 @@ export const ACTIONS = [
     description: 'Expand or collapse; in a list, go to the item',
   },
   {
+    id: 'sessions.group',
+    group: 'Panes',
+    keys: ['P'],
+    description:
+      'Group the sessions by project (a heading per project, newest activity first; Left/Right close and open one), or not',
+  },
+  {
+    id: 'sessions.filter',
+    group: 'Panes',
+    keys: ['F'],
+    description:
+      'Filter the sessions by agent or project (agent:codex, project:NAME, or a word for either; Tab completes; empty clears)',
+  },
+  {
     id: 'ask',
     group: 'Turns',
     keys: ['a'],

@@ -32,7 +32,8 @@ export type Context =
   | 'command'
   | 'entries'
   | 'confirm'
-  | 'resume';
+  | 'resume'
+  | 'filter';
 
 /** A rebindable action meaning itself. */
 function same<const T extends ActionId>(id: T) {
@@ -126,6 +127,17 @@ export const CONTEXTS = {
     { id: 'confirm.no', keys: ['n'], via: ['close'], help: 'Cancel: nothing is written' },
     ...MOVES,
   ],
+  /** The sessions pane's filter prompt (features/tree/filter.ts). */
+  filter: [
+    { id: 'filter.apply', keys: ['enter'], help: 'Filter the sessions by what is typed (empty: show all)' },
+    {
+      id: 'filter.complete',
+      keys: ['tab'],
+      help: 'Complete an agent (agent:codex) or a project (project:PATH) from the sessions; again: the next one',
+    },
+    { id: 'close', keys: ['escape'], help: 'Close, the filter as it was' },
+    ...TEXT_EDITING,
+  ],
 } as const satisfies Record<Context, readonly Rule[]>;
 
 /** Every id a key can resolve to, in any context. */
@@ -138,6 +150,7 @@ export const CONTEXT_HELP: readonly { group: string; contexts: readonly Context[
   { group: 'Entries', contexts: ['entries', 'confirm'] },
   { group: 'Resume', contexts: ['resume'] },
   { group: 'Find box', contexts: ['find'] },
+  { group: 'Sessions filter', contexts: ['filter'] },
 ];
 
 export type HelpGroup = Group | (typeof CONTEXT_HELP)[number]['group'];

@@ -52,6 +52,7 @@ import {
   type SessionSource,
   sessionForSource,
   sessionOrigins,
+  sessionOriginsOf,
   sourceOfSession,
   sourceRecords,
   sourceRecordsOf,
@@ -322,6 +323,11 @@ export class Shard {
   /** Where every live imported session came from, by sid (sessions asked here have none). */
   sessionOrigins(): Map<string, SessionSource> {
     return sessionOrigins(this.db);
+  }
+
+  /** Where the given sessions came from, by sid (a browser's visible rows); sessions asked here are absent. */
+  sessionOriginsOf(sids: readonly string[]): Map<string, SessionSource> {
+    return sessionOriginsOf(this.db, sids);
   }
 
   /** Bates ids of turns already imported from `source`, by their source ids. */

@@ -45,7 +45,7 @@ describe('asking from the browser', () => {
     t.press('right'); // clears the message (a leaf: nothing else happens)
     await t.waitFor(`${sid}-000001 depth 1`);
     const screen = t.screen();
-    expect(screen).toContain(`▾ ${sid}`);
+    expect(screen).toContain('▾ AR  and on NFS?');
     expect(screen).toContain(`⇢ crosses into session ${sid}`);
     // the parent now shows the new child as a link under it, in its own session
     expect(screen).toContain(`↳ ${sid}-000001 and on NFS?`);

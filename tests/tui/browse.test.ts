@@ -9,10 +9,11 @@ describe('browsing the demo shard', () => {
     const lines = t.lines();
     expect(lines[0]).toMatch(/^┌ sessions 4 ─+┐┌ session \S+ ─+┐$/);
     // newest first: rust + sqlite (1 day), tmux, sqlite wal, rust lifetimes (12 days)
-    expect(lines[1]).toContain(`▸ ${d.sid['rust + sqlite']} rust + sqlite`);
-    expect(lines[2]).toContain(`▸ ${d.sid.tmux} tmux`);
-    expect(lines[3]).toContain(`▸ ${d.sid['sqlite wal']} sqlite wal`);
-    expect(lines[4]).toContain(`▸ ${d.sid['rust lifetimes']} rust lifetimes`);
+    // each row: its agent's badge (AR: asked here), its title, turns and age
+    expect(lines[1]).toContain('▸ AR  rust + sqlite');
+    expect(lines[2]).toContain('▸ AR  tmux');
+    expect(lines[3]).toContain('▸ AR  sqlite wal');
+    expect(lines[4]).toContain('▸ AR  rust lifetimes');
     expect(lines[4]).toMatch(/6 12d│/);
     const status = lines[29];
     expect(status).toMatch(/chain ✓ \d+ events · head [0-9a-f]{8} · checked (now|\ds ago)/);
@@ -33,7 +34,7 @@ describe('browsing the demo shard', () => {
     const fork = d.sid['rust + sqlite'];
     const t = await start({ db: d.db, cols: 110, rows: 34 });
     t.press('down', 'down', 'l');
-    await t.waitFor(`▾ ${wal} sqlite wal`);
+    await t.waitFor('▾ AR  sqlite wal');
     // expanded: turns with seq, question start, branch mark with child count, cross-session child with its id
     await t.waitFor(/000001 What does WAL mode change.*⑂2/);
     await t.waitFor(`├ 000002 How does checkpointing work?`);
@@ -50,7 +51,7 @@ describe('browsing the demo shard', () => {
     t.press('j');
     await t.waitFor(`${fork}-000001 depth 3`);
     t.press('l');
-    await t.waitFor(`▾ ${fork} rust + sqlite`);
+    await t.waitFor('▾ AR  rust + sqlite');
     await t.waitFor(`⇢ crosses into session ${fork}`);
     screen = t.screen();
     expect(screen).toContain(`forked from`);
@@ -67,7 +68,7 @@ describe('browsing the demo shard', () => {
     expect(t.cell(pos.x, pos.y)!.getBgColor()).toBe(24);
     // Left on a session row collapses it
     t.press('home', 'h');
-    await t.waitFor(`▸ ${fork} rust + sqlite`);
+    await t.waitFor('▸ AR  rust + sqlite');
   });
 
   it('steps through branch points with ] and [ and lists them with b', async () => {
@@ -75,7 +76,7 @@ describe('browsing the demo shard', () => {
     const rust = d.sid['rust lifetimes'];
     const t = await start({ db: d.db, cols: 100, rows: 30 });
     t.press('end', 'l');
-    await t.waitFor(`▾ ${rust} rust lifetimes`);
+    await t.waitFor('▾ AR  rust lifetimes');
     t.press(']');
     await t.waitFor(`${rust}-000002 depth 1`);
     t.press(']');

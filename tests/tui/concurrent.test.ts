@@ -27,7 +27,7 @@ describe('two browsers and a CLI writer on one shard', () => {
     ]);
     for (const t of [a, b]) {
       t.press('right');
-      await t.waitFor(`▾ ${sid} shared`);
+      await t.waitFor('▾ AR  shared');
       t.press('right');
       await t.waitFor(`${sid}-000001 depth 0`);
     }

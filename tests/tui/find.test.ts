@@ -90,7 +90,7 @@ describe('the find box in the browser', () => {
     await t.waitFor(`${A}-000001 depth 0`);
     expect(t.screen()).not.toContain('find · all sessions');
     expect(t.screen()).toContain('Q What is a lifetime in Rust?');
-    expect(t.screen()).toContain(`▾ ${A} rust lifetimes`);
+    expect(t.screen()).toContain('▾ AR  rust lifetimes');
     const row = t.find('000001 What is a lifetime')!;
     expect(t.cell(row.x, row.y)!.getBgColor()).toBe(24);
     // a asks under that historical turn, in its session

@@ -8,7 +8,7 @@ describe('other writers and the chain', () => {
     const wal = d.sid['sqlite wal'];
     const t = await start({ db: d.db, cols: 100, rows: 30 });
     t.press('down', 'down', 'right');
-    await t.waitFor(`▾ ${wal} sqlite wal`);
+    await t.waitFor('▾ AR  sqlite wal');
     const added = withShard(d.db, (s) =>
       s.addTurn({
         parent: `${wal}-000002`,
@@ -19,7 +19,7 @@ describe('other writers and the chain', () => {
     expect(added.bates).toBe(`${wal}-000005`);
     await t.waitFor('000005 what about wal2 mode?', 2000);
     // the session count and the event count follow, and the chain was re-checked
-    await t.waitFor(new RegExp(`${wal} sqlite wal\\s+5 `));
+    await t.waitFor(/AR {2}sqlite wal\s+5 /);
     await t.waitFor(/chain ✓ 22 events/);
     // a brand new session shows up too
     withShard(d.db, (s) => s.addTurn({ question: 'a new topic', answer_text: 'yes', label: 'elsewhere' }));

@@ -103,7 +103,7 @@ describe('archived sessions in the tree (reducer)', () => {
     expect(d.state.sessions.map((x) => x.sid)).toEqual(['bbbb', 'aaaa', 'cccc']);
     let lines = view(d.state).lines();
     expect(lines[0]).toContain('sessions 2 + 1 archived');
-    const row = lines.find((l) => l.includes('cccc'))!;
+    const row = lines.find((l) => l.includes('gone red'))!;
     expect(row).toContain('gone red');
     expect(row).not.toContain('\x1b');
     expect(row).toMatch(/2 archived\s*│/);

@@ -4,6 +4,7 @@ import type { Action } from '../../src/ui/core/actions.js';
 import type { Effect } from '../../src/ui/core/effects.js';
 import { initialState, type State } from '../../src/ui/core/state.js';
 import { update } from '../../src/ui/core/update.js';
+import type { Origin } from '../../src/ui/features/tree/groups.js';
 import type { SessionLike } from '../../src/ui/features/tree/model.js';
 
 export function node(sid: string, seq: number, depth: number, opts: Partial<OutlineNode> = {}): OutlineNode {
@@ -48,12 +49,25 @@ export const SESSIONS: SessionLike[] = [
   { sid: 'aaaa', label: 'first', created_at: '2026-11-01T00:00:00.000Z', n_nodes: 5 },
 ];
 
+/** Origins the Driver answers with, by sid (tests set them); any other session was asked here. */
+export const ORIGINS = new Map<string, Origin>();
+
+function originsOf(sids: readonly string[]): [string, Origin][] {
+  return sids.map((sid) => [sid, ORIGINS.get(sid) ?? { agent: 'arborist', project: '', here: true }]);
+}
+
 /** Runs actions through the reducer, answering load effects from the fixtures above. */
 export class Driver {
   state: State;
   effects: Effect[] = [];
-  constructor(cols = 100, rows = 30) {
-    this.state = initialState({ cols, rows, keymap: buildKeymap(), now: Date.parse('2026-11-03T00:00:00Z') });
+  constructor(cols = 100, rows = 30, agents?: Record<string, { name: string; badge: string }>) {
+    this.state = initialState({
+      cols,
+      rows,
+      keymap: buildKeymap(),
+      now: Date.parse('2026-11-03T00:00:00Z'),
+      agents,
+    });
     this.send({ type: 'sessions', sessions: SESSIONS });
   }
   send(a: Action): Effect[] {
@@ -63,6 +77,13 @@ export class Driver {
     for (const e of fx) {
       if (e.type === 'loadOutline')
         this.send({ type: 'outline', sid: e.sid, nodes: e.sid === 'aaaa' ? A : B, reveal: e.reveal });
+      // Titles and origins as the runtime gives them: sessions asked here, unless ORIGINS names another.
+      if (e.type === 'loadTitles')
+        this.send({ type: 'titles', titles: e.sids.map((sid) => [sid, '']), origins: originsOf(e.sids) });
+      if (e.type === 'loadOrigins') {
+        const s = this.state;
+        this.send({ type: 'origins', origins: originsOf(s.sessions.map((x) => x.sid)), of: s.sessions });
+      }
       if (e.type === 'reveal') {
         const sid = e.bates.slice(0, 4);
         this.send({ type: 'outline', sid, nodes: sid === 'aaaa' ? A : B, reveal: e.bates });

@@ -61,8 +61,8 @@ describe('the frame', () => {
     const lines = f.lines();
     expect(lines).toHaveLength(24);
     expect(lines[0]).toMatch(/^┌ sessions 2 ─+┐┌ session aaaa ─+┐$/);
-    expect(lines[1]).toMatch(/^│▸ bbbb second\s+2\s+\S+│/);
-    expect(lines[2]).toMatch(/^│▾ aaaa first\s+5\s+\S+│/);
+    expect(lines[1]).toMatch(/^│▸ AR {2}second\s+2\s+\S+│/);
+    expect(lines[2]).toMatch(/^│▾ AR {2}first\s+5\s+\S+│/);
     expect(lines[4]).toContain('000002 question 2 of aaaa');
     expect(lines[4]).toContain('⑂2');
     expect(lines[5]).toContain('├ 000003');
@@ -153,7 +153,7 @@ describe('the frame', () => {
     const a = new Driver(80, 24);
     a.key('j', 'l');
     const ascii = view(a.state, { glyphs: ASCII_GLYPHS }).lines();
-    expect(ascii[2]).toMatch(/^│v aaaa first/);
+    expect(ascii[2]).toMatch(/^│v AR {2}first/);
     expect(ascii[4]).toContain('Y2');
   });
 
@@ -165,7 +165,7 @@ describe('the frame', () => {
     });
     expect(fx).toContainEqual({ type: 'loadTitles', sids: ['cccc'] });
     d.send({ type: 'titles', titles: [['cccc', 'how do I \x1b[31mfix this']] });
-    expect(view(d.state).lines()[1]).toMatch(/^│▸ cccc how do I fix this\s+3/);
+    expect(view(d.state).lines()[1]).toMatch(/^│▸ AR {2}how do I fix this\s+3/);
     expect(d.send({ type: 'key', key: 'j', action: 'move.down' })).not.toContainEqual(
       expect.objectContaining({ type: 'loadTitles' }),
     );

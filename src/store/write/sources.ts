@@ -60,6 +60,31 @@ export function sessionOrigins(db: Database.Database): Map<string, SessionSource
   return out;
 }
 
+/**
+ * Where the given sessions came from, by sid: the rows of sessionOrigins for these sids only (a browser's visible
+ * rows), read through session_sources' sid index rather than every mapping. Sessions with no entry are absent;
+ * an archived session keeps its entry (its sid is never reused), so the rows it is shown in can name it too.
+ */
+export function sessionOriginsOf(db: Database.Database, sids: readonly string[]): Map<string, SessionSource> {
+  const q = cachedStatement(
+    db,
+    `SELECT source, source_session, sid, info_json FROM session_sources
+      WHERE sid IN (SELECT value FROM json_each(?))`,
+  );
+  const out = new Map<string, SessionSource>();
+  for (let i = 0; i < sids.length; i += LOOKUP_PAGE) {
+    const page = JSON.stringify(sids.slice(i, i + LOOKUP_PAGE));
+    for (const r of q.all(page) as {
+      source: string;
+      source_session: string;
+      sid: string;
+      info_json: string;
+    }[])
+      out.set(r.sid, { ...r, info: infoOf(r.info_json) });
+  }
+  return out;
+}
+
 function infoOf(json: string): SessionSourceInfo {
   try {
     const v = JSON.parse(json) as unknown;

@@ -5,6 +5,7 @@ import type { HitLine } from '../features/find/model.js';
 import type { MaintenanceAction } from '../features/maintenance/model.js';
 import type { ResumeAction } from '../features/resume/model.js';
 import type { Turn } from '../features/transcript/model.js';
+import type { Origin } from '../features/tree/groups.js';
 import type { SessionLike } from '../features/tree/model.js';
 import type { BranchItem, StateResult } from './state.js';
 
@@ -23,7 +24,10 @@ export type Action =
   | { type: 'sessions'; sessions: readonly SessionLike[]; archived?: readonly SessionLike[]; total?: number }
   | { type: 'outline'; sid: string; nodes: OutlineNode[]; reveal?: string }
   | { type: 'path'; bates: string; turns: Turn[]; error?: string }
-  | { type: 'titles'; titles: [sid: string, title: string][] }
+  /** Titles (a source's own, else the first question) and the agent and project of the same sessions. */
+  | { type: 'titles'; titles: [sid: string, title: string][]; origins?: [sid: string, origin: Origin][] }
+  /** Origins of the sessions asked (loadOrigins); `of`: the sessions list they complete. */
+  | { type: 'origins'; origins: [sid: string, origin: Origin][]; of: readonly SessionLike[] }
   | { type: 'chainStart'; full: boolean; total: number }
   | { type: 'chainProgress'; done: number }
   | { type: 'chainDone'; result: ChainCheck; full: boolean }

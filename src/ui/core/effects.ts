@@ -8,7 +8,10 @@ export type Effect =
   | { type: 'loadSessions' }
   | { type: 'loadOutline'; sid: string; reveal?: string }
   | { type: 'loadPath'; bates: string }
+  /** The titles and origins of these sessions (the visible rows). */
   | { type: 'loadTitles'; sids: string[] }
+  /** The origins of every session the state lists that it lacks (once the pane is grouped or filtered). */
+  | { type: 'loadOrigins' }
   /** Find the turn's session, load its outline, expand it and select the turn. */
   | { type: 'reveal'; bates: string }
   /**

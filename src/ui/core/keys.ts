@@ -17,7 +17,8 @@ import {
 } from '../features/maintenance/update.js';
 import { keyResume, openResume } from '../features/resume/update.js';
 import { keyTranscript, scrollText } from '../features/transcript/update.js';
-import { keyTree } from '../features/tree/update.js';
+import { keyFilter, openFilter } from '../features/tree/filter.js';
+import { keyTree, toggleGrouping } from '../features/tree/update.js';
 import { msg, type Result } from './selectors.js';
 import type { State } from './state.js';
 
@@ -47,6 +48,8 @@ export function onKey(s: State, key: string, ch: string | undefined): Result {
       return keyConfirm(s, ov, id);
     case 'resume':
       return keyResume(s, ov, id);
+    case 'filter':
+      return keyFilter(s, ov, id, ch);
   }
 }
 
@@ -95,6 +98,10 @@ function onPaneKey(s: State, id: KeyAction): Result {
       return openBranches(s);
     case 'resume':
       return openResume(s);
+    case 'sessions.group':
+      return toggleGrouping(s);
+    case 'sessions.filter':
+      return openFilter(s);
   }
   return (s.focus === 'transcript' && keyTranscript(s, id)) || keyTree(s, id);
 }

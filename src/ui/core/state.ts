@@ -10,6 +10,14 @@ import type { FindMemory, FindOverlay } from '../features/find/model.js';
 import type { ConfirmOverlay, EntriesOverlay } from '../features/maintenance/model.js';
 import type { ResumeOverlay } from '../features/resume/model.js';
 import type { TPos, Turn } from '../features/transcript/model.js';
+import {
+  type AgentLabel,
+  type FilterOverlay,
+  type Grouping,
+  HERE_AGENT,
+  HERE_BADGE,
+  type Origin,
+} from '../features/tree/groups.js';
 import type { Outline, Row, SessionLike } from '../features/tree/model.js';
 import type { Focus } from './layout.js';
 
@@ -70,7 +78,9 @@ export type Overlay =
   | EntriesOverlay
   | ConfirmOverlay
   /** `r`: resume a Claude Code turn in the real agent: features/resume. */
-  | ResumeOverlay;
+  | ResumeOverlay
+  /** The sessions pane's filter prompt: features/tree/filter.ts. */
+  | FilterOverlay;
 
 /** The question box of `ask` and `fork`. */
 export interface InputOverlay {
@@ -103,6 +113,18 @@ export interface State {
   sessions: readonly SessionLike[];
   /** The first question of sessions without a label, shown in their place (loaded for visible rows only). */
   titles: ReadonlyMap<string, string>;
+  /** Each session's agent and project (loaded for visible rows, and for all once grouped or filtered). */
+  origins: ReadonlyMap<string, Origin>;
+  /** The sessions list whose every origin is loaded (grouping and filtering need them all); null: not yet. */
+  originsFor: readonly SessionLike[] | null;
+  /** The agents' names and badges, by source kind (src/import/agents.ts, handed in by the CLI). */
+  agents: ReadonlyMap<string, AgentLabel>;
+  /** The sessions pane grouped by project, or not. */
+  grouping: Grouping;
+  /** The projects whose heading is closed. */
+  closedGroups: ReadonlySet<string>;
+  /** The sessions pane's filter (features/tree/groups.ts parseFilter); '' for none. */
+  filter: string;
   loaded: boolean;
   /**
    * Live sessions not in `sessions` yet: the first screen is drawn from the newest ones that fit on it, and the
@@ -161,6 +183,8 @@ export function initialState(opts: {
   offerDemo?: boolean;
   histories?: HistoryOffer[];
   now?: number;
+  /** The agents' names and badges by source kind (shown on the sessions' rows and explained in the help). */
+  agents?: Readonly<Record<string, AgentLabel>>;
 }): State {
   const hints: [string, string][] = [];
   for (const [id, label] of DEFAULT_HINTS) {
@@ -172,12 +196,19 @@ export function initialState(opts: {
     const k = opts.keymap.keysOf(a.id)[0];
     if (k) keyOf[a.id] = prettyKey(k);
   }
+  const agents = new Map(Object.entries(opts.agents ?? {}));
   return {
     cols: opts.cols,
     rows: opts.rows,
     focus: 'tree',
     sessions: [],
     titles: new Map(),
+    origins: new Map(),
+    originsFor: null,
+    agents,
+    grouping: 'none',
+    closedGroups: new Set(),
+    filter: '',
     loaded: false,
     sessionsMore: 0,
     expanded: new Set(),
@@ -206,7 +237,7 @@ export function initialState(opts: {
     offerDemo: opts.offerDemo ?? true,
     histories: opts.histories ?? [],
     busy: null,
-    help: helpRows(opts.keymap),
+    help: withBadges(helpRows(opts.keymap), agents),
     hints,
     keyOf,
     keymap: opts.keymap,
@@ -215,4 +246,21 @@ export function initialState(opts: {
     find: { seq: 0, last: null },
     showArchived: false,
   };
+}
+
+/** The help's groups with the badges explained before the last one (the commands, which `:help` ends on). */
+function withBadges(
+  groups: { group: string; rows: [string, string][] }[],
+  agents: ReadonlyMap<string, AgentLabel>,
+): { group: string; rows: [string, string][] }[] {
+  return [...groups.slice(0, -1), badgeHelp(agents), ...groups.slice(-1)];
+}
+
+/** The help's explanation of the badges on the sessions' rows. */
+function badgeHelp(agents: ReadonlyMap<string, AgentLabel>): { group: string; rows: [string, string][] } {
+  const rows: [string, string][] = [];
+  for (const [kind, a] of agents)
+    rows.push([a.badge, kind === HERE_AGENT ? `${a.name}, or asked here in arborist` : a.name]);
+  if (!agents.has(HERE_AGENT)) rows.push([HERE_BADGE, 'Asked here in arborist']);
+  return { group: 'Agents (badges in the sessions pane)', rows };
 }

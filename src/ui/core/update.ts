@@ -12,7 +12,7 @@ import { onResume } from '../features/resume/update.js';
 import { onChainDone, onChainProgress, onChainStart, onStateDone } from '../features/status/update.js';
 import { onPath } from '../features/transcript/update.js';
 import { select } from '../features/tree/select.js';
-import { onMouse, onOutline, onSessions, onTitles } from '../features/tree/update.js';
+import { onMouse, onOrigins, onOutline, onSessions, onTitles } from '../features/tree/update.js';
 import type { Action } from './actions.js';
 import type { Effect } from './effects.js';
 import { onKey } from './keys.js';
@@ -23,6 +23,7 @@ export function update(s: State, a: Action): Result {
   const [n, fx] = step(s, a);
   withPath(n, fx);
   if (a.type !== 'titles') withTitles(n, fx);
+  if (a.type !== 'origins') withOrigins(n, fx);
   return [n, fx];
 }
 
@@ -46,7 +47,9 @@ function step(s: State, a: Action): Result {
       return [m, [...fx, ...more]];
     }
     case 'titles':
-      return onTitles(s, a.titles);
+      return onTitles(s, a.titles, a.origins);
+    case 'origins':
+      return onOrigins(s, a.origins, a.of);
     case 'path':
       return onPath(s, a.bates, a.turns, a.error);
     case 'dataChanged':
@@ -129,16 +132,23 @@ function withPath(s: State, fx: Effect[]): void {
   if (!fx.some((e) => e.type === 'loadPath' && e.bates === bates)) fx.push({ type: 'loadPath', bates });
 }
 
-/** Unlabelled sessions on screen whose first question is not known yet. */
+/** Sessions on screen whose title and origin are not known yet. */
 function withTitles(s: State, fx: Effect[]): void {
   const h = treeHeight(s);
   const missing: string[] = [];
   for (let i = s.top; i < Math.min(s.list.length, s.top + h); i++) {
     const r = s.list[i];
-    if (r.node >= 0) continue;
+    if (r.node >= 0 || r.session < 0) continue;
     const ses = s.sessions[r.session];
-    if (ses.label || s.titles.has(ses.sid)) continue;
+    // Labelled sessions too: their agent and project come with the titles.
+    if (s.titles.has(ses.sid)) continue;
     missing.push(ses.sid);
   }
   if (missing.length > 0) fx.push({ type: 'loadTitles', sids: missing });
+}
+
+/** Grouping and filtering need every session's origin: asked for once per sessions list (the runtime reads the missing). */
+function withOrigins(s: State, fx: Effect[]): void {
+  const wanted = s.grouping !== 'none' || s.filter !== '' || s.overlay?.kind === 'filter';
+  if (wanted && s.loaded && s.originsFor !== s.sessions) fx.push({ type: 'loadOrigins' });
 }

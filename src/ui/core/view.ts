@@ -12,6 +12,7 @@ import { drawConfirm, drawEntries } from '../features/maintenance/view.js';
 import { drawResume } from '../features/resume/view.js';
 import { drawEmpty, drawStatus } from '../features/status/view.js';
 import { drawTranscript } from '../features/transcript/view.js';
+import { drawFilter } from '../features/tree/filter.js';
 import { drawTree } from '../features/tree/view.js';
 import { Frame, Style } from '../term/canvas.js';
 import { type Glyphs, UNICODE_GLYPHS } from './glyphs.js';
@@ -49,6 +50,7 @@ function drawOverlay(f: Frame, s: State, g: Glyphs): void {
   if (ov.kind === 'find') drawFind(f, s, ov, g);
   else if (ov.kind === 'input') drawInput(f, s, ov, g);
   else if (ov.kind === 'command') drawCommand(f, s, ov, g);
+  else if (ov.kind === 'filter') drawFilter(f, s, ov, g);
   else drawCentred(f, s, g);
 }
 

@@ -97,8 +97,14 @@ export class Runtime {
         this.dispatch({ type: 'path', bates: e.bates, turns: src.pathTo(e.bates) });
         return;
       case 'loadTitles':
-        this.dispatch({ type: 'titles', titles: src.titles(e.sids) });
+        this.dispatch({ type: 'titles', ...src.titles(e.sids) });
         return;
+      case 'loadOrigins': {
+        const s = this.getState();
+        const missing = s.sessions.filter((x) => !s.origins.has(x.sid)).map((x) => x.sid);
+        this.dispatch({ type: 'origins', origins: src.origins(missing), of: s.sessions });
+        return;
+      }
       case 'reveal':
         this.reveal(e.bates);
         return;

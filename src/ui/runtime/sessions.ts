@@ -3,9 +3,10 @@
  * branch points alike, and gets them from the live tables or, for a session shown as archived, from its archive
  * body (read-only). Which sessions are archived is known from the state: only those the tree shows are read.
  */
-import { parseBates, type Shard, type TurnNode } from '../../store/index.js';
+import { type SessionSource as Mapping, parseBates, type Shard, type TurnNode } from '../../store/index.js';
 import { oneLine } from '../../text/sanitize.js';
 import type { BranchItem } from '../core/state.js';
+import { HERE_AGENT, type Origin } from '../features/tree/groups.js';
 import type { OutlineNode, SessionLike } from '../features/tree/model.js';
 import { ArchiveReader } from './archives.js';
 
@@ -48,18 +49,36 @@ export class SessionSource {
     return this.shard.pathTo(bates);
   }
 
-  /** The first question of each session (shown for unlabelled ones). */
-  titles(sids: readonly string[]): [string, string][] {
+  /**
+   * Each session's title (its agent's own when the source recorded one, else its first question; shown for
+   * unlabelled ones) and its origin (agent and project). Only the first questions of sessions without a source's
+   * title are read.
+   */
+  titles(sids: readonly string[]): { titles: [string, string][]; origins: [string, Origin][] } {
+    const from = this.shard.sessionOriginsOf(sids);
+    const own = (sid: string) => {
+      const t = from.get(sid)?.info.title;
+      return typeof t === 'string' && t.trim() !== '' ? t : null;
+    };
     const live = new Map(
       this.shard.firstQuestions(
-        sids.filter((sid) => !this.isArchived(sid)),
+        sids.filter((sid) => !this.isArchived(sid) && own(sid) === null),
         200,
       ),
     );
-    return sids.map((sid) => [
-      sid,
-      this.isArchived(sid) ? this.archives.title(sid) : oneLine(live.get(sid) ?? ''),
-    ]);
+    return {
+      titles: sids.map((sid) => [
+        sid,
+        oneLine(own(sid) ?? (this.isArchived(sid) ? this.archives.title(sid) : (live.get(sid) ?? ''))),
+      ]),
+      origins: sids.map((sid) => [sid, originOf(from.get(sid))]),
+    };
+  }
+
+  /** The agent and project of each session. */
+  origins(sids: readonly string[]): [string, Origin][] {
+    const from = this.shard.sessionOriginsOf(sids);
+    return sids.map((sid) => [sid, originOf(from.get(sid))]);
   }
 
   /**
@@ -83,4 +102,11 @@ export class SessionSource {
       q: oneLine((this.shard.getNode(b.bates)?.question ?? '').slice(0, 300)),
     }));
   }
+}
+
+/** A session's agent (its import source; arborist for one asked here) and project (the recorded working directory). */
+function originOf(m: Mapping | undefined): Origin {
+  const cwd = m?.info.cwd;
+  if (!m) return { agent: HERE_AGENT, project: '', here: true };
+  return { agent: m.source, project: typeof cwd === 'string' ? cwd : '' };
 }

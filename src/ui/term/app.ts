@@ -16,6 +16,8 @@ import { Trace } from './trace.js';
 
 export { keyName, loadKeymap };
 
+import type { AgentLabel } from '../features/tree/groups.js';
+
 export interface TuiOptions {
   dbPath: string;
   mouse?: boolean;
@@ -31,6 +33,8 @@ export interface TuiOptions {
   histories?: HistoryOffer[] | (() => HistoryOffer[] | Promise<HistoryOffer[]>);
   /** argv that runs arborist, for the background state check (`verify`); absent: no state check. */
   verifyCommand?: readonly string[];
+  /** The agents' names and badges by source kind (src/import/agents.ts): the sessions' badges and their help. */
+  agents?: Readonly<Record<string, AgentLabel>>;
 }
 
 const err = (line: string) => process.stderr.write(`arborist: ${line}\n`);
@@ -121,6 +125,7 @@ class Program {
       keymap,
       offerDemo: opts.offerDemo ?? true,
       histories: opts.histories,
+      agents: opts.agents,
     });
     this.runtime = new Runtime(
       shard,

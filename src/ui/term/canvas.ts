@@ -42,6 +42,10 @@ export enum Style {
   /** The matched parts of a find hit, and the same on the selected line. */
   match,
   matchSel,
+  /** A session's agent badge, its project, and a project's heading (the sessions pane). */
+  badge,
+  project,
+  heading,
 }
 
 export class Frame {

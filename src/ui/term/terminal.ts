@@ -100,6 +100,9 @@ const T256: Partial<Record<Style, Spec>> = {
   [Style.count]: [244, DEF, 0],
   [Style.match]: [221, DEF, BOLD],
   [Style.matchSel]: [221, 24, BOLD],
+  [Style.badge]: [179, DEF, 0],
+  [Style.project]: [109, DEF, 0],
+  [Style.heading]: [75, DEF, BOLD],
 };
 
 const T8: Partial<Record<Style, Spec>> = {
@@ -129,6 +132,9 @@ const T8: Partial<Record<Style, Spec>> = {
   [Style.hint]: [3, 4, BOLD],
   [Style.match]: [3, DEF, BOLD],
   [Style.matchSel]: [3, 4, BOLD],
+  [Style.badge]: [3, DEF, 0],
+  [Style.project]: [6, DEF, 0],
+  [Style.heading]: [4, DEF, BOLD],
 };
 
 /** NO_COLOR: attributes only. */
@@ -153,6 +159,7 @@ const TMONO: Partial<Record<Style, Spec>> = {
   [Style.banner]: [DEF, DEF, BOLD],
   [Style.hint]: [DEF, DEF, INVERSE | BOLD],
   [Style.match]: [DEF, DEF, BOLD | UNDERLINE],
+  [Style.heading]: [DEF, DEF, BOLD],
   [Style.matchSel]: [DEF, DEF, INVERSE | BOLD | UNDERLINE],
 };
 

@@ -12,14 +12,30 @@ export function transcriptDoc(s: State): Doc {
   const { w } = textSize(s);
   const row = s.list[s.sel];
   if (!row) return linesDoc([]);
+  if (row.heading) {
+    const h = row.heading;
+    return linesDoc([
+      { role: 'session', text: h.project === '' ? 'sessions without a project' : `project ${h.project}` },
+      { role: 'meta', text: `${h.n} session${h.n === 1 ? '' : 's'} · newest ${shortTime(h.newest)}` },
+      { role: 'blank', text: '' },
+      {
+        role: 'info',
+        text: `Left/h closes, Right/l opens; ${s.keyOf['sessions.group'] ?? 'sessions.group'}: by age`,
+      },
+    ]);
+  }
   if (row.node < 0) {
     const ses = s.sessions[row.session];
     if (ses.archived) return linesDoc(archivedSessionLines(ses, s.keyOf, s.expanded.has(ses.sid), w));
     if (s.ask && s.ask.parent === null && s.ask.session === ses.sid) {
       return pathDoc([], w, labelOf(s), { ...s.ask });
     }
+    const o = s.origins.get(ses.sid);
+    const agent = o?.here ? 'asked in arborist' : (s.agents.get(o?.agent ?? '')?.name ?? o?.agent);
+    const from = o ? `${agent}${o.project ? ` · ${o.project}` : ''}` : null;
     const lines: TLine[] = [
       { role: 'session', text: `session ${ses.sid}${ses.label ? ` · ${oneLine(ses.label)}` : ''}` },
+      ...(from ? [{ role: 'meta' as const, text: from }] : []),
       {
         role: 'meta',
         text: `${ses.n_nodes} turn${ses.n_nodes === 1 ? '' : 's'} · created ${shortTime(ses.created_at)}`,

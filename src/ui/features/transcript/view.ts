@@ -32,6 +32,7 @@ export function drawTranscript(f: Frame, s: State, box: Rect, inner: Rect): void
     const t = s.path.turns[s.path.turns.length - 1];
     title = `${t.bates} · ${oneLine(t.audit)} · ${shortTime(t.created_at)}`;
   } else if (orow) title = orow.bates;
+  else if (s.list[s.sel]?.heading) title = 'project';
   else if (s.list[s.sel]) title = `session ${s.sessions[s.list[s.sel].session].sid}`;
   if (s.list[s.sel] && s.sessions[s.list[s.sel].session]?.archived) title = `archived, read-only · ${title}`;
   f.box(

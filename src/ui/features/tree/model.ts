@@ -39,6 +39,11 @@ export function sessionKey(sid: string): string {
   return `s:${sid}`;
 }
 
+/** A group heading's row key (the project, '' for sessions without one). */
+export function groupKey(project: string): string {
+  return `g:${project}`;
+}
+
 export function prepareOutline(sid: string, nodes: readonly OutlineNode[]): Outline {
   const n = nodes.length;
   const rows: OutlineRow[] = new Array(n);
@@ -118,11 +123,28 @@ export interface SessionLike {
 
 /** A visible row: a session (node = -1) or one of its outline rows. Never changed once made (see buildRows). */
 export interface Row {
-  /** Index into the sessions list. */
+  /** Index into the sessions list; -1 for a group's heading. */
   readonly session: number;
-  /** Index into the session's outline rows; -1 for the session's own row. */
+  /** Index into the session's outline rows; -1 for the session's own row (and a heading). */
   readonly node: number;
+  /** Set on a group's heading (the sessions grouped by project), and only there. */
+  readonly heading?: GroupHeading;
 }
+
+/** A project's heading when the sessions are grouped: the project (its working directory, '' for none). */
+export interface GroupHeading {
+  readonly project: string;
+  /** How many sessions it holds (after the filter). */
+  readonly n: number;
+  /** Its newest session's creation time. */
+  readonly newest: string;
+}
+
+/**
+ * The order the sessions are listed in when they are grouped or filtered: session indices, with a heading before
+ * each group (whose sessions are left out when it is closed). null: every session, newest first.
+ */
+export type Arrangement = readonly (number | GroupHeading)[];
 
 /**
  * What buildRows keeps of a sessions list: its sessions' own rows, where each sid sits, and each expanded session's
@@ -184,8 +206,23 @@ export function buildRows(
   expanded: ReadonlySet<string>,
   outlines: ReadonlyMap<string, Outline>,
   collapsed: ReadonlySet<string>,
+  arranged: Arrangement | null = null,
 ): Row[] {
   const c = cacheOf(sessions);
+  if (arranged) {
+    const out: Row[] = [];
+    for (const item of arranged) {
+      if (typeof item !== 'number') {
+        out.push({ session: -1, node: -1, heading: item });
+        continue;
+      }
+      out.push(c.heads[item]);
+      const sid = sessions[item].sid;
+      const ol = outlines.get(sid);
+      if (ol && expanded.has(sid)) for (const r of visibleRows(c, item, ol, collapsed)) out.push(r);
+    }
+    return out;
+  }
   const open: number[] = [];
   for (const sid of expanded) if (outlines.has(sid)) for (const i of c.at.get(sid) ?? []) open.push(i);
   open.sort((a, b) => a - b);
@@ -206,6 +243,7 @@ export function keyOfRow(
   outlines: ReadonlyMap<string, Outline>,
 ): string | null {
   if (!row) return null;
+  if (row.heading) return groupKey(row.heading.project);
   const s = sessions[row.session];
   if (!s) return null;
   if (row.node < 0) return sessionKey(s.sid);

@@ -1,12 +1,21 @@
 /** The tree's selection: rebuilding the visible rows and moving the cursor, keeping it in view. */
 import { treeHeight } from '../../core/selectors.js';
 import type { State } from '../../core/state.js';
+import { arrange } from './groups.js';
 import { buildRows, keyOfRow, type Outline } from './model.js';
 
 /** The state with `patch` applied and its rows rebuilt, the selection kept on `keepKey` when it is still there. */
 export function rebuild(s: State, patch: Partial<State>, keepKey: string | null = s.selKey): State {
   const n = { ...s, ...patch };
-  n.list = buildRows(n.sessions, n.expanded, n.outlines, n.collapsed);
+  const arranged = arrange({
+    sessions: n.sessions,
+    origins: n.origins,
+    grouping: n.grouping,
+    filter: n.filter,
+    closedGroups: n.closedGroups,
+    agents: n.agents,
+  });
+  n.list = buildRows(n.sessions, n.expanded, n.outlines, n.collapsed, arranged);
   let sel = -1;
   if (keepKey !== null) {
     const cur = keyOfRow(n.list[s.sel], n.sessions, n.outlines);

@@ -7,6 +7,7 @@ import { msg, type Result, treeHeight } from '../../core/selectors.js';
 import type { State } from '../../core/state.js';
 import { mergeSessions } from '../maintenance/model.js';
 import { scrollText } from '../transcript/update.js';
+import { matchesFilter, type Origin, parseFilter } from './groups.js';
 import {
   ancestorKeys,
   type Outline,
@@ -48,9 +49,36 @@ export function keyTree(s: State, id: KeyAction): Result {
   }
 }
 
+/** `p`: the sessions grouped by project, or not; the selection stays on its row when it is still shown. */
+export function toggleGrouping(s: State): Result {
+  const grouping = s.grouping === 'none' ? 'project' : 'none';
+  const n = rebuild(s, { grouping });
+  return [
+    { ...n, message: msg(n, grouping === 'project' ? 'sessions grouped by project' : 'sessions by age') },
+    [],
+  ];
+}
+
+/** Opens or closes a project's heading (`open` undefined: the other way). */
+function setGroup(s: State, project: string, open: boolean | undefined): Result {
+  const isOpen = !s.closedGroups.has(project);
+  if (open === isOpen) return open ? [select(s, s.sel + 1), []] : [s, []];
+  const closedGroups = new Set(s.closedGroups);
+  if (isOpen) closedGroups.add(project);
+  else closedGroups.delete(project);
+  return [rebuild(s, { closedGroups }), []];
+}
+
+/** The heading row above row `i` (grouped pane), or -1. */
+function headingAbove(s: State, i: number): number {
+  for (let j = i - 1; j >= 0; j--) if (s.list[j].heading) return j;
+  return -1;
+}
+
 function left(s: State): Result {
   const row = s.list[s.sel];
   if (!row) return [s, []];
+  if (row.heading) return setGroup(s, row.heading.project, false);
   const ses = s.sessions[row.session];
   if (row.node < 0) {
     if (s.expanded.has(ses.sid)) {
@@ -58,7 +86,8 @@ function left(s: State): Result {
       expanded.delete(ses.sid);
       return [rebuild(s, { expanded }), []];
     }
-    return [s, []];
+    const h = headingAbove(s, s.sel);
+    return h >= 0 ? [select(s, h), []] : [s, []];
   }
   const ol = s.outlines.get(ses.sid)!;
   const r = ol.rows[row.node];
@@ -88,6 +117,7 @@ function expandSession(s: State, sid: string): Result {
 function right(s: State): Result {
   const row = s.list[s.sel];
   if (!row) return [s, []];
+  if (row.heading) return setGroup(s, row.heading.project, true);
   const ses = s.sessions[row.session];
   if (row.node < 0) {
     if (!s.expanded.has(ses.sid)) return expandSession(s, ses.sid);
@@ -111,6 +141,7 @@ function right(s: State): Result {
 function toggle(s: State): Result {
   const row = s.list[s.sel];
   if (!row) return [s, []];
+  if (row.heading) return setGroup(s, row.heading.project, undefined);
   const ses = s.sessions[row.session];
   if (row.node < 0) {
     if (s.expanded.has(ses.sid)) return left(s);
@@ -128,7 +159,7 @@ function toggle(s: State): Result {
 /** Next/previous branch point (a turn with 2+ children) in the selected session, opening what hides it. */
 function branchStep(s: State, dir: 1 | -1): Result {
   const row = s.list[s.sel];
-  if (!row) return [s, []];
+  if (!row || row.heading) return [s, []];
   const ses = s.sessions[row.session];
   const ol = s.outlines.get(ses.sid);
   if (!ol || !s.expanded.has(ses.sid)) {
@@ -199,14 +230,52 @@ export function onOutline(s: State, sid: string, nodes: OutlineNode[], reveal: s
   const i = ol.index.get(reveal);
   const collapsed = new Set(s.collapsed);
   if (i !== undefined) for (const k of ancestorKeys(ol, i)) collapsed.delete(k);
-  const n = rebuild(s, { outlines, expanded, collapsed }, reveal);
+  const n = rebuild(s, { outlines, expanded, collapsed, ...unhide(s, sid) }, reveal);
   // Put the revealed turn in the middle of the pane rather than at an edge.
   const h = treeHeight(n);
   return [{ ...n, top: Math.max(0, Math.min(n.sel - Math.floor(h / 2), n.list.length - h)) }, []];
 }
 
-export function onTitles(s: State, titles: [string, string][]): Result {
+/**
+ * What hides a session a find or a link goes to: its project's closed heading is opened, and a filter it does not
+ * match is cleared (said in the status bar), so the turn is always shown where it lands.
+ */
+function unhide(s: State, sid: string): Partial<State> {
+  const patch: Partial<State> = {};
+  const o = s.origins.get(sid);
+  const project = o?.project ?? '';
+  if (s.grouping === 'project' && s.closedGroups.has(project)) {
+    const closedGroups = new Set(s.closedGroups);
+    closedGroups.delete(project);
+    patch.closedGroups = closedGroups;
+  }
+  if (s.filter !== '' && !matchesFilter(o, parseFilter(s.filter), s.agents)) {
+    patch.filter = '';
+    patch.message = msg(s, `filter ${s.filter} cleared: the turn is in a session it hides`);
+  }
+  return patch;
+}
+
+export function onTitles(s: State, titles: [string, string][], origins?: [string, Origin][]): Result {
   const m = new Map(s.titles);
   for (const [sid, t] of titles) m.set(sid, oneLine(t));
-  return [{ ...s, titles: m }, []];
+  const fresh = (origins ?? []).filter(([sid]) => !s.origins.has(sid));
+  if (fresh.length === 0) return [{ ...s, titles: m }, []];
+  const o = new Map(s.origins);
+  for (const [sid, x] of fresh) o.set(sid, clean(x));
+  const n = { ...s, titles: m, origins: o };
+  // A grouped or filtered pane places its sessions by their origins.
+  return [n.grouping !== 'none' || n.filter !== '' ? rebuild(n, {}) : n, []];
+}
+
+/** Every origin of a sessions list (grouping and filtering): the pane is arranged again with them. */
+export function onOrigins(s: State, origins: [string, Origin][], of: readonly SessionLike[]): Result {
+  const o = new Map(s.origins);
+  for (const [sid, x] of origins) o.set(sid, clean(x));
+  return [rebuild(s, { origins: o, originsFor: of === s.sessions ? of : s.originsFor }), []];
+}
+
+/** An origin as the pane shows it: one line each (the project is another tool's record, untrusted). */
+function clean(o: Origin): Origin {
+  return { agent: oneLine(o.agent), project: oneLine(o.project), ...(o.here ? { here: true } : {}) };
 }

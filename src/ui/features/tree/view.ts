@@ -1,12 +1,17 @@
 /** Paints the tree pane: sessions, their turns with branch guides, the selection and the scroll position. */
 import { age, parseTime, thousands } from '../../../text/format.js';
 import { oneLine } from '../../../text/sanitize.js';
-import { displayWidth, truncate } from '../../../text/width.js';
+import { displayWidth, truncate, truncateLeft } from '../../../text/width.js';
 import type { Glyphs } from '../../core/glyphs.js';
 import type { Rect } from '../../core/layout.js';
 import type { State } from '../../core/state.js';
 import { type Frame, Style } from '../../term/canvas.js';
 import { archivedSet } from '../maintenance/model.js';
+import { arrangementTitle, badgeOf } from './groups.js';
+import type { GroupHeading } from './model.js';
+
+/** Badges are 2-3 letters (src/import/agents.ts): rows keep their titles in one column. */
+const BADGE_W = 3;
 
 export function drawTree(f: Frame, s: State, box: Rect, inner: Rect, g: Glyphs): void {
   const focus = s.focus === 'tree' && !s.overlay;
@@ -14,6 +19,19 @@ export function drawTree(f: Frame, s: State, box: Rect, inner: Rect, g: Glyphs):
   const total = s.sessions.length - nArchived + s.sessionsMore;
   let title = s.loaded ? `sessions ${thousands(total)}` : 'sessions (loading)';
   if (s.showArchived && s.loaded) title += ` + ${thousands(nArchived)} archived`;
+  const arranged = arrangementTitle(s.grouping, s.filter);
+  if (arranged !== '') {
+    // Grouped or filtered: how many sessions show, and how they are arranged (the sessions' origins may still load).
+    const loading = s.originsFor !== s.sessions;
+    // The sessions that match, those under a closed heading too.
+    const shown =
+      s.list.reduce((n, r) => n + (r.heading ? r.heading.n : 0), 0) ||
+      s.list.filter((r) => r.node < 0).length;
+    const n = loading ? '…' : thousands(shown);
+    title = `sessions ${n} · ${arranged}`;
+    // A narrow pane keeps the filter in sight: no "sessions", shorter words.
+    if (displayWidth(title) + 4 > box.w) title = `${n} · ${arrangementTitle(s.grouping, s.filter, true)}`;
+  }
   f.box(
     box.x,
     box.y,
@@ -28,8 +46,13 @@ export function drawTree(f: Frame, s: State, box: Rect, inner: Rect, g: Glyphs):
     const i = s.top + y;
     const row = s.list[i];
     if (!row) break;
-    const ses = s.sessions[row.session];
     const yy = inner.y + y;
+    if (row.heading) {
+      drawHeading(f, s, row.heading, inner.x, yy, W, g);
+      if (i === s.sel) f.restyle(inner.x, yy, W, focus ? Style.selFocus : Style.selBlur);
+      continue;
+    }
+    const ses = s.sessions[row.session];
     if (row.node < 0) {
       const open = s.expanded.has(ses.sid);
       // An archived session: dim, with an "archived" tag where the age would be.
@@ -38,16 +61,23 @@ export function drawTree(f: Frame, s: State, box: Rect, inner: Rect, g: Glyphs):
         ? ` ${thousands(ses.n_nodes)} archived`
         : ` ${thousands(ses.n_nodes)} ${age(parseTime(ses.created_at), s.now).padStart(3)}`;
       const rw = displayWidth(right);
+      const end = inner.x + W - (W - rw > 12 ? rw : 0);
       let x = inner.x;
       x += f.text(x, yy, `${open ? g.open : g.closed} `, Style.normal, W);
-      x += f.text(x, yy, ses.sid, arch ? Style.dim : Style.sid, Math.max(0, W - rw - 2));
-      const room = Math.max(0, inner.x + W - rw - x);
-      if (ses.label)
-        x += f.text(x, yy, truncate(` ${oneLine(ses.label)}`, room), arch ? Style.dim : Style.label, room);
-      else {
-        const t = s.titles.get(ses.sid);
-        if (t) x += f.text(x, yy, truncate(` ${t}`, room), Style.dim, room);
+      // Its agent's badge (blank until its origin is read), its project unless grouped by it, then its title.
+      const o = s.origins.get(ses.sid);
+      const badge = o ? badgeOf(o.agent, s.agents) : '';
+      x += f.text(x, yy, `${badge.padEnd(BADGE_W)} `, arch ? Style.dim : Style.badge, Math.max(0, end - x));
+      if (o && o.project !== '' && s.grouping !== 'project') {
+        const pw = Math.min(displayWidth(o.project), Math.max(6, Math.floor(W / 4)));
+        if (end - x > pw + 8)
+          x += f.text(x, yy, `${truncateLeft(o.project, pw)} `, Style.project, Math.max(0, end - x));
       }
+      const room = Math.max(0, end - x);
+      const title = ses.label ? oneLine(ses.label) : (s.titles.get(ses.sid) ?? '');
+      if (title !== '')
+        f.text(x, yy, truncate(title, room), arch ? Style.dim : ses.label ? Style.label : Style.normal, room);
+      else f.text(x, yy, truncate(ses.sid, room), arch ? Style.dim : Style.sid, room);
       if (W - rw > 12) f.text(inner.x + W - rw, yy, right, Style.count, rw);
     } else {
       const r = s.outlines.get(ses.sid)!.rows[row.node];
@@ -85,4 +115,17 @@ export function drawTree(f: Frame, s: State, box: Rect, inner: Rect, g: Glyphs):
     if (w + 4 < box.w)
       f.text(box.x + box.w - w - 2, box.y + box.h - 1, pos, focus ? Style.borderFocus : Style.border);
   }
+}
+
+/** A project's heading: open or closed, the project shortened from the left, its sessions and newest age. */
+function drawHeading(f: Frame, s: State, h: GroupHeading, x0: number, y: number, W: number, g: Glyphs): void {
+  const open = !s.closedGroups.has(h.project);
+  const right = ` ${thousands(h.n)} ${age(parseTime(h.newest), s.now).padStart(3)}`;
+  const rw = W - displayWidth(right) > 12 ? displayWidth(right) : 0;
+  let x = x0;
+  x += f.text(x, y, `${open ? g.open : g.closed} `, Style.heading, W);
+  const room = Math.max(0, x0 + W - rw - x);
+  const name = h.project === '' ? '(no project)' : truncateLeft(h.project, room);
+  f.text(x, y, name, Style.heading, room);
+  if (rw > 0) f.text(x0 + W - rw, y, right, Style.count, rw);
 }
