@@ -60,6 +60,19 @@ export function sessionOrigins(db: Database.Database): Map<string, SessionSource
   return out;
 }
 
+/** Where the given sessions came from (those imported; the others are absent): one index seek each. */
+export function originsOf(db: Database.Database, sids: readonly string[]): Map<string, SessionSource> {
+  const out = new Map<string, SessionSource>();
+  if (sids.length === 0) return out;
+  const rows = cachedStatement(
+    db,
+    `SELECT source, source_session, sid, info_json FROM session_sources
+      WHERE sid IN (SELECT value FROM json_each(?))`,
+  ).all(JSON.stringify(sids)) as { source: string; source_session: string; sid: string; info_json: string }[];
+  for (const r of rows) out.set(r.sid, { ...r, info: infoOf(r.info_json) });
+  return out;
+}
+
 function infoOf(json: string): SessionSourceInfo {
   try {
     const v = JSON.parse(json) as unknown;
