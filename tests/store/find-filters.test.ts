@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseQuery } from '../../src/store/find/filters.js';
-import type { Shard } from '../../src/store/index.js';
+import { parseQuery, type Shard } from '../../src/store/index.js';
+import { markedSnippet } from '../../src/store/testing.js';
 import { newShard } from './util.js';
 
 /** Three agents' sessions in two projects, turns on three days; every turn mentions "lifetime". */
@@ -121,5 +121,12 @@ describe('find filters, applied by the engine', () => {
     expect(r.hits[0].snippet).toContain('«borrow»');
     const p = s.search('borro', { snippets: 0, answerSnippets: true });
     expect(p.hits[0].snippet).toContain('«borrow»');
+  });
+
+  it('a linear snippet marks the place the term starts a word, not its first place inside one', () => {
+    expect(markedSnippet('see vitest.config.ts and cart.test.js', 'test')).toBe(
+      'see vitest.config.ts and cart.«test».js',
+    );
+    expect(markedSnippet('only vitest here', 'test')).toBe('only vi«test» here');
   });
 });
