@@ -203,7 +203,14 @@ export function drawFind(f: Frame, s: State, ov: FindOverlay, g: Glyphs): void {
   } else if (empty) {
     if (ov.searched !== null) {
       const where = ov.scope === 'session' ? ' of this session' : '';
-      f.text(cx, y, `type to find among ${thousands(ov.searched)} turns${where}`, Style.dim, iw);
+      const hint = ' · filters: agent: project: after: before: in:question';
+      f.text(
+        cx,
+        y,
+        truncate(`type to find among ${thousands(ov.searched)} turns${where}${hint}`, iw),
+        Style.dim,
+        iw,
+      );
     }
   } else if (ov.shown === 0) f.text(cx, y, 'searching…', Style.dim, iw);
   else {
