@@ -61,6 +61,14 @@ describe('find filters, applied by the engine', () => {
     expect(r.problems[0]).toMatch(/no agent 'gemini' in this shard \(agents: arborist, claude, codex\)/);
   });
 
+  it('sees a session imported after the filter was first used (its origins are read again)', () => {
+    const s = corpus();
+    expect(where(s, 'lifetime agent:codex')).toEqual(['xxxx:codex question']);
+    s.createSession({ sid: 'yyyy', source: { source: 'codex', source_session: 'X2' } });
+    s.addTurn({ session: 'yyyy', question: 'another lifetime', answer_text: 'z' });
+    expect(where(s, 'lifetime agent:codex')).toEqual(['xxxx:codex question', 'yyyy:another lifetime']);
+  });
+
   it('project: matches the project name or the working directory', () => {
     const s = corpus();
     expect(where(s, 'lifetime project:shop')).toEqual(['cccc:checkout flow', 'cccc:lifetime of a cart']);

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { cachedStatement } from '../db/statements.js';
-import { sessionOrigins } from '../write/sources.js';
+import { type SessionSource, sessionOrigins } from '../write/sources.js';
 
 /**
  * Filters typed in the find box and in `arborist find` (docs/find.md, "Filters"): `agent:codex`, `project:NAME`,
@@ -123,6 +123,7 @@ export const ARBORIST_AGENT = 'arborist';
 export function resolveFilters(
   db: Database.Database,
   f: QueryFilters,
+  version: string,
 ): { filter: TurnFilter | null; problems: string[] } {
   const problems: string[] = [];
   const base: TurnFilter = { after: f.after, before: f.before, questionOnly: f.in === 'question' };
@@ -130,7 +131,7 @@ export function resolveFilters(
     const any = base.after !== undefined || base.before !== undefined || base.questionOnly;
     return { filter: any ? base : null, problems };
   }
-  const origins = [...sessionOrigins(db).values()];
+  const origins = originList(db, version);
   let sids: string[] | undefined;
   let notSids: string[] | undefined;
   if (f.agent !== undefined) {
@@ -160,6 +161,16 @@ export function resolveFilters(
     }
   }
   return { filter: { ...base, sids, notSids }, problems };
+}
+
+/** The imported sessions' origins, read once per shard version: a filter typed once serves every keystroke. */
+const originsCache = new WeakMap<Database.Database, { version: string; list: SessionSource[] }>();
+function originList(db: Database.Database, version: string): SessionSource[] {
+  const c = originsCache.get(db);
+  if (c && c.version === version) return c.list;
+  const list = [...sessionOrigins(db).values()];
+  originsCache.set(db, { version, list });
+  return list;
 }
 
 function pickOne(xs: string[]): string | undefined {

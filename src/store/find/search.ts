@@ -226,7 +226,7 @@ export function search(db: Database.Database, text: string, opts: SearchOptions 
     refused: parsed.invalid,
   };
   if (parsed.invalid) return result;
-  const resolved = resolveFilters(db, parsed.filters);
+  const resolved = resolveFilters(db, parsed.filters, shardVersion(db));
   if (resolved.problems.length > 0) {
     result.problems = [...result.problems, ...resolved.problems];
     result.refused = true;
