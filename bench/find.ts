@@ -5,8 +5,9 @@
  *
  * as typed   a mix of queries (the common short prefixes "th", "that", "shou"; common, middling and rare words;
  *            multi-word queries) typed key by key: every prefix is one keystroke, searched as the TUI's find box
- *            searches (src/ui/runtime/find-worker.ts: Shard.search, limit 50 = FIND_LIMIT, last word a prefix, no
- *            snippets, no scope). p50 / p95 / p99 / slowest keystroke of each run.
+ *            searches (src/ui/runtime/find-worker.ts: Shard.search, limit 50 = FIND_LIMIT, last word a prefix,
+ *            snippets only for the hits matched in their answer alone, no scope). p50 / p95 / p99 / slowest
+ *            keystroke of each run.
  * CLI        `arborist find` (src/cli/commands/find.ts): whole words, 20 hits with snippets, on the finished queries.
  * Shard.find plain FTS5, prefix, 20 hits with snippets, on the finished queries.
  * floor      `SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH '"<rare>"' ORDER BY rowid DESC LIMIT 50`, one before
@@ -96,7 +97,7 @@ export async function benchFind(report: Report, shard: Shard, opts: FindBenchOpt
     .pluck();
   const floorArg = `"${rare.replaceAll('"', '""')}"`;
   const floor = () => floorSql.all(floorArg);
-  const tui = (q: string) => shard.search(q, { limit: 50, snippets: 0 });
+  const tui = (q: string) => shard.search(q, { limit: 50, snippets: 0, answerSnippets: true });
   const cli = (q: string) => shard.search(q, { limit: 20, prefix: false });
   const fts = (q: string) => shard.search(q, { limit: 20 }).hits;
 
@@ -149,7 +150,7 @@ export async function benchFind(report: Report, shard: Shard, opts: FindBenchOpt
     const worst = (rs: Run[]): Pair[] =>
       rs.map((r) => ({ figure: Math.max(...r.fig), floor: percentile(r.flo, 50) }));
     const floorIs = `median of a bare FTS5 lookup of "${shown(rare)}", one before each query`;
-    const typedNote = `Shard.search as the TUI's find box calls it (limit 50, prefix, no snippets), ${keys.length} keystrokes a run, under one busy core`;
+    const typedNote = `Shard.search as the TUI's find box calls it (limit 50, prefix, snippets for answer-only hits), ${keys.length} keystrokes a run, under one busy core`;
     report.add({
       name: 'find as typed, p50 keystroke',
       kind: 'time',

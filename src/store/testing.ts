@@ -15,6 +15,7 @@ export { AUDIT_EVENTS_TABLE } from './db/events-table.js';
 export { EVENTS_NOT_BYTES, firstGuarded, GUARDS, guardSql, NODES_ODD, SUBTREES_ODD } from './db/guards.js';
 export { MIGRATIONS } from './db/migrations.js';
 export { integerList } from './db/page-lists.js';
+export { markedSnippet } from './find/terms.js';
 export { countTerms, indexTerms, rebuildVocabulary } from './find/vocabulary.js';
 export { dbOf } from './shard.js';
 export { inWalkOrder, MERKLE_SQL } from './tree/merkle.js';

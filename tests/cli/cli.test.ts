@@ -112,7 +112,16 @@ describe('arborist CLI', () => {
     expect(found[0]).toEqual(
       expect.objectContaining({ bates: b.bates, audit: 'manual', question: 'and for structs' }),
     );
-    expect(Object.keys(found[0]).sort()).toEqual(['audit', 'bates', 'question', 'snippet']);
+    expect(Object.keys(found[0]).sort()).toEqual([
+      'agent',
+      'audit',
+      'bates',
+      'created_at',
+      'project',
+      'question',
+      'snippet',
+    ]);
+    expect(found[0]).toMatchObject({ agent: 'arborist', project: null });
     expect(BATES.test(found[0].bates)).toBe(true);
   });
 
@@ -122,7 +131,12 @@ describe('arborist CLI', () => {
     ask(db, 'plain words here');
     for (const q of ['"', 'AND (', 'NEAR(', 'col:', 'question:foo', '*', ')', 'a OR', '-x', '^x']) {
       const r = cli(['find', '--db', db, '--json', '--', q]);
-      expect(r.stderr, q).toBe('');
+      // `name:value` reads as a filter; one find does not know is searched as text, and said so
+      expect(r.stderr, q).toBe(
+        q === 'question:foo'
+          ? "arborist: unknown filter 'question:' (searched as text; filters: agent:NAME project:NAME after:YYYY-MM-DD before:YYYY-MM-DD in:question)\n"
+          : '',
+      );
       expect(r.code, q).toBe(0);
       expect(Array.isArray(r.json())).toBe(true);
     }

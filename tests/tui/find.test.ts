@@ -50,11 +50,11 @@ function twoSessions(): { db: string; A: string; B: string } {
   return { db, A, B };
 }
 
-/** The overlay's result lines, top to bottom: the Bates ids. */
+/** The overlay's hits, top to bottom: the Bates ids (on each hit's second line). */
 function hitIds(t: Tui): string[] {
   return t
     .lines()
-    .map((l) => /│ \[([a-z0-9]+-\d{6})\] /.exec(l)?.[1])
+    .map((l) => /│ {3}\[([a-z0-9]+-\d{6})\] /.exec(l)?.[1])
     .filter((x): x is string => x !== undefined);
 }
 
@@ -75,8 +75,12 @@ describe('the find box in the browser', () => {
     t.type('lifetme');
     await t.waitFor('also: lifetime');
     await t.waitFor(`[${A}-000001]`);
-    const line = t.lines().find((l) => l.includes(`[${A}-000001]`))!;
-    expect(line).toMatch(/\[\w+-000001\] manual What is a lifetime in Rust\?\s+rust lifetimes │/);
+    const lines = t.lines();
+    const second = lines.findIndex((l) => l.includes(`[${A}-000001]`));
+    expect(lines[second]).toMatch(/\[\w+-000001\] in the question · manual\s+│/);
+    expect(lines[second - 1]).toMatch(
+      /│ arborist\s+\d+\w+ {2}What is a lifetime in Rust\?\s+rust lifetimes │/,
+    );
     // the match is highlighted (bold yellow), the label dim
     const at = t.find('lifetime in Rust')!;
     const ids = hitIds(t);
@@ -173,8 +177,9 @@ describe('the find box in the browser', () => {
     t.press('/');
     t.type('zebra');
     await t.waitFor(`[${A}-000003]`);
-    const line = t.lines().find((l) => l.includes(`[${A}-000003]`))!;
-    expect(line).toContain('evil clip board red zebra crossing');
+    const lines = t.lines();
+    const second = lines.findIndex((l) => l.includes(`[${A}-000003]`));
+    expect(lines[second - 1]).toContain('evil clip board red zebra crossing');
     expect(t.clipboard).toEqual([]);
     expect(t.oscTitles.join()).not.toContain('pwned');
     expect(t.raw).not.toContain('ZXZpbA');
@@ -184,5 +189,56 @@ describe('the find box in the browser', () => {
     await t.waitFor(`${A}-000003 depth 1`);
     expect(t.screen()).toContain('Q evil clip board red zebra crossing');
     expect(t.clipboard).toEqual([]);
+  });
+
+  it('a hit shows its agent, project and age, and a match in the answer its snippet, highlighted', async () => {
+    const db = tempDb();
+    withShard(db, (s) => {
+      s.createSession({
+        sid: 'cccc',
+        created_at: '2026-11-01T10:00:00.000Z',
+        source: { source: 'claude', source_session: 'C1', info: { cwd: '/home/ana/shop', project: 'shop' } },
+      });
+      s.createSession({
+        sid: 'xxxx',
+        created_at: '2026-11-01T10:00:00.000Z',
+        source: { source: 'codex', source_session: 'X1', info: { cwd: '/home/ana/garden' } },
+      });
+      s.addTurn({
+        session: 'cccc',
+        question: 'How long does a cart live?',
+        answer_text: 'Carts expire after a day unless the shopper is signed in.',
+        created_at: '2026-11-01T10:01:00.000Z',
+      });
+      s.addTurn({
+        session: 'xxxx',
+        question: 'Why will this not compile?',
+        answer_text: 'The reference outlives the value it borrows from, so the checker stops it.',
+        created_at: '2026-11-01T10:02:00.000Z',
+      });
+    });
+    const t = await start({ db, cols: 80, rows: 24 });
+    t.press('/');
+    await t.waitFor('type to find among 2 turns');
+    t.type('borro'); // a prefix of "borrows", in the answer only
+    await t.waitFor(/│ 1 of 2\s/);
+    await t.waitFor('answer: ');
+    const lines = t.lines();
+    const second = lines.findIndex((l) => l.includes('[xxxx-000001] answer:'));
+    expect(lines[second - 1]).toMatch(/│ codex\s+…\/ana\/garden\s+\d+\w+ {2}Why will this not compile\?/);
+    expect(lines[second]).toContain('value it borrows');
+    // the matched word is highlighted in the emulator's cells (bold, the match colour); its neighbours are not
+    const word = t.find('borrows')!;
+    expect(t.cell(word.x, word.y)!.isBold()).not.toBe(0);
+    expect(t.cell(word.x, word.y)!.getFgColor()).toBe(221);
+    expect(t.cell(word.x + 8, word.y)!.getFgColor()).not.toBe(221);
+    // a filter narrows in the engine, and an unknown agent is said in the box
+    t.press('C-u');
+    t.type('agent:claude cart');
+    await t.waitFor(/│ 1 of 2\s/);
+    await t.waitFor(/│ claude\s+shop\s+\d+\w+ {2}How long does a cart live\?/);
+    t.press('C-u');
+    t.type('agent:gemini cart');
+    await t.waitFor("no agent 'gemini' in this shard");
   });
 });

@@ -14,7 +14,7 @@ import {
   toFound,
   wordHighlights,
 } from '../../src/ui/features/find/model.js';
-import { fitSegments } from '../../src/ui/features/find/view.js';
+import { fitSegments, shortProject } from '../../src/ui/features/find/view.js';
 import { buildDemo } from '../../src/ui/runtime/demo.js';
 import { Style } from '../../src/ui/term/canvas.js';
 import { tempDb } from '../support/tmp.js';
@@ -29,6 +29,11 @@ function hit(bates: string, question = `q of ${bates}`, opts: Partial<HitLine> =
     question,
     label: bates.startsWith('aaaa') ? 'first' : 'second',
     highlights: [],
+    agent: 'claude',
+    project: '/home/ana/shop',
+    created_at: '2026-11-01T00:00:00.000Z',
+    field: 'question',
+    snippet: '',
     ...opts,
   };
 }
@@ -222,7 +227,7 @@ describe('the find box (view)', () => {
     return { f, r, lines, styleAt };
   }
 
-  it('shows the query, the counts, corrections, and one line per hit with matches highlighted', () => {
+  it('shows the query, the counts, corrections, and two lines per hit with matches highlighted', () => {
     const d = new Driver(100, 30);
     d.key('/', ...'lifetme');
     const q = 'What is a lifetime in Rust?';
@@ -240,8 +245,12 @@ describe('the find box (view)', () => {
     expect(lines[r.y]).toContain('find · all sessions');
     expect(lines[r.y + 1]).toContain('/ lifetme▏');
     expect(lines[r.y + 2]).toContain('2 of 12,408 · also: lifetime');
-    expect(lines[r.y + 3]).toMatch(/\[aaaa-000001\] fresh What is a lifetime in Rust\?\s+first │/);
-    expect(lines[r.y + 4]).toMatch(/\[bbbb-000002\] manual And for structs\?\s+│/);
+    expect(lines[r.y + 3]).toMatch(
+      /│ claude\s+\/home\/ana\/shop\s+2d {2}What is a lifetime in Rust\?\s+first │/,
+    );
+    expect(lines[r.y + 4]).toMatch(/│ {3}\[aaaa-000001\] in the question · fresh\s+│/);
+    expect(lines[r.y + 5]).toMatch(/claude\s+\/home\/ana\/shop\s+2d {2}And for structs\?\s+│/);
+    expect(lines[r.y + 6]).toMatch(/\[bbbb-000002\] in the question · manual\s+│/);
     expect(lines[r.y + 2 + r.h - 4]).toContain(
       '↑↓ select · Enter go there · Esc back · Ctrl-S this session only',
     );
@@ -253,7 +262,8 @@ describe('the find box (view)', () => {
     expect(again.styleAt('lifetime in', r.y + 3)).toBe(Style.match);
     expect(again.styleAt('What', r.y + 3)).toBe(Style.overlay);
     expect(again.styleAt('first', r.y + 3)).toBe(Style.dim);
-    expect(again.styleAt('[aaaa', r.y + 3)).toBe(Style.sid);
+    expect(again.styleAt('claude', r.y + 3)).toBe(Style.sid);
+    expect(again.styleAt('[aaaa', r.y + 4)).toBe(Style.dim);
   });
 
   it('says "searching…" while the hits shown answer an older query, and nothing is found', () => {
@@ -297,8 +307,9 @@ describe('the find box (view)', () => {
     expect(text).not.toContain('[2J');
     expect(text).not.toContain('52;');
     expect(text).not.toContain('title');
-    expect(lines[r.y + 3]).toContain('[aaaa-000001] fresh a bcdevil end 日本語😀 ok');
+    expect(lines[r.y + 3]).toContain('a bcdevil end 日本語😀 ok');
     expect(lines[r.y + 3]).toContain('label');
+    expect(lines[r.y + 4]).toContain('[aaaa-000001] in the question · fresh');
     expect(lines[r.y + 2]).toContain('also: boo');
     // the right border is where it belongs on every row
     for (let y = r.y; y < r.y + r.h; y++) {
@@ -322,6 +333,52 @@ describe('the find box (view)', () => {
     const y = lines.findIndex((l) => l.includes('[aaaa-000031]'));
     expect(y).toBeGreaterThan(0);
     expect(f.st[y * f.width + lines[y].indexOf('[aaaa')]).toBe(Style.selFocus);
+  });
+
+  it("a hit matched in its answer shows the answer's snippet, its matched words highlighted", () => {
+    const d = new Driver(100, 30);
+    d.key('/', ...'borr');
+    d.send({
+      type: 'found',
+      seq: overlay(d).seq,
+      hits: [
+        hit('bbbb-000001', 'first hit', { field: 'question' }),
+        hit('aaaa-000002', 'codex question', {
+          field: 'answer',
+          agent: 'codex',
+          project: '/home/ana/projects/a-long-garden-name',
+          created_at: '2026-10-20T00:00:00.000Z',
+          snippet: 'the lifetime is bound by the «borrow» checker',
+        }),
+        hit('aaaa-000003', 'asked here', { agent: null, project: null }),
+      ],
+      searched: 9,
+      corrections: [],
+    });
+    const { r, lines, styleAt } = drawn(d);
+    // agent, project (shortened from the left, its last folders kept), age
+    expect(lines[r.y + 5]).toMatch(/codex\s+…ng-garden-name\s+2w {2}codex question/);
+    expect(shortProject('/home/ana/projects/shop', 16, '…')).toBe('…/projects/shop');
+    expect(lines[r.y + 6]).toContain('[aaaa-000002] answer: the lifetime is bound by the borrow checker');
+    expect(styleAt('borrow', r.y + 6)).toBe(Style.match);
+    expect(styleAt('checker', r.y + 6)).toBe(Style.dim);
+    expect(lines[r.y + 7]).toMatch(/│ arborist\s+2d {2}asked here/);
+  });
+
+  it('says in the box when a filter cannot be used', () => {
+    const d = new Driver(100, 30);
+    d.key('/', ...'x agent:gemini');
+    d.send({
+      type: 'found',
+      seq: overlay(d).seq,
+      hits: [],
+      searched: 9,
+      corrections: [],
+      problems: ["no agent 'gemini' in this shard (agents: arborist, claude)"],
+    });
+    const { r, lines, styleAt } = drawn(d);
+    expect(lines[r.y + 2]).toContain("no agent 'gemini' in this shard (agents: arborist, claude)");
+    expect(styleAt('no agent', r.y + 2)).toBe(Style.error);
   });
 
   it('fits 80x24 and the smallest screen', () => {
@@ -410,10 +467,12 @@ describe('highlights', () => {
           audit: 'fresh',
           question: long,
           label: null,
-          snippet: '',
+          snippet: `«needle» ${'x'.repeat(900)}`,
           created_at: '',
           field: 'question',
           score: 1,
+          agent: 'codex',
+          project: '/home/ana/garden',
           highlights: [
             [0, 3],
             [1000, 1005],
@@ -422,7 +481,12 @@ describe('highlights', () => {
       ],
       searched: 9,
       corrections: { lifetme: ['lifetime'], sqlte: ['sqlite', 'lifetime'] },
+      problems: ["unknown filter 'x:'"],
+      refused: false,
     });
+    expect(f.hits[0]).toMatchObject({ agent: 'codex', project: '/home/ana/garden' });
+    expect(f.hits[0].snippet.length).toBe(600);
+    expect(f.problems).toEqual(["unknown filter 'x:'"]);
     expect(f.hits[0].question.length).toBe(600);
     expect(f.hits[0].highlights).toEqual([[0, 3]]);
     expect(f.corrections).toEqual(['lifetime', 'sqlite']);

@@ -7,7 +7,8 @@ import { printNodeLines } from './format.js';
 
 export const findCmd: Command = {
   name: 'find',
-  usage: 'arborist find QUERY [--limit N] [--scope SID] | find --cache-key KEY | find --archived QUERY',
+  usage:
+    'arborist find QUERY [agent:NAME] [project:NAME] [after:DATE] [before:DATE] [in:question] [--limit N] [--scope SID] | find --cache-key KEY | find --archived QUERY',
   summary: 'search every turn of every session',
   options: {
     limit: { type: 'string' },
@@ -35,11 +36,26 @@ export const findCmd: Command = {
     const limit = positiveInt(p, 'limit', 20, 1000);
     const scopeArg = str(p, 'scope');
     const scope = scopeArg === undefined ? undefined : shard.resolveSession(scopeArg).sid;
-    const { hits, searched, corrections } = shard.search(query, { limit, scope, prefix: false });
+    const { hits, searched, corrections, problems, refused } = shard.search(query, {
+      limit,
+      scope,
+      prefix: false,
+    });
+    // A filter that cannot be used stops the search (it would widen it silently); an unknown one is only noted.
+    if (refused) throw new ArboristError('usage', problems.map(oneLine).join('; '));
+    for (const p of problems) ctx.out.err(`arborist: ${oneLine(p)}\n`);
     if (ctx.out.json) {
       printJson(
         ctx.out,
-        hits.map((h) => ({ bates: h.bates, audit: h.audit, question: h.question, snippet: h.snippet })),
+        hits.map((h) => ({
+          bates: h.bates,
+          audit: h.audit,
+          question: h.question,
+          snippet: h.snippet,
+          agent: h.agent ?? 'arborist',
+          project: h.project,
+          created_at: h.created_at,
+        })),
       );
       return 0;
     }
@@ -53,7 +69,10 @@ export const findCmd: Command = {
       ctx.out.out(
         `[${c.cyan(h.bates)}] ${c.dim(h.audit)} ${truncate(oneLine(h.question), width - h.bates.length - h.audit.length - 4)}\n`,
       );
-      ctx.out.out(`    ${c.dim(truncate(oneLine(h.snippet), width - 4))}\n`);
+      const where = [h.agent ?? 'arborist', h.project ?? '', h.created_at.slice(0, 10)].filter(
+        (x) => x !== '',
+      );
+      ctx.out.out(`    ${c.dim(truncate(oneLine(`${where.join(' · ')} · ${h.snippet}`), width - 4))}\n`);
     }
     return 0;
   },

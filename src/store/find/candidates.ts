@@ -86,6 +86,48 @@ export function overlayPending(db: Database.Database): void {
   overlaid.set(db, waiting);
 }
 
+/**
+ * Ids of the newest `limit` turns matching `expr` in `table` (the questions alone, or every field) that pass a
+ * filter (filters.ts `filterSql`: a condition over the turn's row `n`). CROSS JOIN keeps FTS5 the outer loop: it
+ * walks the doclist newest first and each match is checked by one primary-key read, stopping at the limit, as the
+ * unfiltered query does; a selective filter walks further, never more than the term's doclist.
+ */
+export function newestFilteredMatches(
+  db: Database.Database,
+  table: 'questions_fts' | 'nodes_fts',
+  expr: string,
+  limit: number,
+  where: string,
+  params: Record<string, unknown>,
+): number[] {
+  const sql = overlaid.has(db)
+    ? `SELECT f.id FROM (
+    SELECT rowid AS id FROM ${table} WHERE ${table} MATCH @expr
+    UNION ALL SELECT rowid AS id FROM temp.pending_fts WHERE pending_fts MATCH ${
+      table === 'questions_fts' ? "'{question} : (' || @expr || ')'" : '@expr'
+    }) f CROSS JOIN nodes n ON n.id = f.id WHERE ${where} ORDER BY f.id DESC LIMIT @limit`
+    : `SELECT f.rowid FROM ${table} f CROSS JOIN nodes n ON n.id = f.rowid
+     WHERE ${table} MATCH @expr AND ${where} ORDER BY f.rowid DESC LIMIT @limit`;
+  return cachedStatement(db, sql, 'pluck').all({ ...params, expr, limit }) as number[];
+}
+
+/** The newest `limit` turns that pass a filter, whatever they say (a query of filters alone: `agent:codex`). */
+export function newestPassing(
+  db: Database.Database,
+  limit: number,
+  where: string,
+  params: Record<string, unknown>,
+): number[] {
+  return cachedStatement(
+    db,
+    `SELECT n.id FROM nodes n WHERE ${where} ORDER BY n.id DESC LIMIT @limit`,
+    'pluck',
+  ).all({
+    ...params,
+    limit,
+  }) as number[];
+}
+
 /** The next page of a doclist: the newest `limit` matches with an id below `before`. */
 export function newestMatchesBefore(
   db: Database.Database,

@@ -1,6 +1,14 @@
 import type Database from 'better-sqlite3';
 import { cachedStatement, type RowMode } from '../db/statements.js';
-import { newestMatches, newestQuestionMatches, snippetsFor } from './candidates.js';
+import { type SessionSourceInfo, sessionOriginsOf } from '../write/sources.js';
+import {
+  newestFilteredMatches,
+  newestMatches,
+  newestPassing,
+  newestQuestionMatches,
+  snippetsFor,
+} from './candidates.js';
+import { filterSql, parseQuery, passing, resolveFilters } from './filters.js';
 import { leaderCount, type RankedRow, rank } from './rank.js';
 import { matchExpression, prefixGroup, queryTerms, quoteTerm, type TermsUnder } from './terms.js';
 import { indexTerms, knownTerms, queryPlan, termsUnder } from './vocabulary.js';
@@ -21,6 +29,8 @@ export interface SearchOptions {
   prefix?: boolean;
   /** How many of the top hits get a snippet (FTS5 re-reads their text, ~60 us each). Default: all. */
   snippets?: number;
+  /** Snippets for the hits matched only in their answer, however many (the find box's rows). */
+  answerSnippets?: boolean;
 }
 
 import type { MatchField } from './rank.js';
@@ -40,6 +50,10 @@ export interface SearchHit {
   score: number;
   /** Matched character ranges of `question`, inclusive [start, end] pairs, for highlighting. */
   highlights: [number, number][];
+  /** The session's agent: its source kind (`claude`, `codex`), or null for a session asked in arborist. */
+  agent: string | null;
+  /** The session's project as its source named it (or its working directory), when imported. */
+  project: string | null;
 }
 
 export interface SearchResult {
@@ -48,6 +62,10 @@ export interface SearchResult {
   searched: number;
   /** Terms that had no hits and were replaced by existing one-edit variants. */
   corrections: Record<string, string[]>;
+  /** Filters that could not be used, one line each (filters.ts); empty when all were. */
+  problems: string[];
+  /** A filter's value could not be used, so nothing was searched (a wrong filter must not widen the search). */
+  refused: boolean;
 }
 
 /** How many of the newest matches of each FTS query are ranked. */
@@ -199,36 +217,66 @@ function expression(
 export function search(db: Database.Database, text: string, opts: SearchOptions = {}): SearchResult {
   const limit = Math.max(1, Math.min(opts.limit ?? 50, 1000));
   const searched = searchedCount(db, opts.scope);
-  const result: SearchResult = { hits: [], searched: searched ?? 0, corrections: {} };
-  const trimmed = text.trim();
+  const parsed = parseQuery(text);
+  const result: SearchResult = {
+    hits: [],
+    searched: searched ?? 0,
+    corrections: {},
+    problems: parsed.problems,
+    refused: parsed.invalid,
+  };
+  if (parsed.invalid) return result;
+  const resolved = resolveFilters(db, parsed.filters, shardVersion(db));
+  if (resolved.problems.length > 0) {
+    result.problems = [...result.problems, ...resolved.problems];
+    result.refused = true;
+    return result;
+  }
+  const filter = resolved.filter;
+  const scope = opts.scope || undefined;
+  // The filter (and the scope) as one condition over each candidate's row, applied inside the FTS5 walk.
+  const cond = filter ? filterSql(filter, scope) : { where: '', params: {} };
+  const filtered = cond.where !== '';
+  const trimmed = parsed.text;
   const terms = queryTerms(trimmed);
-  if (trimmed === '') return result;
 
   const fieldOf = new Map<number, MatchField>();
   const add = (ids: number[], field: MatchField) => {
     for (const id of ids) if (id != null && !fieldOf.has(id)) fieldOf.set(id, field);
   };
+  if (trimmed === '') {
+    // Filters alone (`agent:codex after:2026-11-01`): the newest turns that pass them.
+    if (!filtered || scope !== undefined) return result;
+    add(newestPassing(db, limit, cond.where, cond.params), 'question');
+  }
 
   // Bates ids and sids: "k3m9x2qa-0000" or "k3m9" (a prefix). Cheap index range scans.
   const lower = trimmed.toLowerCase();
+  // (Both are a few rows, so a filter checks them one by one.)
+  const pass = (ids: number[]) => (filter ? passing(db, ids, filter, scope) : ids);
   if (/^[a-z0-9]{3,32}(-\d{0,9})?$/.test(lower))
-    add(st(db, 'batesRange').all(lower, `${lower}~`) as number[], 'bates');
+    add(pass(st(db, 'batesRange').all(lower, `${lower}~`) as number[]), 'bates');
   // Labels: matched in memory (thousands of sessions, cached until the shard changes).
-  if (!opts.scope && trimmed.length >= 2) add(labelHits(db, trimmed), 'label');
+  if (!opts.scope && trimmed.length >= 2) add(pass(labelHits(db, trimmed)), 'label');
 
   let expr = '';
   let snippetExpr = '';
   let prefixMark: string | undefined;
   if (terms.length > 0) {
-    const prefixLast = (opts.prefix ?? true) && !/\s$/.test(text);
+    const prefixLast = (opts.prefix ?? true) && !/\s$/.test(text) && parsed.endsInWord;
     const run = (e: string) => {
-      const q = newestQuestionMatches(db, e, CANDIDATES, opts.scope || undefined);
+      const q = filtered
+        ? newestFilteredMatches(db, 'questions_fts', e, CANDIDATES, cond.where, cond.params)
+        : newestQuestionMatches(db, e, CANDIDATES, scope);
       add(q, 'question');
+      if (filter?.questionOnly) return q.length;
       // A match in the question outranks any match only in the answer (rank's tiers), so once the question
       // matches fill the leaders the answer-only ones could never be shown: not reading them halves the rows
       // a common query ranks.
       if (q.length >= leaderCount(limit)) return q.length;
-      const any = newestMatches(db, e, CANDIDATES, opts.scope || undefined);
+      const any = filtered
+        ? newestFilteredMatches(db, 'nodes_fts', e, CANDIDATES, cond.where, cond.params)
+        : newestMatches(db, e, CANDIDATES, scope);
       add(any, 'answer');
       return q.length + any.length;
     };
@@ -256,7 +304,10 @@ export function search(db: Database.Database, text: string, opts: SearchOptions 
   const ranked = rank(rows, fieldOf, trimmed, terms, result.corrections, limit);
   const top = ranked.slice(0, limit);
 
-  const withSnippet = top.slice(0, opts.snippets ?? top.length);
+  const withSnippet = opts.answerSnippets
+    ? top.filter((t) => t.field === 'answer')
+    : top.slice(0, opts.snippets ?? top.length);
+  const origins = sessionOriginsOf(db, [...new Set(top.map((t) => t.row.sid))]);
   const snippets =
     expr !== ''
       ? snippetsFor(
@@ -278,6 +329,14 @@ export function search(db: Database.Database, text: string, opts: SearchOptions 
     field,
     score: Math.round(score * 1000) / 1000,
     highlights,
+    agent: origins.get(row.sid)?.source ?? null,
+    project: projectOf(origins.get(row.sid)?.info),
   }));
   return result;
+}
+
+/** A session's project: the source's own name for it, else its working directory. */
+function projectOf(info: SessionSourceInfo | undefined): string | null {
+  const p = info?.project ?? info?.cwd;
+  return typeof p === 'string' && p !== '' ? p : null;
 }

@@ -79,7 +79,14 @@ export function markedSnippet(text: string, term: string): string {
     i += ch.length;
   }
   from.push(flat.length);
-  const hit = folded.indexOf(term);
+  // The first place the term starts a word ("test" in "cart.test.js", not in "vitest"), else its first place.
+  let hit = folded.indexOf(term);
+  for (let at = hit; at > 0; at = folded.indexOf(term, at + 1)) {
+    if (!/[\p{L}\p{N}]/u.test(folded[at - 1])) {
+      hit = at;
+      break;
+    }
+  }
   if (hit < 0) return flat.length > 90 ? `${flat.slice(0, 90)}…` : flat;
   const at = from[hit];
   const end = hit + term.length < from.length - 1 ? from[hit + term.length] : flat.length;

@@ -44,7 +44,15 @@ export type Action =
   | { type: 'message'; text: string; level: 'info' | 'error' }
   | { type: 'tick'; now: number }
   /** `ms`: how long the query took where it ran (for the trace). */
-  | { type: 'found'; seq: number; hits: HitLine[]; searched: number; corrections: string[]; ms?: number }
+  | {
+      type: 'found';
+      seq: number;
+      hits: HitLine[];
+      searched: number;
+      corrections: string[];
+      problems?: string[];
+      ms?: number;
+    }
   | { type: 'findFailed'; seq: number; error: string }
   | MaintenanceAction
   | ResumeAction;

@@ -78,6 +78,7 @@ export class FindScheduler {
         limit: req.limit,
         scope: req.scope ?? undefined,
         snippets: 0,
+        answerSnippets: true,
       });
       a = { type: 'found', seq: req.seq, ...toFound(r), ms: performance.now() - t0 };
     } catch (err) {
@@ -112,6 +113,7 @@ export class FindScheduler {
           hits: m.hits,
           searched: m.searched,
           corrections: m.corrections,
+          problems: m.problems,
           ms: m.ms,
         });
       else this.findDone({ type: 'findFailed', seq: m.seq, error: m.error });

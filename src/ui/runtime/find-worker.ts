@@ -32,7 +32,12 @@ port.postMessage({ type: 'ready' } satisfies FindReply);
 port.on('message', (req: FindRequest) => {
   const t0 = performance.now();
   try {
-    const r = shard.search(req.query, { limit: req.limit, scope: req.scope ?? undefined, snippets: 0 });
+    const r = shard.search(req.query, {
+      limit: req.limit,
+      scope: req.scope ?? undefined,
+      snippets: 0,
+      answerSnippets: true,
+    });
     const reply: FindReply = { type: 'found', seq: req.seq, ms: performance.now() - t0, ...toFound(r) };
     port.postMessage(reply);
   } catch (err) {

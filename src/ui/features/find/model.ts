@@ -16,6 +16,14 @@ export interface HitLine {
   question: string;
   label: string | null;
   highlights: [number, number][];
+  /** The session's agent (source kind), null for a session asked in arborist. */
+  agent: string | null;
+  project: string | null;
+  created_at: string;
+  /** Where it matched: an answer-only match shows `snippet`, any other its question. */
+  field: 'bates' | 'label' | 'question' | 'answer';
+  /** Raw (unsanitised) answer snippet of an answer match, matched words between « and » (FTS5 snippet()). */
+  snippet: string;
 }
 
 /** The `/` overlay. Results carry the `seq` of the query they answer; only the latest query's are shown. */
@@ -34,6 +42,8 @@ export interface FindOverlay {
   searched: number | null;
   /** One-edit corrections used ("also: lifetime"). */
   corrections: string[];
+  /** Filters that could not be used (unknown, or a bad value), said in the box. */
+  problems: string[];
   error: string | null;
   sel: number;
   top: number;
@@ -53,7 +63,12 @@ export const FIND_LIMIT = 50;
 export const FIND_QUESTION_MAX = 600;
 
 /** A search answer as the TUI keeps it: hits trimmed to what a line can show, corrections flattened. */
-export function toFound(r: SearchResult): { hits: HitLine[]; searched: number; corrections: string[] } {
+export function toFound(r: SearchResult): {
+  hits: HitLine[];
+  searched: number;
+  corrections: string[];
+  problems: string[];
+} {
   return {
     hits: r.hits.map((h) => {
       const question =
@@ -65,10 +80,16 @@ export function toFound(r: SearchResult): { hits: HitLine[]; searched: number; c
         question,
         label: h.label,
         highlights: wordHighlights(question, h.highlights),
+        agent: h.agent,
+        project: h.project,
+        created_at: h.created_at,
+        field: h.field,
+        snippet: h.snippet.length > FIND_QUESTION_MAX ? h.snippet.slice(0, FIND_QUESTION_MAX) : h.snippet,
       };
     }),
     searched: r.searched,
     corrections: [...new Set(Object.values(r.corrections).flat())],
+    problems: r.problems,
   };
 }
 
@@ -139,6 +160,27 @@ export function highlightSegments(question: string, highlights: readonly [number
   return out;
 }
 
+/**
+ * An FTS5 snippet (matched words between « and ») as its text and the ranges to highlight, in the form
+ * highlightSegments takes. A « or » in the text itself only moves a highlight; it never reaches the terminal raw.
+ */
+export function snippetMarks(snippet: string): { text: string; highlights: [number, number][] } {
+  let text = '';
+  const highlights: [number, number][] = [];
+  let open = -1;
+  for (const ch of snippet) {
+    if (ch === '«' && open < 0) open = text.length;
+    else if (ch === '»' && open >= 0) {
+      if (text.length > open) highlights.push([open, text.length - 1]);
+      open = -1;
+    } else text += ch;
+  }
+  return { text, highlights };
+}
+
+/** Screen lines per hit: the question with its agent, project and age; then where it matched. */
+export const HIT_LINES = 2;
+
 /** The find box: wide, and tall enough for a useful list, over the panes (the status bar stays visible). */
 export function findBox(cols: number, rows: number): Rect {
   const w = Math.max(10, Math.min(cols - 4, 120));
@@ -146,7 +188,7 @@ export function findBox(cols: number, rows: number): Rect {
   return { x: Math.max(0, Math.floor((cols - w) / 2)), y: Math.max(0, Math.floor((rows - 1 - h) / 2)), w, h };
 }
 
-/** Result lines the box shows: all but the borders, the input, the counts and the key line. */
+/** Hits the box shows: the lines between the counts and the key line, two per hit. */
 export function findListHeight(cols: number, rows: number): number {
-  return Math.max(1, findBox(cols, rows).h - 5);
+  return Math.max(1, Math.floor((findBox(cols, rows).h - 5) / HIT_LINES));
 }

@@ -27,6 +27,7 @@ export function openFind(s: State, text = ''): Result {
     hits: [],
     searched: null,
     corrections: [],
+    problems: [],
     error: null,
     sel: 0,
     top: 0,
@@ -137,13 +138,17 @@ export function findStep(s: State, dir: 1 | -1): Result {
 /** A query's answer; only the latest query's is shown (an older one, typed over since, is dropped). */
 export function onFound(
   s: State,
-  a: { seq: number; hits: HitLine[]; searched: number; corrections: string[] },
+  a: { seq: number; hits: HitLine[]; searched: number; corrections: string[]; problems?: string[] },
 ): Result {
   const ov = s.overlay;
   if (ov?.kind !== 'find' || a.seq !== ov.seq) return [s, []];
   const { hits, searched, corrections } = a;
+  const problems = a.problems ?? [];
   return [
-    { ...s, overlay: { ...ov, shown: a.seq, hits, searched, corrections, error: null, sel: 0, top: 0 } },
+    {
+      ...s,
+      overlay: { ...ov, shown: a.seq, hits, searched, corrections, problems, error: null, sel: 0, top: 0 },
+    },
     [],
   ];
 }
@@ -151,6 +156,15 @@ export function onFound(
 export function onFindFailed(s: State, seq: number, error: string): Result {
   const ov = s.overlay;
   if (ov?.kind !== 'find' || seq !== ov.seq) return [s, []];
-  const overlay = { ...ov, shown: seq, hits: [], corrections: [], error: oneLine(error), sel: 0, top: 0 };
+  const overlay = {
+    ...ov,
+    shown: seq,
+    hits: [],
+    corrections: [],
+    problems: [],
+    error: oneLine(error),
+    sel: 0,
+    top: 0,
+  };
   return [{ ...s, overlay }, []];
 }

@@ -4,13 +4,22 @@
  * Every string from the shard goes through oneLine() (src/text/sanitize.ts) and is measured in cells (width.ts).
  */
 
-import { thousands } from '../../../text/format.js';
+import { ARBORIST_AGENT } from '../../../store/index.js';
+import { age, parseTime, thousands } from '../../../text/format.js';
 import { oneLine } from '../../../text/sanitize.js';
 import { cpWidth, displayWidth, fitWidth, truncate } from '../../../text/width.js';
 import type { Glyphs } from '../../core/glyphs.js';
 import type { State } from '../../core/state.js';
 import { type Frame, Style } from '../../term/canvas.js';
-import { type FindOverlay, findBox, type HitLine, highlightSegments, type Segment } from './model.js';
+import {
+  type FindOverlay,
+  findBox,
+  HIT_LINES,
+  type HitLine,
+  highlightSegments,
+  type Segment,
+  snippetMarks,
+} from './model.js';
 
 /** The end of `text` that fits in `max` cells (the query line scrolls to keep the cursor in view). */
 function tail(text: string, max: number): string {
@@ -85,6 +94,25 @@ export function fitSegments(segs: Segment[], room: number, more: string): Segmen
   return cut;
 }
 
+/** A working directory shortened from the left to `max` cells, so its last folders stay: "…/ana/shop". */
+export function shortProject(project: string, max: number, more: string): string {
+  const p = oneLine(project).trim();
+  if (displayWidth(p) <= max) return p;
+  // Whole folders from the right while they fit; a last folder too long on its own keeps its end.
+  const parts = p.split('/');
+  let kept = parts.pop() ?? '';
+  while (parts.length > 0 && displayWidth(`${more}/${parts[parts.length - 1]}/${kept}`) <= max)
+    kept = `${parts.pop()}/${kept}`;
+  const out = `${more}/${kept}`;
+  return displayWidth(out) <= max ? out : `${more}${tail(kept, Math.max(1, max - displayWidth(more)))}`;
+}
+
+/**
+ * One hit, two lines. The first: its agent, project and age, then its question (the matched words highlighted), the
+ * session label dimmed at the right. The second: its Bates id and where it matched: for a match in the answer
+ * only, the answer's snippet around the match (its matched words highlighted, prefixes and typo corrections too);
+ * for a match in the question, that and the turn's audit tag.
+ */
 function drawHit(
   f: Frame,
   x: number,
@@ -93,14 +121,27 @@ function drawHit(
   hit: HitLine,
   selected: boolean,
   g: Glyphs,
+  now: number,
 ): void {
   const st = (normal: Style): Style =>
     selected ? (normal === Style.match ? Style.matchSel : Style.selFocus) : normal;
-  if (selected) f.fill(x - 1, y, w + 2, 1, Style.selFocus);
+  if (selected) f.fill(x - 1, y, w + 2, HIT_LINES, Style.selFocus);
   const end = x + w;
   let cx = x;
-  cx += f.text(cx, y, `[${oneLine(hit.bates)}] `, st(Style.sid), end - cx);
-  cx += f.text(cx, y, `${oneLine(hit.audit)} `, st(Style.count), end - cx);
+  // Agent, project, age: narrow columns, so a list of hits reads as a table.
+  const agent = truncate(oneLine(hit.agent ?? ARBORIST_AGENT), 8);
+  cx += f.text(cx, y, `${agent.padEnd(8)} `, st(Style.sid), end - cx);
+  const pw = Math.max(6, Math.min(24, Math.floor(w / 6)));
+  const project = hit.project ? shortProject(hit.project, pw, g.more) : '';
+  cx += f.text(
+    cx,
+    y,
+    `${project.padEnd(pw - (displayWidth(project) - project.length))} `,
+    st(Style.dim),
+    end - cx,
+  );
+  const when = age(parseTime(hit.created_at), now);
+  cx += f.text(cx, y, `${when.padStart(4)}  `, st(Style.count), end - cx);
   const label = hit.label ? oneLine(hit.label).trim() : '';
   const lw =
     label !== '' && w >= 50 ? Math.min(displayWidth(label) + 2, Math.floor(w / (w < 100 ? 5 : 4))) : 0;
@@ -111,6 +152,20 @@ function drawHit(
   if (lw > 2) {
     const t = truncate(label, lw - 2);
     f.text(end - displayWidth(t), y, t, st(Style.dim), lw);
+  }
+  // Where it matched.
+  const y2 = y + 1;
+  cx = x + 2;
+  cx += f.text(cx, y2, `[${oneLine(hit.bates)}] `, st(Style.dim), end - cx);
+  if (hit.field === 'answer' && hit.snippet !== '') {
+    cx += f.text(cx, y2, 'answer: ', st(Style.dim), end - cx);
+    const m = snippetMarks(hit.snippet);
+    for (const sg of fitSegments(highlightSegments(m.text, m.highlights), end - cx, g.more)) {
+      cx += f.text(cx, y2, sg.text, st(sg.hl ? Style.match : Style.dim), end - cx);
+    }
+  } else {
+    const where = hit.field === 'answer' ? 'in the answer' : `in the ${hit.field}`;
+    f.text(cx, y2, `${where} · ${oneLine(hit.audit)}`, st(Style.dim), end - cx);
   }
 }
 
@@ -140,10 +195,22 @@ export function drawFind(f: Frame, s: State, ov: FindOverlay, g: Glyphs): void {
   const stale = ov.shown !== ov.seq;
   let cx = ix;
   if (ov.error) f.text(cx, y, `find failed: ${ov.error}`, Style.error, iw);
-  else if (empty) {
+  else if (ov.problems.length > 0 && ov.shown === ov.seq) {
+    // A filter it could not use: said where the counts go, in place of them (the hits, if any, still show).
+    const n = ov.hits.length > 0 ? `${ov.hits.length} of ${thousands(ov.searched ?? 0)} · ` : '';
+    cx += f.text(cx, y, n, Style.count, end - cx);
+    f.text(cx, y, truncate(ov.problems.map(oneLine).join('; '), end - cx), Style.error, end - cx);
+  } else if (empty) {
     if (ov.searched !== null) {
       const where = ov.scope === 'session' ? ' of this session' : '';
-      f.text(cx, y, `type to find among ${thousands(ov.searched)} turns${where}`, Style.dim, iw);
+      const hint = ' · filters: agent: project: after: before: in:question';
+      f.text(
+        cx,
+        y,
+        truncate(`type to find among ${thousands(ov.searched)} turns${where}${hint}`, iw),
+        Style.dim,
+        iw,
+      );
     }
   } else if (ov.shown === 0) f.text(cx, y, 'searching…', Style.dim, iw);
   else {
@@ -155,18 +222,18 @@ export function drawFind(f: Frame, s: State, ov: FindOverlay, g: Glyphs): void {
     }
   }
 
-  // The hits.
-  const listH = Math.max(1, r.h - 5);
+  // The hits, two lines each.
+  const listH = Math.max(1, Math.floor((r.h - 5) / HIT_LINES));
   const top = r.y + 3;
   if (!empty && !ov.error) {
-    if (ov.shown !== 0 && !stale && ov.hits.length === 0)
+    if (ov.shown !== 0 && !stale && ov.hits.length === 0 && ov.problems.length === 0)
       f.text(ix, top, 'no turn matches (typos of one letter are forgiven from 4 letters on)', Style.dim, iw);
     // (after a resize the remembered scroll may no longer show the selection)
     const first = Math.max(0, Math.min(ov.top, ov.sel, ov.hits.length - listH), ov.sel - listH + 1);
     for (let i = 0; i < listH; i++) {
       const hit = ov.hits[first + i];
       if (!hit) break;
-      drawHit(f, ix, top + i, iw, hit, first + i === ov.sel, g);
+      drawHit(f, ix, top + i * HIT_LINES, iw, hit, first + i === ov.sel, g, s.now);
     }
     if (ov.hits.length > listH) {
       const pos = ` ${ov.sel + 1}/${ov.hits.length} `;

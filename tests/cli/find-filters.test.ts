@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { Shard } from '../../src/store/index.js';
+import { cli } from '../support/cli.js';
+import { tempDb } from '../support/tmp.js';
+
+/** A claude session in project "shop", a codex one in /home/ana/garden, one asked here; all mention "lifetime". */
+function shard(): string {
+  const db = tempDb();
+  const s = Shard.open(db);
+  s.createSession({
+    sid: 'cccc',
+    source: { source: 'claude', source_session: 'C1', info: { cwd: '/home/ana/shop', project: 'shop' } },
+  });
+  s.createSession({
+    sid: 'xxxx',
+    source: { source: 'codex', source_session: 'X1', info: { cwd: '/home/ana/garden' } },
+  });
+  s.createSession({ sid: 'aaaa' });
+  const add = (session: string, day: string, question: string, answer: string) =>
+    s.addTurn({ session, question, answer_text: answer, created_at: `${day}T12:00:00.000Z` });
+  add('cccc', '2026-10-15', 'lifetime of a cart', 'carts expire');
+  add('xxxx', '2026-11-02', 'codex question', 'the lifetime is bound by the borrow');
+  add('aaaa', '2026-11-20', 'lifetime in arborist', 'asked here');
+  s.close();
+  return db;
+}
+
+const questions = (db: string, ...q: string[]) =>
+  (cli(['find', ...q, '--db', db, '--json']).json() as { question: string }[]).map((h) => h.question).sort();
+
+describe('arborist find with filters', () => {
+  it('agent:, project:, after:, before:, in: narrow the search', () => {
+    const db = shard();
+    expect(questions(db, 'lifetime')).toHaveLength(3);
+    expect(questions(db, 'lifetime', 'agent:codex')).toEqual(['codex question']);
+    expect(questions(db, 'lifetime agent:arborist')).toEqual(['lifetime in arborist']);
+    expect(questions(db, 'lifetime', 'project:shop')).toEqual(['lifetime of a cart']);
+    expect(questions(db, 'lifetime', 'after:2026-11-01', 'before:2026-11-10')).toEqual(['codex question']);
+    expect(questions(db, 'lifetime', 'in:question')).toEqual(['lifetime in arborist', 'lifetime of a cart']);
+  });
+
+  it('says each hit’s agent, project and date, in text and JSON', () => {
+    const db = shard();
+    const [hit] = cli(['find', 'borrow', '--db', db, '--json']).json() as Record<string, string>[];
+    expect(hit).toMatchObject({ agent: 'codex', project: '/home/ana/garden', question: 'codex question' });
+    expect(hit.created_at).toMatch(/^2026-11-02/);
+    const text = cli(['find', 'cart', '--db', db]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/claude · shop · 2026-10-15 · /);
+  });
+
+  it('refuses a filter it cannot use, in one line, and notes an unknown one', () => {
+    const db = shard();
+    const bad = cli(['find', 'lifetime', 'after:soon', '--db', db]);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+    expect(bad.stderr).toMatch(/after: wants a date like 2026-11-01, not 'soon'/);
+    const agent = cli(['find', 'lifetime', 'agent:gemini', '--db', db]);
+    expect(agent.code).not.toBe(0);
+    expect(agent.stderr).toMatch(/no agent 'gemini' in this shard \(agents: arborist, claude, codex\)/);
+    const unknown = cli(['find', 'lifetime', 'colour:red', '--db', db]);
+    expect(unknown.code).toBe(0);
+    expect(unknown.stderr).toMatch(/unknown filter 'colour:' \(searched as text/);
+  });
+});

@@ -1,0 +1,140 @@
+import { describe, expect, it } from 'vitest';
+import { parseQuery, type Shard } from '../../src/store/index.js';
+import { markedSnippet } from '../../src/store/testing.js';
+import { newShard } from './util.js';
+
+/** Three agents' sessions in two projects, turns on three days; every turn mentions "lifetime". */
+function corpus(): Shard {
+  const s = newShard();
+  s.createSession({
+    sid: 'cccc',
+    created_at: '2026-10-01T00:00:00.000Z',
+    source: { source: 'claude', source_session: 'C1', info: { cwd: '/home/ana/shop', project: 'shop' } },
+  });
+  s.createSession({
+    sid: 'xxxx',
+    created_at: '2026-10-01T00:00:00.000Z',
+    source: { source: 'codex', source_session: 'X1', info: { cwd: '/home/ana/garden' } },
+  });
+  s.createSession({ sid: 'aaaa', created_at: '2026-10-01T00:00:00.000Z' });
+  const add = (session: string, day: string, question: string, answer: string) =>
+    s.addTurn({ session, question, answer_text: answer, created_at: `${day}T12:00:00.000Z` }).bates;
+  add('cccc', '2026-10-15', 'lifetime of a cart', 'carts expire');
+  add('xxxx', '2026-11-02', 'codex question', 'the lifetime is bound by the borrow');
+  add('aaaa', '2026-11-20', 'lifetime in arborist', 'asked here');
+  add('cccc', '2026-12-01', 'checkout flow', 'a lifetime guarantee');
+  return s;
+}
+
+const q = (s: Shard, text: string) => s.search(text, { prefix: false });
+const where = (s: Shard, text: string) =>
+  q(s, text)
+    .hits.map((h) => `${h.sid}:${h.question}`)
+    .sort();
+
+describe('find filters, applied by the engine', () => {
+  it('parses filters out of the text, leaving the words', () => {
+    expect(parseQuery('rust agent:codex after:2026-11-01 in:question')).toMatchObject({
+      text: 'rust',
+      filters: { agent: 'codex', after: '2026-11-01', in: 'question' },
+      problems: [],
+      invalid: false,
+    });
+    // URLs and C++ scopes stay text
+    expect(parseQuery('http://x std::vector').text).toBe('http://x std::vector');
+    expect(parseQuery('after:2026-02-30').invalid).toBe(true);
+    expect(parseQuery('in:answers').problems[0]).toMatch(/in: takes 'question'/);
+    const unknown = parseQuery('color:red lifetime');
+    expect(unknown.problems[0]).toMatch(/unknown filter 'color:'/);
+    expect(unknown.invalid).toBe(false);
+    expect(unknown.text).toBe('color:red lifetime');
+  });
+
+  it('agent: keeps the sessions of one source kind, arborist the sessions asked here', () => {
+    const s = corpus();
+    expect(where(s, 'lifetime')).toHaveLength(4);
+    expect(where(s, 'lifetime agent:codex')).toEqual(['xxxx:codex question']);
+    expect(where(s, 'lifetime agent:cl')).toEqual(['cccc:checkout flow', 'cccc:lifetime of a cart']);
+    expect(where(s, 'lifetime agent:arborist')).toEqual(['aaaa:lifetime in arborist']);
+    const r = q(s, 'lifetime agent:gemini');
+    expect(r.hits).toEqual([]);
+    expect(r.problems[0]).toMatch(/no agent 'gemini' in this shard \(agents: arborist, claude, codex\)/);
+  });
+
+  it('sees a session imported after the filter was first used (its origins are read again)', () => {
+    const s = corpus();
+    expect(where(s, 'lifetime agent:codex')).toEqual(['xxxx:codex question']);
+    s.createSession({ sid: 'yyyy', source: { source: 'codex', source_session: 'X2' } });
+    s.addTurn({ session: 'yyyy', question: 'another lifetime', answer_text: 'z' });
+    expect(where(s, 'lifetime agent:codex')).toEqual(['xxxx:codex question', 'yyyy:another lifetime']);
+  });
+
+  it('project: matches the project name or the working directory', () => {
+    const s = corpus();
+    expect(where(s, 'lifetime project:shop')).toEqual(['cccc:checkout flow', 'cccc:lifetime of a cart']);
+    expect(where(s, 'lifetime project:GARDEN')).toEqual(['xxxx:codex question']);
+    expect(where(s, 'lifetime project:nowhere')).toEqual([]);
+  });
+
+  it('after: (inclusive) and before: (exclusive) bound the turn date', () => {
+    const s = corpus();
+    expect(where(s, 'lifetime after:2026-11-02')).toEqual([
+      'aaaa:lifetime in arborist',
+      'cccc:checkout flow',
+      'xxxx:codex question',
+    ]);
+    expect(where(s, 'lifetime before:2026-11-02')).toEqual(['cccc:lifetime of a cart']);
+    expect(where(s, 'lifetime after:2026-11 before:2026-12')).toEqual([
+      'aaaa:lifetime in arborist',
+      'xxxx:codex question',
+    ]);
+    const bad = q(s, 'lifetime after:yesterday');
+    expect(bad.hits).toEqual([]);
+    expect(bad.problems[0]).toMatch(/after: wants a date/);
+  });
+
+  it('in:question leaves out turns that match only in the answer', () => {
+    const s = corpus();
+    expect(where(s, 'lifetime in:question')).toEqual([
+      'aaaa:lifetime in arborist',
+      'cccc:lifetime of a cart',
+    ]);
+  });
+
+  it('filters alone list the newest turns that pass them; hits carry agent and project', () => {
+    const s = corpus();
+    const r = q(s, 'agent:claude');
+    expect(r.hits.map((h) => h.question)).toEqual(['checkout flow', 'lifetime of a cart']);
+    expect(r.hits[0]).toMatchObject({ agent: 'claude', project: 'shop' });
+    expect(q(s, 'codex').hits[0]).toMatchObject({ agent: 'codex', project: '/home/ana/garden' });
+    expect(q(s, 'arborist').hits[0]).toMatchObject({ agent: null, project: null });
+  });
+
+  it('the filter is applied before the limit, not to a page of hits', () => {
+    const s = newShard();
+    s.createSession({ sid: 'old1', source: { source: 'codex', source_session: 'O' } });
+    s.createSession({ sid: 'new1' });
+    s.addTurn({ session: 'old1', question: 'needle old', answer_text: 'x' });
+    for (let i = 0; i < 300; i++) s.addTurn({ session: 'new1', question: `needle ${i}`, answer_text: 'y' });
+    // the codex turn is older than the 200 newest candidates an unfiltered query reads
+    expect(s.search('needle agent:codex', { prefix: false, limit: 5 }).hits.map((h) => h.question)).toEqual([
+      'needle old',
+    ]);
+  });
+
+  it('answerSnippets gives snippets to the hits matched only in their answer', () => {
+    const s = corpus();
+    const r = s.search('borrow', { prefix: false, snippets: 0, answerSnippets: true });
+    expect(r.hits[0].field).toBe('answer');
+    expect(r.hits[0].snippet).toContain('«borrow»');
+    const p = s.search('borro', { snippets: 0, answerSnippets: true });
+    expect(p.hits[0].snippet).toContain('«borrow»');
+  });
+
+  it('a linear snippet marks the place the term starts a word, not its first place inside one', () => {
+    expect(markedSnippet('see vitest.config.ts and cart.test.js', 'test')).toBe(
+      'see vitest.config.ts and cart.«test».js',
+    );
+    expect(markedSnippet('only vitest here', 'test')).toBe('only vi«test» here');
+  });
+});
