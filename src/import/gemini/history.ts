@@ -13,6 +13,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { readHead, readRegular } from '../files.js';
+import { jsonText, TOO_DEEP } from '../json-text.js';
 import { readJsonLines } from '../jsonl.js';
 import { cutLine, MAX_LINE_BYTES } from '../long-lines.js';
 import type { ImportProblem } from '../model.js';
@@ -218,7 +219,11 @@ function readJson(file: string, buf: Buffer, problems: ImportProblem[]): History
   const rp = new Replay(file, problems);
   const { messages, ...meta } = doc;
   rp.mergeMeta(meta);
-  const raws = [JSON.stringify(meta)];
+  // The metadata is the document less its messages: one nested too deeply is kept as an empty record.
+  const metaRaw = jsonText(meta);
+  if (metaRaw === undefined)
+    problems.push({ file, line: 1, reason: `session metadata ${TOO_DEEP}; left out` });
+  const raws = [metaRaw ?? '{}'];
   const lineNos = [1];
   const carries: (string | null)[] = [null];
   let pos = 0;
@@ -257,7 +262,8 @@ function readJson(file: string, buf: Buffer, problems: ImportProblem[]): History
 
 /**
  * A message of the JSON generation as its record: its JSON text, cut like an over-long JSONL line when it is over
- * the 16 MiB a record may hold (../long-lines.ts), and reported; undefined (reported) when even cut it is too long.
+ * the 16 MiB a record may hold (../long-lines.ts), and reported; undefined (reported) when even cut it is too long
+ * or it nests too deeply to be written out again.
  */
 function fitRecord(
   o: Json,
@@ -265,7 +271,11 @@ function fitRecord(
   line: number,
   problems: ImportProblem[],
 ): { raw: string; rec: Json } | undefined {
-  const raw = JSON.stringify(o);
+  const raw = jsonText(o);
+  if (raw === undefined) {
+    problems.push({ file, line, reason: `message ${TOO_DEEP}; skipped` });
+    return undefined;
+  }
   if (raw.length <= MAX_LINE_BYTES / 4 || Buffer.byteLength(raw) <= MAX_LINE_BYTES) return { raw, rec: o };
   const mib = `${Math.round(Buffer.byteLength(raw) / 2 ** 20)} MiB`;
   const cut = cutLine(Buffer.from(raw));

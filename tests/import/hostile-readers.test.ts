@@ -1,0 +1,175 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { BIN, cli } from '../support/cli.js';
+import { tempDb, tempDir } from '../support/tmp.js';
+
+/**
+ * Hostile input to the newer readers, through the built binary: each case must import what is sound, name what is
+ * not in one problem line, and never fail the whole file for one record.
+ */
+
+/** A value nested deeper than V8's JSON.stringify can recurse (JSON.parse is iterative and takes it). */
+const DEEP = `${'['.repeat(20000)}${']'.repeat(20000)}`;
+
+function importJson(kind: string, path: string, db: string) {
+  const r = cli(['import', kind, path, '--json', '--db', db]);
+  expect(r.stderr, r.stderr).not.toMatch(/this is a bug/);
+  return r.json();
+}
+
+describe('a record nested too deeply costs that record, not its file', () => {
+  it('codex: a tool output object nested 20000 deep', () => {
+    const dir = tempDir();
+    const S = '019b7f94-51b4-7593-922e-ba12b5b73b59';
+    const day = join(dir, 'sessions/2026/01/02');
+    mkdirSync(day, { recursive: true });
+    const ts = (s: number) => `2026-01-02T16:39:${s}.000Z`;
+    const lines = [
+      { timestamp: ts(45), type: 'session_meta', payload: { id: S, timestamp: ts(45), cwd: '/tmp' } },
+      {
+        timestamp: ts(46),
+        type: 'event_msg',
+        payload: { type: 'user_message', message: 'first', images: [] },
+      },
+      {
+        timestamp: ts(47),
+        type: 'response_item',
+        payload: { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'ok1' }] },
+      },
+      {
+        timestamp: ts(48),
+        type: 'event_msg',
+        payload: { type: 'user_message', message: 'second', images: [] },
+      },
+      {
+        timestamp: ts(49),
+        type: 'response_item',
+        payload: { type: 'function_call', name: 'shell', arguments: '{}', call_id: 'c1' },
+      },
+      {
+        timestamp: ts(49),
+        type: 'response_item',
+        payload: { type: 'function_call_output', call_id: 'c1', output: { content: 1, x: 'DEEP' } },
+      },
+    ];
+    const text = lines
+      .map((l) => JSON.stringify(l))
+      .join('\n')
+      .replace('"DEEP"', DEEP);
+    writeFileSync(join(day, `rollout-2026-01-02T18-39-49-${S}.jsonl`), `${text}\n`);
+    const doc = importJson('codex', dir, tempDb());
+    expect(doc.turns_added).toBe(2);
+    expect(JSON.stringify(doc.problems)).not.toMatch(/call stack/);
+  });
+
+  it('gemini: a message of a JSON chat document nested 20000 deep', () => {
+    const dir = tempDir();
+    const chats = join(dir, 'tmp/proj/chats');
+    mkdirSync(chats, { recursive: true });
+    const at = (s: number) => `2026-03-27T10:19:${s}.000Z`;
+    const messages = [
+      { id: 'm1', timestamp: at(12), type: 'user', content: [{ text: 'hello' }] },
+      { id: 'm2', timestamp: at(13), type: 'gemini', content: 'answer one' },
+      { id: 'm3', timestamp: at(14), type: 'user', content: [{ text: 'second' }] },
+      { id: 'm4', timestamp: at(15), type: 'gemini', content: 'answer two', extra: 'DEEP' },
+      { id: 'm5', timestamp: at(16), type: 'user', content: [{ text: 'third' }] },
+    ];
+    const sid = '8a20078e-2d5e-4f81-a640-9b879bbb7e6d';
+    const text = JSON.stringify({ sessionId: sid, projectHash: 'x', startTime: at(12), messages }, null, 2);
+    writeFileSync(join(chats, 'session-2026-03-27T10-19-8a20078e.json'), text.replace('"DEEP"', DEEP));
+    const doc = importJson('gemini', dir, tempDb());
+    expect(doc.turns_added).toBeGreaterThanOrEqual(2);
+    expect(doc.problems).toEqual([
+      {
+        file: expect.stringContaining('8a20078e.json'),
+        line: expect.any(Number),
+        reason: expect.stringMatching(/nest/),
+      },
+    ]);
+  });
+
+  it('copilot: a legacy timeline entry nested 20000 deep', () => {
+    const dir = tempDir();
+    const state = join(dir, 'history-session-state');
+    mkdirSync(state, { recursive: true });
+    const at = (s: number) => `2025-10-11T11:40:${s}.000Z`;
+    const timeline = [
+      { id: 't1', timestamp: at(21), type: 'user', text: 'hi' },
+      { id: 't2', timestamp: at(22), type: 'copilot', text: 'yo' },
+      { id: 't3', timestamp: at(23), type: 'user', text: 'again' },
+      { id: 't4', timestamp: at(24), type: 'copilot', text: 'yo2', x: 'DEEP' },
+    ];
+    const sid = '06141331-92e8-4e9e-8bbb-9b7a729eb01a';
+    const text = JSON.stringify({ sessionId: sid, startTime: at(20), chatMessages: [], timeline });
+    writeFileSync(join(state, `session_${sid}_1760182820882.json`), text.replace('"DEEP"', DEEP));
+    const doc = importJson('copilot', dir, tempDb());
+    expect(doc.turns_added).toBe(2);
+    expect(doc.problems).toEqual([
+      { file: expect.stringContaining(sid), line: expect.any(Number), reason: expect.stringMatching(/nest/) },
+    ]);
+  });
+});
+
+/** A Zstandard frame of RLE blocks, each `size` bytes of `byte`, with the given Window_Descriptor (RFC 8878 3.1.1). */
+function rleFrame(windowDescriptor: number, blocks: number, size: number, byte: number): Buffer {
+  const out = Buffer.alloc(6 + blocks * 4);
+  out.set([0x28, 0xb5, 0x2f, 0xfd, 0x00, windowDescriptor]);
+  for (let i = 0; i < blocks; i++) {
+    const last = i === blocks - 1 ? 1 : 0;
+    const h = last | (1 << 1) | (size << 3); // Block_Type 1: RLE
+    out.set([h & 0xff, (h >> 8) & 0xff, (h >> 16) & 0xff, byte], 6 + i * 4);
+  }
+  return out;
+}
+
+/** Peak RSS (KiB) of the binary importing `path`, by GNU time; undefined where it is not installed. */
+function importRss(kind: string, path: string, db: string): { kib: number; stderr: string } {
+  const r = spawnSync(
+    '/usr/bin/time',
+    ['-f', 'RSS %M', process.execPath, BIN, 'import', kind, path, '--db', db],
+    {
+      encoding: 'utf8',
+      timeout: 60_000,
+      killSignal: 'SIGKILL',
+      env: { PATH: process.env.PATH, HOME: process.env.HOME },
+    },
+  );
+  const m = /RSS (\d+)/.exec(r.stderr ?? '');
+  return { kib: m ? Number(m[1]) : Number.NaN, stderr: r.stderr ?? '' };
+}
+
+const ROLLOUT = 'rollout-2026-01-02T18-39-50-019b7f94-51b4-7593-922e-ba12b5b73b61.jsonl.zst';
+
+describe('a Zstandard rollout that would cost far more than its size', () => {
+  it('a frame claiming a window of almost 2 GiB, in 2000 tiny blocks, is refused at once (it hung)', () => {
+    const dir = tempDir();
+    const day = join(dir, 'sessions/2026/01/02');
+    mkdirSync(day, { recursive: true });
+    writeFileSync(join(day, ROLLOUT), rleFrame((20 << 3) | 7, 2000, 1, 10));
+    const r = cli(['import', 'codex', dir, '--json', '--db', tempDb()], { timeoutMs: 20_000 });
+    expect(r.code, r.stderr).toBe(1);
+    const doc = r.json();
+    expect(doc.problems).toEqual([
+      {
+        file: expect.stringContaining(ROLLOUT),
+        line: 0,
+        reason: expect.stringMatching(/window of 1920 MiB/),
+      },
+    ]);
+  });
+
+  it.skipIf(!existsSync('/usr/bin/time'))(
+    '1.1 GiB of newlines from 35 KB is refused in bounded memory',
+    () => {
+      const dir = tempDir();
+      const day = join(dir, 'sessions/2026/01/02');
+      mkdirSync(day, { recursive: true });
+      writeFileSync(join(day, ROLLOUT), rleFrame(7 << 3, (1100 * 2 ** 20) / 2 ** 17, 2 ** 17, 10));
+      const { kib, stderr } = importRss('codex', dir, tempDb());
+      expect(stderr).toMatch(/inflates past 1073741824 bytes; not read/);
+      expect(kib).toBeLessThan(300 * 1024);
+    },
+  );
+});
