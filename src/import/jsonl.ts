@@ -7,7 +7,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { closeSync, readSync } from 'node:fs';
-import { binaryMagic, openRegular, readRegular } from './files.js';
+import { binaryMagic, openRegular, readRegular, wideText } from './files.js';
 import { cutLine, MAX_LINE_BYTES } from './long-lines.js';
 import type { ImportProblem } from './model.js';
 
@@ -168,6 +168,11 @@ export interface ReadFile {
 export function readJsonLines(path: string, problems: ImportProblem[], visit: LineVisitor): ReadFile {
   const { buf, mtimeMs } = readWhole(path);
   const out: ReadFile = { path, raws: [], lineNos: [], mtimeMs, truncatedEnd: false };
+  const wide = wideText(buf);
+  if (wide !== undefined) {
+    problems.push({ file: path, line: 0, reason: wide });
+    return out;
+  }
   if (looksBinary(buf)) {
     problems.push({ file: path, line: 0, reason: 'binary data, not a JSONL transcript' });
     return out;

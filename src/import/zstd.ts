@@ -17,7 +17,6 @@ const MAX_WINDOW = 128 * 2 ** 20;
 const WORK_BYTES = 64 * 2 ** 30;
 /** Past this many bytes inflated, chunks are counted, not kept, until the whole is known to be within bounds. */
 const KEEP_BYTES = 64 * 2 ** 20;
-const MAX_BLOCK = 128 * 1024;
 
 const mib = (n: number) => `${Math.round(n / 2 ** 20)} MiB`;
 

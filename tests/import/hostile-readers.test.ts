@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, cli } from '../support/cli.js';
 import { tempDb, tempDir } from '../support/tmp.js';
@@ -172,4 +172,49 @@ describe('a Zstandard rollout that would cost far more than its size', () => {
       expect(kib).toBeLessThan(300 * 1024);
     },
   );
+});
+
+describe('a history saved as UTF-16 is named so', () => {
+  const at = '2026-01-05T14:20:00.000Z';
+  const cases: [string, string, string][] = [
+    [
+      'codex',
+      'sessions/2026/01/02/rollout-2026-01-02T18-39-50-019b7f94-51b4-7593-922e-ba12b5b73b61.jsonl',
+      JSON.stringify({
+        timestamp: at,
+        type: 'session_meta',
+        payload: { id: 'x', timestamp: at, cwd: '/tmp' },
+      }),
+    ],
+    [
+      'gemini',
+      'tmp/p/chats/session-2026-03-27T10-19-8a20078e.json',
+      '{\n  "sessionId": "x",\n  "messages": []\n}',
+    ],
+    [
+      'copilot',
+      'session-state/s1/events.jsonl',
+      JSON.stringify({ type: 'session.start', data: {}, id: 'e1' }),
+    ],
+    ['copilot', 'history-session-state/session_x_1.json', JSON.stringify({ sessionId: 'x', timeline: [] })],
+    [
+      'pi',
+      'sessions/--tmp--/2026-01-05T14-20-00-000Z_0f1e2d3c-4b5a-4697-8877-665544332211.jsonl',
+      JSON.stringify({ type: 'session', version: 3, id: 'x', timestamp: at, cwd: '/tmp' }),
+    ],
+    [
+      'aider',
+      'p/.aider.chat.history.md',
+      '\n# aider chat started at 2024-05-01 10:00:00\n\n#### hello\n\nanswer\n',
+    ],
+  ];
+  for (const [kind, rel, text] of cases)
+    it(`${kind}: ${rel.split('/').pop()}`, () => {
+      const dir = tempDir();
+      const file = join(dir, rel);
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(`${text}\n`, 'utf16le')]));
+      const doc = importJson(kind, dir, tempDb());
+      expect(doc.problems).toEqual([{ file, line: 0, reason: 'UTF-16 text, not UTF-8; not read' }]);
+    });
 });

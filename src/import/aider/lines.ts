@@ -4,7 +4,7 @@
  * and is left out; a line over the 16 MiB every reader keeps to (../long-lines.ts) is cut to fit, with a problem.
  */
 import { isUtf8 } from 'node:buffer';
-import { binaryMagic, readRegular } from '../files.js';
+import { binaryMagic, readRegular, wideText } from '../files.js';
 import { MAX_LINE_BYTES } from '../long-lines.js';
 import type { ImportProblem } from '../model.js';
 
@@ -38,6 +38,11 @@ export function readLines(file: string, problems: ImportProblem[]): Lines | null
   }
   // A binary file by its first bytes (a PNG, a gzip, a zip, a SQLite database, a zstd frame) only: a NUL byte
   // does not make one, aider writes whatever a prompt or a reply held, NUL included.
+  const wide = wideText(buf);
+  if (wide !== undefined) {
+    problems.push({ file, line: 0, reason: wide });
+    return null;
+  }
   if (binaryMagic(buf)) {
     problems.push({ file, line: 0, reason: 'binary data, not an aider chat history' });
     return null;

@@ -10,7 +10,7 @@
 
 import { isUtf8 } from 'node:buffer';
 import { basename } from 'node:path';
-import { readRegular } from '../files.js';
+import { readRegular, wideText } from '../files.js';
 import { jsonText, TOO_DEEP } from '../json-text.js';
 import type { ImportProblem, ParsedSession, ParsedSource } from '../model.js';
 import { isoOf } from '../times.js';
@@ -88,6 +88,8 @@ export function readLegacyFile(file: string): ParsedSource {
     problems.push({ file, line: 0, reason });
     return out;
   };
+  const wide = wideText(buf);
+  if (wide !== undefined) return whole(wide);
   if (!isUtf8(buf)) return whole('not UTF-8 text (binary data?); not a Copilot CLI session');
   let doc: unknown;
   try {
