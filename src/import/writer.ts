@@ -10,13 +10,14 @@ import {
   type Shard,
   setEntry,
 } from '../store/index.js';
-import type {
-  ImportProblem,
-  ParsedEntry,
-  ParsedSession,
-  ParsedSource,
-  ParsedTurn,
-  SourceKind,
+import {
+  appendListed,
+  type ImportProblem,
+  type ParsedEntry,
+  type ParsedSession,
+  type ParsedSource,
+  type ParsedTurn,
+  type SourceKind,
 } from './model.js';
 
 /**
@@ -241,7 +242,7 @@ function bulkTurn(t: ParsedTurn, sid: string, parent: string | number | null, so
 /** Writes one unit. Throws only when the shard itself fails (locked, full, damaged): bad content is a problem. */
 export function writeUnit(shard: Shard, unit: ParsedSource, opts: WriteOptions = {}): UnitSummary {
   const out = emptyUnitSummary(unit.file);
-  out.problems.push(...unit.problems);
+  appendListed(out.problems, unit.file, unit.problems);
   const problem = (t: ParsedTurn, reason: string) =>
     out.problems.push({ file: unit.file, line: t.line, reason });
   const source = unit.kind;

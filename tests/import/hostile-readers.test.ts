@@ -218,3 +218,45 @@ describe('a history saved as UTF-16 is named so', () => {
       expect(doc.problems).toEqual([{ file, line: 0, reason: 'UTF-16 text, not UTF-8; not read' }]);
     });
 });
+
+describe('a file of a great many bad lines', () => {
+  it('codex: 300000 lines that are not JSON cost their lines, not the file, and are not all listed', () => {
+    const dir = tempDir();
+    const S = '019b7f94-51b4-7593-922e-ba12b5b73bee';
+    const day = join(dir, 'sessions/2026/01/02');
+    mkdirSync(day, { recursive: true });
+    const at = '2026-01-02T16:39:45.349Z';
+    const meta = { timestamp: at, type: 'session_meta', payload: { id: S, timestamp: at, cwd: '/tmp' } };
+    const prompt = {
+      timestamp: at,
+      type: 'event_msg',
+      payload: { type: 'user_message', message: 'hi', images: [] },
+    };
+    const text = `${JSON.stringify(meta)}\n${JSON.stringify(prompt)}\n${'x\n'.repeat(300_000)}`;
+    writeFileSync(join(day, `rollout-2026-01-02T18-39-51-${S}.jsonl`), text);
+    const doc = importJson('codex', dir, tempDb());
+    expect(doc.turns_added).toBe(1);
+    expect(doc.problems.length).toBeLessThanOrEqual(1001);
+    expect(doc.problems.at(-1).reason).toBe('299000 more problems in this file, not listed');
+  });
+
+  it('pi: 300000 lines that are not JSON', () => {
+    const dir = tempDir();
+    const P = '0f1e2d3c-4b5a-4697-8877-665544332211';
+    const file = join(dir, `sessions/--x--/2026-01-05T14-20-00-000Z_${P}.jsonl`);
+    mkdirSync(dirname(file), { recursive: true });
+    const at = '2026-01-05T14:20:00.000Z';
+    const head = { type: 'session', version: 3, id: P, timestamp: at, cwd: '/tmp' };
+    const q = {
+      type: 'message',
+      id: 'u1',
+      parentId: null,
+      timestamp: at,
+      message: { role: 'user', content: 'q' },
+    };
+    writeFileSync(file, `${JSON.stringify(head)}\n${JSON.stringify(q)}\n${'x\n'.repeat(300_000)}`);
+    const doc = importJson('pi', dir, tempDb());
+    expect(doc.turns_added).toBe(1);
+    expect(doc.problems.length).toBeLessThanOrEqual(1001);
+  });
+});

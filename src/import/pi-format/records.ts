@@ -5,7 +5,7 @@
  * reads the same way wherever it was stored.
  */
 import { MAX_LINE_BYTES } from '../long-lines.js';
-import type { ImportProblem } from '../model.js';
+import { type ImportProblem, ProblemList } from '../model.js';
 
 /** A line longer than every reader's limit is not parsed (its links are still kept when its head shows them). */
 export { MAX_LINE_BYTES };
@@ -41,10 +41,15 @@ export interface Problems {
   file: string;
   prefix: string;
   list: ImportProblem[];
+  /** Set on the first problem: what lists them, up to a bound. */
+  bounded?: ProblemList;
 }
 
 export function problem(p: Problems, line: number, reason: string): void {
-  p.list.push({ file: p.file, line, reason: p.prefix + reason });
+  // The list may have been emptied or replaced since (a file of another format says so once).
+  if (p.bounded === undefined || p.bounded.list !== p.list || p.list.length === 0)
+    p.bounded = new ProblemList(p.list, p.file);
+  p.bounded.add(line, p.prefix + reason);
 }
 
 function str(v: unknown): string | null {
