@@ -260,3 +260,15 @@ describe('a file of a great many bad lines', () => {
     expect(doc.problems.length).toBeLessThanOrEqual(1001);
   });
 });
+
+it('aider: 300000 lines that are not UTF-8 are counted past the first 1000', () => {
+  const dir = tempDir();
+  const file = join(dir, 'p/.aider.chat.history.md');
+  mkdirSync(dirname(file), { recursive: true });
+  const head = Buffer.from('\n# aider chat started at 2024-05-01 10:00:00\n\n#### hello\n\nanswer\n');
+  writeFileSync(file, Buffer.concat([head, Buffer.from('\xff\n'.repeat(300_000), 'latin1')]));
+  const doc = importJson('aider', dir, tempDb());
+  expect(doc.turns_added).toBe(1);
+  expect(doc.problems).toHaveLength(1001);
+  expect(doc.problems.at(-1).reason).toBe('299000 more problems in this file, not listed');
+});
