@@ -272,3 +272,32 @@ it('aider: 300000 lines that are not UTF-8 are counted past the first 1000', () 
   expect(doc.problems).toHaveLength(1001);
   expect(doc.problems.at(-1).reason).toBe('299000 more problems in this file, not listed');
 });
+
+it('pi: a prompt of 20 MB is cut to fit, as every reader cuts one, and its turn kept (the session was lost)', () => {
+  const dir = tempDir();
+  const P = '0f1e2d3c-4b5a-4697-8877-665544332211';
+  const file = join(dir, `sessions/--x--/2026-01-05T14-20-00-000Z_${P}.jsonl`);
+  mkdirSync(dirname(file), { recursive: true });
+  const at = '2026-01-05T14:20:00.000Z';
+  const entry = (id: string, parentId: string | null, role: string, text: string) =>
+    JSON.stringify({
+      type: 'message',
+      id,
+      parentId,
+      timestamp: at,
+      message: { role, content: [{ type: 'text', text }] },
+    });
+  const lines = [
+    JSON.stringify({ type: 'session', version: 3, id: P, timestamp: at, cwd: '/tmp' }),
+    entry('u1', null, 'user', 'q'.repeat(20_000_000)),
+    entry('a1', 'u1', 'assistant', 'the answer'),
+  ];
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  const db = tempDb();
+  const doc = importJson('pi', dir, db);
+  expect(doc.turns_added).toBe(1);
+  expect(doc.problems).toEqual([
+    { file, line: 2, reason: 'line of 19.1 MiB is over the 16 MiB limit; its text cut to fit' },
+  ]);
+  expect(cli(['find', 'the answer', '--db', db]).stdout).toMatch(/ answer\n/);
+});
