@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { BIN, cli } from '../support/cli.js';
 import { tempDb, tempDir } from '../support/tmp.js';
@@ -300,4 +301,20 @@ it('pi: a prompt of 20 MB is cut to fit, as every reader cuts one, and its turn 
     { file, line: 2, reason: 'line of 19.1 MiB is over the 16 MiB limit; its text cut to fit' },
   ]);
   expect(cli(['find', 'the answer', '--db', db]).stdout).toMatch(/ answer\n/);
+});
+
+it('opencode: a database whose session "table" is a view without end is refused at once (it hung)', () => {
+  const dir = tempDir();
+  const file = join(dir, 'opencode.db');
+  const db = new Database(file);
+  db.exec(`
+    CREATE VIEW session AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c)
+      SELECT x AS rowid, 'ses_' || x AS id, NULL AS parent_id, 't' AS title, 0 AS time_created,
+        0 AS time_updated, 'p' AS project_id, '/tmp' AS directory FROM c;
+    CREATE TABLE message (id TEXT, session_id TEXT, data TEXT, time_created INTEGER);
+    CREATE TABLE part (id TEXT, message_id TEXT, session_id TEXT, data TEXT, time_created INTEGER);`);
+  db.close();
+  const r = cli(['import', 'opencode', file, '--json', '--db', tempDb()], { timeoutMs: 20_000 });
+  expect(r.code, r.stderr).toBe(1);
+  expect(r.json().problems).toEqual([{ file, line: 0, reason: 'not an OpenCode database' }]);
 });
