@@ -178,6 +178,8 @@ function sessionResolver(
       sid = null;
     } else if (sid === null) {
       const info = sessionsBy.get(t.sourceSession);
+      const title =
+        info?.title === undefined ? undefined : capped(info.title, MAX_TITLE_CHARS, 'title', unit.file, out);
       const created = shard.createSession({
         created_at: info?.createdAt ?? t.createdAt,
         source: {
@@ -186,7 +188,7 @@ function sessionResolver(
           info: {
             ...((info?.cwd ?? t.cwd) ? { cwd: info?.cwd ?? t.cwd } : {}),
             ...(info?.project ? { project: info.project } : {}),
-            ...(info?.title ? { title: info.title } : {}),
+            ...(title ? { title } : {}),
           },
         },
       });
@@ -237,6 +239,20 @@ function bulkTurn(t: ParsedTurn, sid: string, parent: string | number | null, so
     },
     records: t.raw,
   };
+}
+
+/**
+ * A session's title is another tool's text shown in every list: a 30 MB thread name was stored and printed whole.
+ * Longer ones are cut here, with a problem.
+ */
+const MAX_TITLE_CHARS = 1024;
+
+function capped(s: string, max: number, what: string, file: string, out: UnitSummary): string {
+  if (s.length <= max) return s;
+  out.problems.push({ file, line: 0, reason: `${what} of ${s.length} characters cut to ${max}` });
+  // a surrogate pair is not split
+  const end = /[\uD800-\uDBFF]/.test(s[max - 2]) ? max - 2 : max - 1;
+  return `${s.slice(0, end)}…`;
 }
 
 /** Writes one unit. Throws only when the shard itself fails (locked, full, damaged): bad content is a problem. */

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -317,4 +317,21 @@ it('opencode: a database whose session "table" is a view without end is refused 
   const r = cli(['import', 'opencode', file, '--json', '--db', tempDb()], { timeoutMs: 20_000 });
   expect(r.code, r.stderr).toBe(1);
   expect(r.json().problems).toEqual([{ file, line: 0, reason: 'not an OpenCode database' }]);
+});
+
+it('codex: a thread name of 30 MB is cut to 1024 characters, with a problem', () => {
+  const dir = tempDir();
+  cpSync(join(import.meta.dirname, 'fixtures/codex/home'), dir, { recursive: true });
+  const id = '019b7f94-51b4-7593-922e-ba12b5b73b52';
+  const name = 'T'.repeat(30_000_000);
+  writeFileSync(join(dir, 'session_index.jsonl'), `${JSON.stringify({ id, thread_name: name })}\n`);
+  const db = tempDb();
+  const doc = importJson('codex', dir, db);
+  expect(doc.problems).toEqual([
+    { file: expect.stringContaining(id), line: 0, reason: 'title of 30000000 characters cut to 1024' },
+  ]);
+  const titles = cli(['list', '--json', '--db', db])
+    .json()
+    .map((s: { title: string | null }) => s.title);
+  expect(titles).toContain(`${'T'.repeat(1023)}…`);
 });
