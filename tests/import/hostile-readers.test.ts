@@ -335,3 +335,25 @@ it('codex: a thread name of 30 MB is cut to 1024 characters, with a problem', ()
     .map((s: { title: string | null }) => s.title);
   expect(titles).toContain(`${'T'.repeat(1023)}…`);
 });
+
+it('gemini: a chat of 100000 messages and 100000 rewinds to its newest reads in linear time (it took minutes)', () => {
+  const dir = tempDir();
+  const file = join(dir, 'tmp/p/chats/session-2026-03-27T10-19-9a20078e.jsonl');
+  mkdirSync(dirname(file), { recursive: true });
+  const at = '2026-03-27T10:19:12.584Z';
+  const meta = {
+    sessionId: '9a20078e-2d5e-4f81-a640-9b879bbb7e6d',
+    projectHash: 'x',
+    startTime: at,
+    kind: 'main',
+  };
+  const lines = [JSON.stringify(meta)];
+  for (let i = 0; i < 100_000; i++)
+    lines.push(JSON.stringify({ id: `m${i}`, timestamp: at, type: i % 2 ? 'gemini' : 'user', content: 'c' }));
+  const x = JSON.stringify({ id: 'X', timestamp: at, type: 'gemini', content: 'x' });
+  for (let i = 0; i < 100_000; i++) lines.push(x, '{"$rewindTo":"X"}');
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  const r = cli(['import', 'gemini', dir, '--json', '--db', tempDb()], { timeoutMs: 30_000 });
+  expect(r.code, r.stderr).toBe(0);
+  expect(r.json().turns_added).toBe(50_000);
+});

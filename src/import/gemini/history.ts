@@ -59,9 +59,12 @@ function isMeta(r: Json): boolean {
 class Replay {
   readonly byId = new Map<string, Message>();
   readonly messages: Message[] = [];
-  /** The conversation as the CLI sees it now (ids), and the same as a set. */
+  /**
+   * The conversation as the CLI sees it now (ids), and each id's place in it: a rewind finds its message by the
+   * map, not by a scan (a file of rewinds to its newest message took minutes).
+   */
   cur: string[] = [];
-  curSet = new Set<string>();
+  curAt = new Map<string, number>();
   meta: Json = {};
 
   constructor(
@@ -81,14 +84,14 @@ class Replay {
       this.byId.set(id, m);
       this.messages.push(m);
     }
-    if (!this.curSet.has(id)) {
+    if (!this.curAt.has(id)) {
+      this.curAt.set(id, this.cur.length);
       this.cur.push(id);
-      this.curSet.add(id);
     }
   }
 
   rewind(to: string, line: number): void {
-    const at = this.cur.indexOf(to);
+    const at = this.curAt.get(to) ?? -1;
     if (at < 0) {
       this.problems.push({
         file: this.file,
@@ -96,15 +99,15 @@ class Replay {
         reason: `rewind to message ${to}, which is not in the conversation; the CLI starts over from nothing`,
       });
       this.cur = [];
-      this.curSet.clear();
+      this.curAt.clear();
       return;
     }
-    for (const id of this.cur.splice(at)) this.curSet.delete(id);
+    for (const id of this.cur.splice(at)) this.curAt.delete(id);
   }
 
   checkpoint(list: unknown[], line: number, at: number): void {
     this.cur = [];
-    this.curSet.clear();
+    this.curAt.clear();
     for (const m of list) {
       const o = obj(m);
       if (o && typeof o.id === 'string') this.upsert(o, line, at, true);
