@@ -29,6 +29,8 @@ export interface Message {
   line: number;
   /** Index (into History.raws) of the record that last carried it, for the newest turn's end. */
   last: number;
+  /** Its place in the conversation as the CLI sees it now, -1 when not in it. */
+  pos: number;
 }
 
 export interface History {
@@ -60,11 +62,11 @@ class Replay {
   readonly byId = new Map<string, Message>();
   readonly messages: Message[] = [];
   /**
-   * The conversation as the CLI sees it now (ids), and each id's place in it: a rewind finds its message by the
-   * map, not by a scan (a file of rewinds to its newest message took minutes).
+   * The conversation as the CLI sees it now (ids); each message knows its place in it (Message.pos), so a rewind
+   * finds it without a scan, and no set or map churns (V8 rehashes a Map or Set whose one key is deleted and added
+   * again and again: a file of rewinds to its newest message took minutes either way).
    */
   cur: string[] = [];
-  curAt = new Map<string, number>();
   meta: Json = {};
 
   constructor(
@@ -80,34 +82,39 @@ class Replay {
       if (!fromCheckpoint) known.rec = rec;
       known.last = at;
     } else {
-      const m: Message = { id, rec, parent: this.cur.at(-1) ?? null, line, last: at };
+      const m: Message = { id, rec, parent: this.cur.at(-1) ?? null, line, last: at, pos: -1 };
       this.byId.set(id, m);
       this.messages.push(m);
     }
-    if (!this.curAt.has(id)) {
-      this.curAt.set(id, this.cur.length);
+    const m = this.byId.get(id) as Message;
+    if (m.pos < 0) {
+      m.pos = this.cur.length;
       this.cur.push(id);
     }
   }
 
+  /** The conversation cut back to its first `at` messages. */
+  private cutTo(at: number): void {
+    for (let i = at; i < this.cur.length; i++) (this.byId.get(this.cur[i]) as Message).pos = -1;
+    this.cur.length = at;
+  }
+
   rewind(to: string, line: number): void {
-    const at = this.curAt.get(to) ?? -1;
+    const at = this.byId.get(to)?.pos ?? -1;
     if (at < 0) {
       this.problems.push({
         file: this.file,
         line,
         reason: `rewind to message ${to}, which is not in the conversation; the CLI starts over from nothing`,
       });
-      this.cur = [];
-      this.curAt.clear();
+      this.cutTo(0);
       return;
     }
-    for (const id of this.cur.splice(at)) this.curAt.delete(id);
+    this.cutTo(at);
   }
 
   checkpoint(list: unknown[], line: number, at: number): void {
-    this.cur = [];
-    this.curAt.clear();
+    this.cutTo(0);
     for (const m of list) {
       const o = obj(m);
       if (o && typeof o.id === 'string') this.upsert(o, line, at, true);
