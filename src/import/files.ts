@@ -120,6 +120,20 @@ export function readRegular(path: string, cap: number): { buf: Buffer; st: Stats
   }
 }
 
+/**
+ * Why text in another encoding is not read, when it opens with the byte-order mark of UTF-16 or UTF-32 (an editor
+ * or a Windows shell saved it so): the readers read UTF-8, and such a file would otherwise be called binary.
+ */
+export function wideText(buf: Buffer): string | undefined {
+  const enc =
+    startsWith(buf, [0xff, 0xfe, 0, 0]) || startsWith(buf, [0, 0, 0xfe, 0xff])
+      ? 'UTF-32'
+      : startsWith(buf, [0xff, 0xfe]) || startsWith(buf, [0xfe, 0xff])
+        ? 'UTF-16'
+        : undefined;
+  return enc && `${enc} text, not UTF-8; not read`;
+}
+
 /** The first bytes of the binary formats a history is most often confused with. */
 const BINARY_MAGIC: readonly (readonly number[])[] = [
   [0x89, 0x50, 0x4e, 0x47], // PNG

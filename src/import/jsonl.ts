@@ -7,9 +7,9 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { closeSync, readSync } from 'node:fs';
-import { binaryMagic, openRegular, readRegular } from './files.js';
+import { binaryMagic, openRegular, readRegular, wideText } from './files.js';
 import { cutLine, MAX_LINE_BYTES } from './long-lines.js';
-import type { ImportProblem } from './model.js';
+import { type ImportProblem, ProblemList } from './model.js';
 
 /**
  * Past this size a JSONL file is refused (a problem, not read): the whole file is held in memory while its lines
@@ -82,6 +82,7 @@ export function splitJsonLines(
   { sayKind = false }: SplitOptions = {},
 ): { truncatedEnd: boolean } {
   const out = { truncatedEnd: false };
+  const bad = new ProblemList(problems, file);
   // One native check for the whole buffer; per-line checks only when it fails.
   const allUtf8 = isUtf8(buf);
   const len = buf.length;
@@ -98,7 +99,7 @@ export function splitJsonLines(
     pos = nl + 1;
     if (end === start) continue;
     if (!allUtf8 && !isUtf8(buf.subarray(start, end))) {
-      problems.push({ file, line: lineNo, reason: 'invalid UTF-8; line skipped' });
+      bad.add(lineNo, 'invalid UTF-8; line skipped');
       continue;
     }
     // A line over the limit is cut before it is decoded: one huge record costs itself, not its session.
@@ -109,38 +110,42 @@ export function splitJsonLines(
       const cut = cutLine(buf.subarray(start, end));
       if (cut === undefined) {
         const reason = `line of ${long} is over the 16 MiB limit and is not text that can be cut; skipped`;
-        problems.push({ file, line: lineNo, reason });
+        bad.add(lineNo, reason);
         continue;
       }
       raw = cut.text;
     }
     if (raw.charCodeAt(0) <= 32 && raw.trim() === '') continue;
+    // Once problems are only counted, a line that does not open an object is one without parsing it: a file of
+    // millions of such lines costs a count, not millions of exceptions.
+    if (
+      bad.full &&
+      raw.trimStart().charCodeAt(0) !== 0x7b &&
+      !(lineNo === 1 && raw.charCodeAt(0) === 0xfeff)
+    ) {
+      bad.add(lineNo, '');
+      continue;
+    }
     let obj: unknown;
     try {
       // a byte-order mark before the first line is not part of the JSON (it stays in raw)
       obj = JSON.parse(lineNo === 1 && raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw);
     } catch (e) {
       if (lastWithoutNewline) out.truncatedEnd = true;
-      problems.push({
-        file,
-        line: lineNo,
-        reason: lastWithoutNewline
+      bad.add(
+        lineNo,
+        lastWithoutNewline
           ? 'truncated last line (no newline; still being written?); skipped'
           : `not valid JSON (${oneLine(e)}); skipped`,
-      });
+      );
       continue;
     }
     if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) {
       const reason = sayKind ? `not a JSON object but ${kindOf(obj)}; skipped` : 'not a JSON object; skipped';
-      problems.push({ file, line: lineNo, reason });
+      bad.add(lineNo, reason);
       continue;
     }
-    if (long !== undefined)
-      problems.push({
-        file,
-        line: lineNo,
-        reason: `line of ${long} is over the 16 MiB limit; its text cut to fit`,
-      });
+    if (long !== undefined) bad.add(lineNo, `line of ${long} is over the 16 MiB limit; its text cut to fit`);
     if (each(obj as Record<string, unknown>, raw, lineNo) === false) break;
   }
   return out;
@@ -168,6 +173,11 @@ export interface ReadFile {
 export function readJsonLines(path: string, problems: ImportProblem[], visit: LineVisitor): ReadFile {
   const { buf, mtimeMs } = readWhole(path);
   const out: ReadFile = { path, raws: [], lineNos: [], mtimeMs, truncatedEnd: false };
+  const wide = wideText(buf);
+  if (wide !== undefined) {
+    problems.push({ file: path, line: 0, reason: wide });
+    return out;
+  }
   if (looksBinary(buf)) {
     problems.push({ file: path, line: 0, reason: 'binary data, not a JSONL transcript' });
     return out;

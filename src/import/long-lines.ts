@@ -40,6 +40,12 @@ function safeEnd(s: Buffer, from: number, at: number): number {
   return p;
 }
 
+/** A line's size for a problem: `200 MiB`, `16.2 MiB`. */
+export function lineMib(bytes: number): string {
+  const mib = bytes / 2 ** 20;
+  return `${mib >= 100 ? Math.round(mib) : Math.round(mib * 10) / 10} MiB`;
+}
+
 /** The sizes above (tests use small ones). */
 export interface CutLimits {
   keep: number;

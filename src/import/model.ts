@@ -127,6 +127,58 @@ export interface ImportProblem {
   reason: string;
 }
 
+/**
+ * Appends `items` to `to` one at a time: spreading a long array into push() throws RangeError past about 120000
+ * arguments (a file of 300000 bad lines, a session of that many turns).
+ */
+export function append<T>(to: T[], items: readonly T[]): void {
+  for (const x of items) to.push(x);
+}
+
+/**
+ * The problems of one file's lines listed at most: a file of a million bad lines is not a million problems held in
+ * memory and printed (4 MB of `x` lines took 1.8 GB), but a thousand and one line counting the rest.
+ */
+export const MAX_LISTED_PROBLEMS = 1000;
+
+/** A list of one file's problems that stops listing at MAX_LISTED_PROBLEMS and counts the rest in one last problem. */
+export class ProblemList {
+  private more: ImportProblem | undefined;
+  private unlisted = 0;
+  constructor(
+    readonly list: ImportProblem[],
+    private readonly file: string,
+  ) {}
+
+  /** True once problems are only counted: a caller may then skip work done only to word one. */
+  get full(): boolean {
+    return this.more !== undefined;
+  }
+
+  add(line: number, reason: string): void {
+    if (this.more === undefined && this.list.length < MAX_LISTED_PROBLEMS) {
+      this.list.push({ file: this.file, line, reason });
+      return;
+    }
+    if (this.more === undefined) {
+      this.more = { file: this.file, line, reason: '' };
+      this.list.push(this.more);
+    }
+    this.unlisted++;
+    this.more.reason = `${this.unlisted} more problems in this file, not listed`;
+  }
+}
+
+/** Appends a file's problems, the first MAX_LISTED_PROBLEMS of them and then one line counting the rest. */
+export function appendListed(to: ImportProblem[], file: string, items: readonly ImportProblem[]): void {
+  // A reader's own list already stops at MAX_LISTED_PROBLEMS lines plus a few of the file's: this is the backstop.
+  const n = Math.min(items.length, 2 * MAX_LISTED_PROBLEMS);
+  for (let i = 0; i < n; i++) to.push(items[i]);
+  const rest = items.length - n;
+  if (rest > 0)
+    to.push({ file, line: items[n].line, reason: `${rest} more problems in this file, not listed` });
+}
+
 /** A folder a reader's discover cannot read, as its problem (one gone since it was listed is none: nothing is lost). */
 export function unreadableFolder(dir: string, err: unknown, problems: ImportProblem[] | undefined): void {
   const code = (err as NodeJS.ErrnoException).code ?? String(err);

@@ -1,7 +1,7 @@
 import { closeSync, readSync, type Stats, statSync } from 'node:fs';
 import { ArboristError, type Shard } from '../store/index.js';
 import { kindOf, openRegular } from './files.js';
-import type { ImportProblem, SourceReader } from './model.js';
+import { append, type ImportProblem, type SourceReader } from './model.js';
 import { emptyUnitSummary, stopsImport, type UnitSummary, writeUnit } from './writer.js';
 
 /** Runs a reader over paths and writes what it reads: one import, or the rounds of `--follow`. */
@@ -64,7 +64,7 @@ function add(total: ImportSummary, u: UnitSummary): void {
   total.restored += u.restored;
   total.entries += u.entries;
   total.errors += u.problems.length;
-  total.problems.push(...u.problems);
+  append(total.problems, u.problems);
 }
 
 /**
@@ -366,7 +366,7 @@ function addFollowed(total: ImportSummary, one: ImportSummary): void {
   total.restored += one.restored;
   total.entries += one.entries;
   total.errors += one.errors;
-  total.problems.push(...one.problems);
+  append(total.problems, one.problems);
 }
 
 /** endsWithNewline, or true when the file cannot be opened: reading it then says why, as the file's problem. */

@@ -10,13 +10,14 @@ import {
   type Shard,
   setEntry,
 } from '../store/index.js';
-import type {
-  ImportProblem,
-  ParsedEntry,
-  ParsedSession,
-  ParsedSource,
-  ParsedTurn,
-  SourceKind,
+import {
+  appendListed,
+  type ImportProblem,
+  type ParsedEntry,
+  type ParsedSession,
+  type ParsedSource,
+  type ParsedTurn,
+  type SourceKind,
 } from './model.js';
 
 /**
@@ -177,6 +178,8 @@ function sessionResolver(
       sid = null;
     } else if (sid === null) {
       const info = sessionsBy.get(t.sourceSession);
+      const title =
+        info?.title === undefined ? undefined : capped(info.title, MAX_TITLE_CHARS, 'title', unit.file, out);
       const created = shard.createSession({
         created_at: info?.createdAt ?? t.createdAt,
         source: {
@@ -185,7 +188,7 @@ function sessionResolver(
           info: {
             ...((info?.cwd ?? t.cwd) ? { cwd: info?.cwd ?? t.cwd } : {}),
             ...(info?.project ? { project: info.project } : {}),
-            ...(info?.title ? { title: info.title } : {}),
+            ...(title ? { title } : {}),
           },
         },
       });
@@ -238,10 +241,24 @@ function bulkTurn(t: ParsedTurn, sid: string, parent: string | number | null, so
   };
 }
 
+/**
+ * A session's title is another tool's text shown in every list: a 30 MB thread name was stored and printed whole.
+ * Longer ones are cut here, with a problem.
+ */
+const MAX_TITLE_CHARS = 1024;
+
+function capped(s: string, max: number, what: string, file: string, out: UnitSummary): string {
+  if (s.length <= max) return s;
+  out.problems.push({ file, line: 0, reason: `${what} of ${s.length} characters cut to ${max}` });
+  // a surrogate pair is not split
+  const end = /[\uD800-\uDBFF]/.test(s[max - 2]) ? max - 2 : max - 1;
+  return `${s.slice(0, end)}…`;
+}
+
 /** Writes one unit. Throws only when the shard itself fails (locked, full, damaged): bad content is a problem. */
 export function writeUnit(shard: Shard, unit: ParsedSource, opts: WriteOptions = {}): UnitSummary {
   const out = emptyUnitSummary(unit.file);
-  out.problems.push(...unit.problems);
+  appendListed(out.problems, unit.file, unit.problems);
   const problem = (t: ParsedTurn, reason: string) =>
     out.problems.push({ file: unit.file, line: t.line, reason });
   const source = unit.kind;

@@ -459,7 +459,7 @@ describe('openclaw reader: hostile input', () => {
     expect(src.turns.at(-1)!.complete).toBe(false);
   });
 
-  it('skips a 10 MB line quickly, keeping its links', () => {
+  it('cuts a 17 MB line quickly, keeping its links and its shape', () => {
     const dir = tempDir();
     const f = join(dir, `${H}.jsonl`);
     const lines = readFileSync(file).toString('latin1').split('\n').slice(0, 3);
@@ -487,10 +487,12 @@ describe('openclaw reader: hostile input', () => {
     const src = one(f);
     expect(Date.now() - started).toBeLessThan(3000);
     expect(src.problems.map((p) => [p.line, p.reason])).toEqual([
-      [4, `line of ${Buffer.byteLength(big)} bytes is over the 16777216-byte limit; its content is skipped`],
+      [4, 'line of 17 MiB is over the 16 MiB limit; its text cut to fit'],
     ]);
     expect(shape(src.turns)).toEqual(['h0000001 <- null', 'h0000020 <- h0000001']);
-    expect(src.turns[0].raw).toHaveLength(3); // the header and the prompt's lines; the oversized line is not kept as raw
+    // the header, the prompt's lines and the oversized line, cut as every reader cuts one (src/import/long-lines.ts)
+    expect(src.turns[0].raw).toHaveLength(4);
+    expect(src.turns[0].raw[3]).toMatch(/… \[cut: \d+ more bytes\]"/);
   });
 
   it('says a file of another format is not an OpenClaw transcript', () => {

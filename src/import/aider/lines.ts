@@ -4,9 +4,9 @@
  * and is left out; a line over the 16 MiB every reader keeps to (../long-lines.ts) is cut to fit, with a problem.
  */
 import { isUtf8 } from 'node:buffer';
-import { binaryMagic, readRegular } from '../files.js';
+import { binaryMagic, readRegular, wideText } from '../files.js';
 import { MAX_LINE_BYTES } from '../long-lines.js';
-import type { ImportProblem } from '../model.js';
+import { type ImportProblem, ProblemList } from '../model.js';
 
 /** Past this size a history is refused (a problem, not read): it is parsed whole in memory. */
 const MAX_FILE_BYTES = 1024 * 1024 * 1024;
@@ -38,11 +38,17 @@ export function readLines(file: string, problems: ImportProblem[]): Lines | null
   }
   // A binary file by its first bytes (a PNG, a gzip, a zip, a SQLite database, a zstd frame) only: a NUL byte
   // does not make one, aider writes whatever a prompt or a reply held, NUL included.
+  const wide = wideText(buf);
+  if (wide !== undefined) {
+    problems.push({ file, line: 0, reason: wide });
+    return null;
+  }
   if (binaryMagic(buf)) {
     problems.push({ file, line: 0, reason: 'binary data, not an aider chat history' });
     return null;
   }
   const whole = isUtf8(buf);
+  const bad = new ProblemList(problems, file);
   const lines: (string | null)[] = [];
   let pos = 0;
   let no = 0;
@@ -55,15 +61,11 @@ export function readLines(file: string, problems: ImportProblem[]): Lines | null
     const bytes = buf.subarray(pos, end);
     pos = nl + 1;
     if (!whole && !isUtf8(bytes)) {
-      problems.push({ file, line: no, reason: 'invalid UTF-8; line skipped' });
+      bad.add(no, 'invalid UTF-8; line skipped');
       lines.push(null);
     } else if (bytes.length > MAX_LINE_BYTES) {
       const mib = Math.round((bytes.length / 2 ** 20) * 10) / 10;
-      problems.push({
-        file,
-        line: no,
-        reason: `line of ${mib} MiB is over the 16 MiB limit; its text cut to fit`,
-      });
+      bad.add(no, `line of ${mib} MiB is over the 16 MiB limit; its text cut to fit`);
       lines.push(cutText(bytes, KEEP_BYTES));
     } else lines.push(bytes.toString('utf8'));
   }

@@ -6,6 +6,7 @@
  * tests/import/fixtures/codex (docs/import.md, Codex CLI).
  */
 import type { AnswerBuilder } from '../answer.js';
+import { jsonText, TOO_DEEP } from '../json-text.js';
 import { isObj, type Json, type Rec, str } from './records.js';
 
 /**
@@ -112,7 +113,8 @@ function callInput(name: string, args: unknown): unknown {
 export function outputText(output: unknown): { text: string; error: boolean } {
   if (Array.isArray(output)) return { text: contentText(output), error: false };
   if (isObj(output)) {
-    const text = typeof output.content === 'string' ? output.content : JSON.stringify(output);
+    const text =
+      typeof output.content === 'string' ? output.content : (jsonText(output) ?? `[tool output ${TOO_DEEP}]`);
     return { text, error: output.success === false };
   }
   if (typeof output !== 'string') return { text: '', error: false };

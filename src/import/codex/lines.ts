@@ -5,7 +5,7 @@
  * are split as every JSONL reader's are (../jsonl.ts); nothing here throws for bad content.
  */
 
-import { startsWith, ZSTD_MAGIC } from '../files.js';
+import { startsWith, wideText, ZSTD_MAGIC } from '../files.js';
 import { looksBinary, MAX_FILE_BYTES, oneLine, readWhole, splitJsonLines } from '../jsonl.js';
 import type { ImportProblem } from '../model.js';
 import { unzstd } from '../zstd.js';
@@ -35,6 +35,11 @@ export interface RolloutBytes {
 export function readRollout(path: string, problems: ImportProblem[]): RolloutBytes {
   let { buf, mtimeMs } = readWhole(path);
   const out: RolloutBytes = { lines: [], mtimeMs, truncatedEnd: false, compressed: false };
+  const wide = wideText(buf);
+  if (wide !== undefined) {
+    problems.push({ file: path, line: 0, reason: wide });
+    return out;
+  }
   if (startsWith(buf, ZSTD_MAGIC)) {
     out.compressed = true;
     try {

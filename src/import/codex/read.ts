@@ -3,7 +3,7 @@
  * session from its first session_meta, the turns (turns.ts). A file of another format is one problem.
  */
 import { basename } from 'node:path';
-import type { ImportProblem, ParsedSession, ParsedSource } from '../model.js';
+import { append, type ImportProblem, type ParsedSession, type ParsedSource } from '../model.js';
 import { readRollout } from './lines.js';
 import { homeOf, rolloutName } from './paths.js';
 import { type Rec, recordOf, str } from './records.js';
@@ -30,7 +30,8 @@ export function readCodex(file: string): ParsedSource {
       // Another format: one problem for the file, not one for each of its lines.
       const kept = problems.filter((p) => p.line === 0);
       problems.length = 0;
-      problems.push(...kept, {
+      append(problems, kept);
+      problems.push({
         file,
         line: 0,
         reason: `no Codex rollout lines among ${rb.lines.length} JSON lines (another format?)`,

@@ -7,7 +7,7 @@
  */
 import { basename, dirname } from 'node:path';
 import { readJsonLines } from '../jsonl.js';
-import type { ImportProblem, ParsedSession, ParsedSource } from '../model.js';
+import { append, type ImportProblem, type ParsedSession, type ParsedSource } from '../model.js';
 import { isoOf } from '../times.js';
 import { timelineEntry } from './legacy.js';
 import { TurnAssembler } from './turns.js';
@@ -181,7 +181,8 @@ export function readEventsFile(file: string): ParsedSource {
     const n = rf.raws.length;
     const others = problems.filter((p) => p.file !== file);
     problems.length = 0;
-    problems.push(...others, {
+    append(problems, others);
+    problems.push({
       file,
       line: 0,
       reason: `no Copilot CLI events among ${n} JSON ${n === 1 ? 'line' : 'lines'} (another format?)`,

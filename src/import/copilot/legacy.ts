@@ -10,7 +10,8 @@
 
 import { isUtf8 } from 'node:buffer';
 import { basename } from 'node:path';
-import { readRegular } from '../files.js';
+import { readRegular, wideText } from '../files.js';
+import { jsonText, TOO_DEEP } from '../json-text.js';
 import type { ImportProblem, ParsedSession, ParsedSource } from '../model.js';
 import { isoOf } from '../times.js';
 import { TurnAssembler } from './turns.js';
@@ -87,6 +88,8 @@ export function readLegacyFile(file: string): ParsedSource {
     problems.push({ file, line: 0, reason });
     return out;
   };
+  const wide = wideText(buf);
+  if (wide !== undefined) return whole(wide);
   if (!isUtf8(buf)) return whole('not UTF-8 text (binary data?); not a Copilot CLI session');
   let doc: unknown;
   try {
@@ -108,8 +111,13 @@ export function readLegacyFile(file: string): ParsedSource {
       problems.push({ file, line: 0, reason: `timeline entry ${i + 1} is not an object; skipped` });
       return;
     }
+    const json = jsonText(e);
+    if (json === undefined) {
+      problems.push({ file, line: 0, reason: `timeline entry ${i + 1} ${TOO_DEEP}; skipped` });
+      return;
+    }
     timelineEntry(asm, e, i + 1);
-    asm.raw(raws.push(JSON.stringify(e)) - 1);
+    asm.raw(raws.push(json) - 1);
   });
   // The CLI rewrites the whole document on every change (no append): what is there is whole.
   out.turns = asm.finish(raws, false, false);

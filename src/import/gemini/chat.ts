@@ -4,7 +4,13 @@
  * session's last turn begun before it.
  */
 import { basename, dirname } from 'node:path';
-import type { ImportProblem, ParsedSession, ParsedSource, ParsedTurn } from '../model.js';
+import {
+  append,
+  type ImportProblem,
+  type ParsedSession,
+  type ParsedSource,
+  type ParsedTurn,
+} from '../model.js';
 import { isoOf } from '../times.js';
 import { type History, readHistory } from './history.js';
 import { obj } from './parts.js';
@@ -82,7 +88,7 @@ export function readChatFile(file: string): ParsedSource {
     { sourceSession: sid, idSpace: fileSid, growing: true, cwd, note: subagent ? 'subagent' : undefined },
     problems,
   );
-  out.turns.push(...main.turns);
+  append(out.turns, main.turns);
 
   if (!subagent && projectDir) {
     const launch = launchesOf(h, main.turnOf, main.turns);
@@ -105,7 +111,7 @@ export function readChatFile(file: string): ParsedSource {
           },
           problems,
         );
-        out.turns.push(...built.turns);
+        append(out.turns, built.turns);
       } catch (e) {
         problems.push({ file: sub, line: 0, reason: (e as Error).message });
       }

@@ -13,6 +13,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { readHead, readRegular } from '../files.js';
+import { jsonText, TOO_DEEP } from '../json-text.js';
 import { readJsonLines } from '../jsonl.js';
 import { cutLine, MAX_LINE_BYTES } from '../long-lines.js';
 import type { ImportProblem } from '../model.js';
@@ -28,6 +29,8 @@ export interface Message {
   line: number;
   /** Index (into History.raws) of the record that last carried it, for the newest turn's end. */
   last: number;
+  /** Its place in the conversation as the CLI sees it now, -1 when not in it. */
+  pos: number;
 }
 
 export interface History {
@@ -58,9 +61,12 @@ function isMeta(r: Json): boolean {
 class Replay {
   readonly byId = new Map<string, Message>();
   readonly messages: Message[] = [];
-  /** The conversation as the CLI sees it now (ids), and the same as a set. */
+  /**
+   * The conversation as the CLI sees it now (ids); each message knows its place in it (Message.pos), so a rewind
+   * finds it without a scan, and no set or map churns (V8 rehashes a Map or Set whose one key is deleted and added
+   * again and again: a file of rewinds to its newest message took minutes either way).
+   */
   cur: string[] = [];
-  curSet = new Set<string>();
   meta: Json = {};
 
   constructor(
@@ -76,34 +82,39 @@ class Replay {
       if (!fromCheckpoint) known.rec = rec;
       known.last = at;
     } else {
-      const m: Message = { id, rec, parent: this.cur.at(-1) ?? null, line, last: at };
+      const m: Message = { id, rec, parent: this.cur.at(-1) ?? null, line, last: at, pos: -1 };
       this.byId.set(id, m);
       this.messages.push(m);
     }
-    if (!this.curSet.has(id)) {
+    const m = this.byId.get(id) as Message;
+    if (m.pos < 0) {
+      m.pos = this.cur.length;
       this.cur.push(id);
-      this.curSet.add(id);
     }
   }
 
+  /** The conversation cut back to its first `at` messages. */
+  private cutTo(at: number): void {
+    for (let i = at; i < this.cur.length; i++) (this.byId.get(this.cur[i]) as Message).pos = -1;
+    this.cur.length = at;
+  }
+
   rewind(to: string, line: number): void {
-    const at = this.cur.indexOf(to);
+    const at = this.byId.get(to)?.pos ?? -1;
     if (at < 0) {
       this.problems.push({
         file: this.file,
         line,
         reason: `rewind to message ${to}, which is not in the conversation; the CLI starts over from nothing`,
       });
-      this.cur = [];
-      this.curSet.clear();
+      this.cutTo(0);
       return;
     }
-    for (const id of this.cur.splice(at)) this.curSet.delete(id);
+    this.cutTo(at);
   }
 
   checkpoint(list: unknown[], line: number, at: number): void {
-    this.cur = [];
-    this.curSet.clear();
+    this.cutTo(0);
     for (const m of list) {
       const o = obj(m);
       if (o && typeof o.id === 'string') this.upsert(o, line, at, true);
@@ -218,7 +229,11 @@ function readJson(file: string, buf: Buffer, problems: ImportProblem[]): History
   const rp = new Replay(file, problems);
   const { messages, ...meta } = doc;
   rp.mergeMeta(meta);
-  const raws = [JSON.stringify(meta)];
+  // The metadata is the document less its messages: one nested too deeply is kept as an empty record.
+  const metaRaw = jsonText(meta);
+  if (metaRaw === undefined)
+    problems.push({ file, line: 1, reason: `session metadata ${TOO_DEEP}; left out` });
+  const raws = [metaRaw ?? '{}'];
   const lineNos = [1];
   const carries: (string | null)[] = [null];
   let pos = 0;
@@ -257,7 +272,8 @@ function readJson(file: string, buf: Buffer, problems: ImportProblem[]): History
 
 /**
  * A message of the JSON generation as its record: its JSON text, cut like an over-long JSONL line when it is over
- * the 16 MiB a record may hold (../long-lines.ts), and reported; undefined (reported) when even cut it is too long.
+ * the 16 MiB a record may hold (../long-lines.ts), and reported; undefined (reported) when even cut it is too long
+ * or it nests too deeply to be written out again.
  */
 function fitRecord(
   o: Json,
@@ -265,7 +281,11 @@ function fitRecord(
   line: number,
   problems: ImportProblem[],
 ): { raw: string; rec: Json } | undefined {
-  const raw = JSON.stringify(o);
+  const raw = jsonText(o);
+  if (raw === undefined) {
+    problems.push({ file, line, reason: `message ${TOO_DEEP}; skipped` });
+    return undefined;
+  }
   if (raw.length <= MAX_LINE_BYTES / 4 || Buffer.byteLength(raw) <= MAX_LINE_BYTES) return { raw, rec: o };
   const mib = `${Math.round(Buffer.byteLength(raw) / 2 ** 20)} MiB`;
   const cut = cutLine(Buffer.from(raw));

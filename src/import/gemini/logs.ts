@@ -7,6 +7,7 @@
 import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { readHead, readRegular } from '../files.js';
+import { jsonText, TOO_DEEP } from '../json-text.js';
 import type { ImportProblem, ParsedSource, ParsedTurn } from '../model.js';
 import { isoOf } from '../times.js';
 import { type Json, obj } from './parts.js';
@@ -17,6 +18,8 @@ export const PROMPT_ONLY = 'prompt only (logs.json)';
 
 interface Entry {
   e: Json;
+  /** The entry's JSON text, its record. */
+  raw: string;
   line: number;
 }
 
@@ -109,9 +112,14 @@ export function* readLogsFile(file: string): Iterable<ParsedSource> {
       continue;
     }
     if (e.type !== 'user' || e.message.trim() === '') continue;
+    const json = jsonText(e);
+    if (json === undefined) {
+      problems.push({ file, line: lineOf(k), reason: `entry ${k + 1} ${TOO_DEEP}; skipped` });
+      continue;
+    }
     const list = bySession.get(e.sessionId);
-    if (list) list.push({ e, line: lineOf(k) });
-    else bySession.set(e.sessionId, [{ e, line: lineOf(k) }]);
+    if (list) list.push({ e, raw: json, line: lineOf(k) });
+    else bySession.set(e.sessionId, [{ e, raw: json, line: lineOf(k) }]);
   }
   if (bySession.size === 0 && doc.length > 0 && problems.length === doc.length) {
     yield one(`no Gemini CLI log entries among ${doc.length} (another format?)`);
@@ -127,7 +135,7 @@ export function* readLogsFile(file: string): Iterable<ParsedSource> {
     entries.sort((a, b) => (a.e.messageId as number) - (b.e.messageId as number));
     const turns: ParsedTurn[] = [];
     let parent: string | null = null;
-    for (const { e, line } of entries) {
+    for (const { e, raw, line } of entries) {
       const createdAt = isoOf(e.timestamp);
       if (!createdAt) own.push({ file, line, reason: 'bad timestamp; the epoch is used' });
       const sourceId = `${sid}/log:${e.messageId}`;
@@ -138,7 +146,7 @@ export function* readLogsFile(file: string): Iterable<ParsedSource> {
         question: e.message as string,
         answer: '',
         createdAt: createdAt ?? new Date(0).toISOString(),
-        raw: [JSON.stringify(e)],
+        raw: [raw],
         line,
         complete: true,
         note: PROMPT_ONLY,

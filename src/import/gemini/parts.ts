@@ -6,6 +6,8 @@
  * its own "Please continue." as `user` messages too).
  */
 
+import { jsonText, TOO_DEEP } from '../json-text.js';
+
 export type Json = Record<string, unknown>;
 
 export function obj(v: unknown): Json | null {
@@ -103,7 +105,7 @@ export function resultText(result: unknown): { text: string; error: boolean } {
       else if (r && typeof r.error === 'string') {
         out.push(r.error);
         error = true;
-      } else if (resp !== undefined) out.push(JSON.stringify(resp) ?? '');
+      } else if (resp !== undefined) out.push(jsonText(resp) ?? `[tool response ${TOO_DEEP}]`);
     } else if (typeof p.text === 'string' && p.thought !== true) out.push(p.text);
     else {
       const m = mediaOf(p);

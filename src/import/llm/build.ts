@@ -4,7 +4,7 @@
  */
 import type Database from 'better-sqlite3';
 import { AnswerBuilder } from '../answer.js';
-import type { ImportProblem, ParsedSource, ParsedTurn } from '../model.js';
+import { append, type ImportProblem, type ParsedSource, type ParsedTurn } from '../model.js';
 import { LegacyConversation, type Row } from './legacy.js';
 import { partText, payloadOf, textOf } from './parts.js';
 import type { ModernPlan, ModernSession } from './plan.js';
@@ -48,7 +48,7 @@ export function buildSession(
     turns.push(turn);
   }
   if (schema.legacy && s.responseRowids.length > 0)
-    turns.push(...legacyTurns(db, file, plan, s, built, problems));
+    append(turns, legacyTurns(db, file, plan, s, built, problems));
   turns.sort((a, b) => cmp(a.createdAt, b.createdAt) || a.line - b.line);
   return {
     kind: 'llm',

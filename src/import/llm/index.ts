@@ -6,7 +6,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, posix, win32 } from 'node:path';
-import type { ImportProblem, ParsedSource, SourceReader } from '../model.js';
+import { append, type ImportProblem, type ParsedSource, type SourceReader } from '../model.js';
 import { openReadOnlyDb } from '../sqlite-open.js';
 import { buildSession } from './build.js';
 import { legacySources } from './legacy.js';
@@ -69,7 +69,7 @@ function* readLogs(file: string): Generator<ParsedSource> {
       for (const rowid of db.prepare('SELECT rowid FROM responses WHERE id IS NULL').pluck().iterate())
         pending.push({ file, line: Number(rowid), reason: 'responses row without an id: skipped' });
     const plan = schema.modern ? planMessages(db, file, schema) : null;
-    if (plan !== null) pending.push(...plan.problems);
+    if (plan !== null) append(pending, plan.problems);
     legacy = schema.legacy
       ? legacySources(db, file, schema, { threads: schema.modern, turns: schema.modern })
       : null;

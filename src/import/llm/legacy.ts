@@ -5,7 +5,7 @@
  */
 import type Database from 'better-sqlite3';
 import { AnswerBuilder } from '../answer.js';
-import type { ImportProblem, ParsedSource, ParsedTurn } from '../model.js';
+import { append, type ImportProblem, type ParsedSource, type ParsedTurn } from '../model.js';
 import {
   fitQuestion,
   fitText,
@@ -70,7 +70,7 @@ export class LegacyConversation {
     const system = str(r.system);
     const followUp = prompt === null || prompt === '';
     if (followUp && this.cur !== null) {
-      this.cur.turn.raw.push(...raw);
+      append(this.cur.turn.raw, raw);
       if (this.cur.builder !== null) {
         addResponse(this.cur.builder, r, calls, results);
         this.cur.pending = calls.length > 0;
@@ -84,7 +84,7 @@ export class LegacyConversation {
     }
     this.lastTime = createdAt;
     if (copy !== undefined) {
-      copy.raw.push(...raw);
+      append(copy.raw, raw);
       this.cur = { turn: copy, builder: null, pending: false };
       if (system !== '') this.lastSystem = system;
       return;

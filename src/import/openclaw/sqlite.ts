@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { checkSqliteFiles } from '../files.js';
-import type { ParsedEntry, ParsedSource } from '../model.js';
+import { append, type ParsedEntry, type ParsedSource } from '../model.js';
 import { sessionFromJsonl } from '../pi-format/jsonl.js';
 import {
   type Header,
@@ -317,7 +317,7 @@ function* archives(a: AgentDb): Generator<ParsedSource> {
     });
     if (out) {
       src.sessions.push(out.session);
-      src.turns.push(...out.turns);
+      append(src.turns, out.turns);
     }
     yield src;
   }
@@ -367,7 +367,7 @@ export function* readSqlite(file: string): Generator<ParsedSource> {
       const { out } = a.readSession(sid, p, true);
       const src = source(file, p);
       src.sessions.push(out.session);
-      src.turns.push(...out.turns);
+      append(src.turns, out.turns);
       yield src;
     }
     yield* archives(a);

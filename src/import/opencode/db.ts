@@ -39,8 +39,19 @@ function only(file: string, reason: string): ParsedSource {
   };
 }
 
+/**
+ * The columns of `table` when it is a table whose columns are stored: a view (a recursive one never ends) or a
+ * virtual generated column (an expression run for every row read) is none of OpenCode's, and has none here.
+ */
 function columns(db: Database.Database, table: string): Set<string> {
-  return new Set(db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all(table) as string[]);
+  const kind = db.prepare('SELECT type FROM sqlite_master WHERE name = ?').pluck().get(table);
+  if (kind !== 'table') return new Set();
+  const cols = db.prepare('SELECT name, hidden FROM pragma_table_xinfo(?)').all(table) as {
+    name: string;
+    hidden: number;
+  }[];
+  if (cols.some((c) => c.hidden === 2)) return new Set();
+  return new Set(cols.map((c) => c.name));
 }
 
 function hasAll(cols: Set<string>, names: string[]): boolean {

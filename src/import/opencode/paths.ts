@@ -8,7 +8,7 @@
  * database adds what is new.
  */
 import { isAbsolute, join } from 'node:path';
-import type { ImportProblem } from '../model.js';
+import { append, type ImportProblem } from '../model.js';
 import { listFolder as list, statOf, unlessFolder, userHome } from '../walk.js';
 
 /** OpenCode's data folder for this environment. */
@@ -63,7 +63,7 @@ export function opencodeDiscover(path: string, problems?: ImportProblem[]): stri
   if (isDir(join(path, 'session')) && isDir(join(path, 'message'))) return sessionFiles(path, problems);
   const entries = list(path, problems);
   const out: string[] = [];
-  if (isDir(join(path, 'storage'))) out.push(...sessionFiles(join(path, 'storage'), problems));
+  if (isDir(join(path, 'storage'))) append(out, sessionFiles(join(path, 'storage'), problems));
   for (const e of entries.filter((x) => isDbName(x.name)).sort((a, b) => (a.name < b.name ? -1 : 1)))
     if (!e.isDirectory()) out.push(join(path, e.name));
   if (out.length === 0 && isDir(join(path, 'opencode')))

@@ -6,7 +6,7 @@
  * AnswerBuilder; reasoning is left out, as the other readers leave it out. docs/import.md (OpenCode).
  */
 import { AnswerBuilder, fitText } from '../answer.js';
-import type { ImportProblem, ParsedTurn } from '../model.js';
+import { append, type ImportProblem, type ParsedTurn } from '../model.js';
 import { createdOf, dig, isJson, isoOf, msOf, type OcMessage, type OcSession, role, str } from './records.js';
 
 /** The epoch, for a prompt with no readable time (reported). */
@@ -65,7 +65,7 @@ export function draftTurns(s: OcSession): DraftTurn[] {
     } else if (turns.length > 0) {
       turns[turns.length - 1].messages.push(m);
     } else {
-      lead.push(...recordsOf(m));
+      append(lead, recordsOf(m));
     }
   }
   return turns;

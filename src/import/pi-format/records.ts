@@ -4,8 +4,8 @@
  * once into the shape the turn builder walks. Every generation goes through `recordFromText`, so the same entry
  * reads the same way wherever it was stored.
  */
-import { MAX_LINE_BYTES } from '../long-lines.js';
-import type { ImportProblem } from '../model.js';
+import { cutLine, lineMib, MAX_LINE_BYTES } from '../long-lines.js';
+import { type ImportProblem, ProblemList } from '../model.js';
 
 /** A line longer than every reader's limit is not parsed (its links are still kept when its head shows them). */
 export { MAX_LINE_BYTES };
@@ -41,10 +41,15 @@ export interface Problems {
   file: string;
   prefix: string;
   list: ImportProblem[];
+  /** Set on the first problem: what lists them, up to a bound. */
+  bounded?: ProblemList;
 }
 
 export function problem(p: Problems, line: number, reason: string): void {
-  p.list.push({ file: p.file, line, reason: p.prefix + reason });
+  // The list may have been emptied or replaced since (a file of another format says so once).
+  if (p.bounded === undefined || p.bounded.list !== p.list || p.list.length === 0)
+    p.bounded = new ProblemList(p.list, p.file);
+  p.bounded.add(line, p.prefix + reason);
 }
 
 function str(v: unknown): string | null {
@@ -202,14 +207,22 @@ export function parseJsonl(buf: Buffer, p: Problems): JsonlResult {
     const bytes =
       whole === null ? end - start : line.length * 3 > MAX_LINE_BYTES ? Buffer.byteLength(line) : 0;
     if (bytes > MAX_LINE_BYTES) {
-      problem(
-        p,
-        n,
-        `line of ${bytes} bytes is over the ${MAX_LINE_BYTES}-byte limit; its content is skipped`,
-      );
-      const hole = holeFrom(line, n);
-      if (hole) out.records.push(hole);
-      continue;
+      // Cut as every reader cuts one (../long-lines.ts): the entry keeps its shape, so a prompt with a pasted log
+      // is still a prompt and the answer under it still has its turn. Only a line that is mostly structure is left
+      // out, its links kept as a hole.
+      const cut = cutLine(whole === null ? buf.subarray(start, end) : Buffer.from(line));
+      if (cut === undefined) {
+        problem(
+          p,
+          n,
+          `line of ${lineMib(bytes)} is over the 16 MiB limit and is not text that can be cut; skipped`,
+        );
+        const hole = holeFrom(line, n);
+        if (hole) out.records.push(hole);
+        continue;
+      }
+      problem(p, n, `line of ${lineMib(bytes)} is over the 16 MiB limit; its text cut to fit`);
+      line = cut.text;
     }
     const r = recordFromText(line, n, line, p, i === lastNonBlank && out.openEnded);
     if (

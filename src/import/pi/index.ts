@@ -5,7 +5,7 @@
  * Format facts and their public sources: docs/import.md (Pi).
  */
 import { join } from 'node:path';
-import { readRegular } from '../files.js';
+import { readRegular, wideText } from '../files.js';
 import type { ParsedSource, SourceReader } from '../model.js';
 import { readJsonlSession } from '../pi-format/jsonl.js';
 import type { Problems } from '../pi-format/records.js';
@@ -15,6 +15,11 @@ import { agentDir, discover } from './paths.js';
 export function readPiFile(file: string): ParsedSource {
   const buf = readRegular(file, MAX_FILE_BYTES).buf;
   const p: Problems = { file, prefix: '', list: [] };
+  const wide = wideText(buf);
+  if (wide !== undefined) {
+    const problems = [{ file, line: 0, reason: wide }];
+    return { kind: 'pi', file, sessions: [], turns: [], entries: [], problems };
+  }
   const read = readJsonlSession(buf, p, {
     tool: 'Pi',
     fallbackSessionId: fallbackSessionId(file),

@@ -57,11 +57,55 @@ export function lineageOf(
   seen: Set<string> = new Set(),
 ): ForkSource | undefined {
   const named = parentOf(header);
-  if (named === undefined || seen.size >= MAX_DEPTH) return undefined;
-  const parentFile = findParent(file, named);
-  if (parentFile === null || seen.has(resolve(parentFile)) || resolve(parentFile) === resolve(file))
+  if (named === undefined) return undefined;
+  if (seen.size >= MAX_DEPTH) {
+    cycleSeen = true; // cut by depth: as partial as a cycle
     return undefined;
+  }
+  const parentFile = findParent(file, named);
+  if (parentFile === null || seen.has(resolve(parentFile)) || resolve(parentFile) === resolve(file)) {
+    if (parentFile !== null) cycleSeen = true;
+    return undefined;
+  }
   seen.add(resolve(file));
+  // Forks of one parent are common (every /fork of a long session): its lineage is read once while it is unchanged.
+  const key = parentKey(parentFile);
+  const cached = key === undefined ? undefined : lineages.get(key);
+  if (cached !== undefined) return cached.source;
+  const outer = cycleSeen;
+  cycleSeen = false;
+  const source = readLineage(parentFile, seen);
+  // A lineage cut short by a cycle depends on where the walk began: it is not kept.
+  if (key !== undefined && !cycleSeen) remember(key, source);
+  cycleSeen ||= outer;
+  return source;
+}
+
+/** Lineages already read, by parent file and its size and time, the newest last (a few, of parents not too big). */
+const lineages = new Map<string, { source: ForkSource | undefined }>();
+const KEPT_LINEAGES = 4;
+const MAX_KEPT_BYTES = 64 * 1024 * 1024;
+/** Set when a walk up the ancestors stopped early: at a file already on its path, or at MAX_DEPTH. */
+let cycleSeen = false;
+
+function parentKey(parentFile: string): string | undefined {
+  try {
+    const st = statSync(parentFile);
+    if (st.size > MAX_KEPT_BYTES) return undefined;
+    return `${resolve(parentFile)}\0${st.size}\0${st.mtimeMs}\0${st.ino}`;
+  } catch {
+    return undefined;
+  }
+}
+
+function remember(key: string, source: ForkSource | undefined): void {
+  lineages.delete(key);
+  lineages.set(key, { source });
+  while (lineages.size > KEPT_LINEAGES) lineages.delete(lineages.keys().next().value as string);
+}
+
+/** Reads a parent file and its own ancestors into the fork facts of a session forked from it. */
+function readLineage(parentFile: string, seen: Set<string>): ForkSource | undefined {
   let buf: Buffer;
   try {
     buf = readRegular(parentFile, MAX_FILE_BYTES).buf;
