@@ -13,7 +13,7 @@ import { isoOf } from '../times.js';
 import { type Json, obj } from './parts.js';
 import { isChatFile, projectCwd } from './paths.js';
 
-const MAX_LOGS_BYTES = 512 * 1024 * 1024;
+const MAX_LOGS_BYTES = 256 * 1024 * 1024;
 export const PROMPT_ONLY = 'prompt only (logs.json)';
 
 interface Entry {
