@@ -68,6 +68,20 @@ export const ACTIONS = [
     description: 'Scroll the transcript up from anywhere',
   },
   {
+    id: 'tools.toggle',
+    group: 'Panes',
+    keys: ['o'],
+    description:
+      "Open or fold the tool call nearest the top of the transcript (highlighted): a folded call is one line, its tool, argument, its result's first line and size",
+  },
+  {
+    id: 'tools.all',
+    group: 'Panes',
+    keys: ['O'],
+    description:
+      "Open or fold all the tool calls of that call's turn (of the selected turn when none is on screen)",
+  },
+  {
     id: 'select',
     group: 'Panes',
     keys: ['enter', 'space'],

@@ -16,7 +16,7 @@ import {
   toggleArchived,
 } from '../features/maintenance/update.js';
 import { keyResume, openResume } from '../features/resume/update.js';
-import { keyTranscript, scrollText } from '../features/transcript/update.js';
+import { keyTranscript, scrollText, toggleCalls } from '../features/transcript/update.js';
 import { keyFilter, openFilter } from '../features/tree/filter.js';
 import { keyTree, toggleGrouping } from '../features/tree/update.js';
 import { msg, type Result } from './selectors.js';
@@ -85,6 +85,9 @@ function onPaneKey(s: State, id: KeyAction): Result {
       return [scrollText(s, 1), []];
     case 'transcript.up':
       return [scrollText(s, -1), []];
+    case 'tools.toggle':
+    case 'tools.all':
+      return toggleCalls(s, id === 'tools.all');
     case 'ask':
     case 'fork':
       return askOrFork(s, id);

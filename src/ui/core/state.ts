@@ -144,6 +144,8 @@ export interface State {
   path: { bates: string; turns: Turn[]; error?: string } | null;
   /** Transcript scroll position; null follows the selection automatically. */
   tpos: TPos | null;
+  /** Per turn (bates), the tool calls shown whole in the transcript; the others are one line each. */
+  toolsOpen: ReadonlyMap<string, ReadonlySet<number>>;
   overlay: Overlay | null;
   ask: AskRun | null;
   chain: ChainView;
@@ -220,6 +222,7 @@ export function initialState(opts: {
     top: 0,
     path: null,
     tpos: null,
+    toolsOpen: new Map(),
     overlay: null,
     ask: null,
     chain: {

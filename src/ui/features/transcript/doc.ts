@@ -61,7 +61,7 @@ export function transcriptDoc(s: State): Doc {
   }
   const turns = path ? path.turns : [];
   const pending = s.ask && s.ask.parent === bates ? s.ask : null;
-  return pathDoc(turns, w, labelOf(s), pending);
+  return pathDoc(turns, w, labelOf(s), pending, (b) => s.toolsOpen.get(b));
 }
 
 /** The transcript's top position on screen (resolving the automatic one). */

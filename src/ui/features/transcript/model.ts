@@ -7,6 +7,7 @@ import type { TurnNode } from '../../../store/index.js';
 import { shortTime } from '../../../text/format.js';
 import { oneLine, sanitize } from '../../../text/sanitize.js';
 import { wrap } from '../../../text/width.js';
+import { foldedCall, type Piece, parseAnswer } from './calls.js';
 
 export type Role =
   | 'session'
@@ -19,13 +20,17 @@ export type Role =
   | 'blank'
   | 'pending'
   | 'info'
-  | 'error';
+  | 'error'
+  | 'tool'
+  | 'result';
 
 export interface TLine {
   role: Role;
   text: string;
   /** For q/a lines: the first line carries the "Q "/"A " label. */
   lead?: boolean;
+  /** On the first line of a tool call: its index among the turn's calls (what the fold keys act on). */
+  call?: number;
 }
 
 export type Turn = Pick<
@@ -76,9 +81,108 @@ function sessionName(sid: string, label: string | null): string {
   return label ? `${sid} · ${oneLine(label)}` : sid;
 }
 
-/** The lines of one turn of a path; `prev` is the turn above it (null at the root). */
-export function turnBlock(turn: Turn, prev: Turn | null, width: number, label: string | null): TLine[] {
-  const key = `${turn.bates}|${turn.subtree_hash}|${width}|${prev ? prev.sid : '-'}|${label ?? ''}`;
+/** A turn's answer as pieces, parsed once per loaded turn (kept with the turn object, gone with it). */
+const parsed = new WeakMap<Turn, Piece[]>();
+
+export function answerPieces(turn: Turn): Piece[] {
+  let pieces = parsed.get(turn);
+  if (!pieces) {
+    pieces = parseAnswer(sanitize(turn.answer_text));
+    parsed.set(turn, pieces);
+  }
+  return pieces;
+}
+
+/** A piece laid out at a width: its lines folded, and (for a call) open. Indented two columns for the "A " label. */
+interface Laid {
+  folded: TLine[];
+  open: TLine[] | null;
+}
+const laidCache = new WeakMap<Turn, Map<number, Laid[]>>();
+
+/** The pieces laid out at a width, once per turn and width, so opening a call only joins ready lines. */
+function layPieces(turn: Turn, w: number): Laid[] {
+  let byWidth = laidCache.get(turn);
+  if (!byWidth) {
+    byWidth = new Map();
+    laidCache.set(turn, byWidth);
+  }
+  const hit = byWidth.get(w);
+  if (hit) return hit;
+  const inner = Math.max(1, w - 2);
+  const lines = (role: Role, text: string): TLine[] =>
+    wrap(text, inner).map((l) => ({ role, text: `  ${l}` }));
+  let calls = 0;
+  const laid = answerPieces(turn).map((p): Laid => {
+    switch (p.kind) {
+      case 'text':
+        return { folded: lines('a', p.lines.join('\n')), open: null };
+      case 'error':
+        return { folded: lines('error', `[error] ${p.text}`), open: null };
+      case 'steer':
+        return { folded: lines('meta', p.lines.join('\n')), open: null };
+      default: {
+        const call = calls++;
+        const folded: TLine[] = [{ role: 'tool', text: `  ${foldedCall(p, inner)}`, call }];
+        const open = lines('tool', `→ ${p.name}${p.arg === '' ? '' : `  ${p.arg}`}`);
+        open[0] = { ...open[0], call };
+        // Result lines sit two columns under their call, continuation lines too.
+        const under = (role: Role, text: string): void => {
+          for (const l of wrap(text, Math.max(1, inner - 2))) open.push({ role, text: `    ${l}` });
+        };
+        p.result.forEach((r, i) => {
+          if (i === 0 && p.error) under('error', `error: ${r.trimStart()}`);
+          else under('result', r);
+        });
+        if (p.result.length === 0) under('result', '(no result under it)');
+        if (p.more > 0)
+          under('result', `… ${p.more} more ${p.more === 1 ? 'line' : 'lines'}, not kept by the import`);
+        return { folded, open };
+      }
+    }
+  });
+  byWidth.set(w, laid);
+  return laid;
+}
+
+/** How many tool calls a turn's answer holds. */
+export function callCount(turn: Turn): number {
+  let n = 0;
+  for (const p of answerPieces(turn)) if (p.kind === 'call') n++;
+  return n;
+}
+
+/** The answer's lines: each call one line unless `open` holds its index; a blank line between pieces, none
+ * between two calls, so a run of calls reads as a list. */
+function answerLines(turn: Turn, w: number, open: ReadonlySet<number>): TLine[] {
+  const laid = layPieces(turn, w);
+  const out: TLine[] = [];
+  let prevCall: boolean | null = null;
+  let call = 0;
+  for (const p of laid) {
+    const isCall = p.open !== null;
+    if (prevCall !== null && !(prevCall && isCall)) out.push({ role: 'blank', text: '' });
+    pushAll(out, isCall && open.has(call) ? p.open! : p.folded);
+    if (isCall) call++;
+    prevCall = isCall;
+  }
+  if (out.length === 0) return [{ role: 'a', text: 'A (no answer)', lead: true }];
+  out[0] = { ...out[0], text: `A ${out[0].text.slice(2)}`, lead: true };
+  return out;
+}
+
+const NONE: ReadonlySet<number> = new Set();
+
+/** The lines of one turn of a path; `prev` is the turn above it (null at the root); `open`, its calls shown whole. */
+export function turnBlock(
+  turn: Turn,
+  prev: Turn | null,
+  width: number,
+  label: string | null,
+  open: ReadonlySet<number> = NONE,
+): TLine[] {
+  const openKey = open.size === 0 ? '' : [...open].sort((a, b) => a - b).join(',');
+  const key = `${turn.bates}|${turn.subtree_hash}|${width}|${prev ? prev.sid : '-'}|${label ?? ''}|${openKey}`;
   const hit = cache.get(key);
   if (hit) {
     cache.delete(key);
@@ -105,9 +209,7 @@ export function turnBlock(turn: Turn, prev: Turn | null, width: number, label: s
     out.push({ role: 'meta', text: l });
   }
   pushAll(out, labelled('q', sanitize(turn.question), w));
-  const answer = sanitize(turn.answer_text);
-  if (answer.trim() === '') out.push({ role: 'a', text: 'A (no answer)', lead: true });
-  else pushAll(out, labelled('a', answer, w));
+  pushAll(out, answerLines(turn, w, open));
   if (turn.cited_titles.length > 0) {
     const cited = `cited: ${turn.cited_titles.map((t) => oneLine(t)).join(' · ')}`;
     for (const l of wrap(cited, Math.max(1, w - 2))) out.push({ role: 'cite', text: `  ${l}` });
@@ -145,12 +247,20 @@ export function pathDoc(
   width: number,
   labelOf: (sid: string) => string | null,
   pending?: PendingAsk | null,
+  open: (bates: string) => ReadonlySet<number> | undefined = () => undefined,
 ): Doc {
   const n = path.length + (pending ? 1 : 0);
   return {
     n,
     block(i: number): TLine[] {
-      if (i < path.length) return turnBlock(path[i], i > 0 ? path[i - 1] : null, width, labelOf(path[i].sid));
+      if (i < path.length)
+        return turnBlock(
+          path[i],
+          i > 0 ? path[i - 1] : null,
+          width,
+          labelOf(path[i].sid),
+          open(path[i].bates),
+        );
       return pending ? pendingBlock(pending, width) : [];
     },
   };

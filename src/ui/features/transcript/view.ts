@@ -21,6 +21,8 @@ const ROLE_STYLE: Record<Role, Style> = {
   pending: Style.pending,
   info: Style.info,
   error: Style.error,
+  tool: Style.link,
+  result: Style.dim,
 };
 
 export function drawTranscript(f: Frame, s: State, box: Rect, inner: Rect): void {
@@ -48,20 +50,17 @@ export function drawTranscript(f: Frame, s: State, box: Rect, inner: Rect): void
   const pos = transcriptPos(s, doc);
   const lines = windowLines(doc, pos, inner.h);
   const selectedTurn = s.ask && s.ask.parent === bates ? doc.n - 2 : doc.n - 1;
+  // The call the fold keys act on: the first one on screen (as selectedCall in update.ts finds it).
+  const callRow = lines.findIndex((l) => l.line.call !== undefined);
   for (let y = 0; y < lines.length; y++) {
     const { line, turn } = lines[y];
     const yy = inner.y + y;
     let style = ROLE_STYLE[line.role];
     if (line.role === 'header' && turn === selectedTurn && doc.n > 1) style = Style.headerSel;
-    if ((line.role === 'q' || line.role === 'a') && line.lead) {
+    if (y === callRow) style = Style.selBlur;
+    if (line.lead) {
       f.text(inner.x, yy, line.text.slice(0, 2), line.role === 'q' ? Style.qLabel : Style.aLabel, inner.w);
-      f.text(
-        inner.x + 2,
-        yy,
-        line.text.slice(2),
-        line.role === 'q' ? Style.label : Style.normal,
-        inner.w - 2,
-      );
+      f.text(inner.x + 2, yy, line.text.slice(2), line.role === 'q' ? Style.label : style, inner.w - 2);
     } else f.text(inner.x, yy, line.text, style, inner.w);
   }
   if (orow && doc.n > 0 && box.w > 20) {
