@@ -1,19 +1,8 @@
-import {
-  ArboristError,
-  addCheckpoint,
-  addUsageFamily,
-  archiveImported,
-  type BulkTurn,
-  getEntry,
-  parseBates,
-  restoreArchives,
-  type Shard,
-  setEntry,
-} from '../store/index.js';
+import { ArboristError, archiveImported, type BulkTurn, parseBates, type Shard } from '../store/index.js';
+import { writeEntry } from './entries.js';
 import {
   appendListed,
   type ImportProblem,
-  type ParsedEntry,
   type ParsedSession,
   type ParsedSource,
   type ParsedTurn,
@@ -387,7 +376,9 @@ export function writeUnit(shard: Shard, unit: ParsedSource, opts: WriteOptions =
   }
   for (const e of unit.entries) {
     try {
-      if (writeEntry(shard, source, e, out)) out.entries++;
+      const r = writeEntry(shard, source, e);
+      out.restored += r.restored;
+      if (r.changed) out.entries++;
     } catch (err) {
       if (!(err instanceof ArboristError) || stopsImport(err)) throw err;
       out.problems.push({ file: unit.file, line: 0, reason: `entry ${e.key}: ${err.message}` });
@@ -430,48 +421,4 @@ function exactConflicts(shard: Shard, turns: ParsedTurn[], known: Map<string, st
     }
   }
   return out;
-}
-
-/** A source entry as an arborist entry: its current session, then new checkpoints and usage family members. */
-function writeEntry(shard: Shard, source: string, e: ParsedEntry, out: UnitSummary): boolean {
-  const live = (sourceSession: string): string | undefined => {
-    const sid = shard.sessionForSource(source, sourceSession);
-    return sid !== undefined && shard.getSession(sid) ? sid : undefined;
-  };
-  const current = live(e.sourceSession);
-  if (current === undefined)
-    throw new ArboristError('input', `its session ${e.sourceSession} is not imported`);
-  // A usage family keeps its predecessors (the seed rule: a session stays referenced while a surviving entry's usage
-  // family names it). The source archived the one its reset replaced, and so did the import, before this entry was
-  // read: it comes back now that an entry names it.
-  const toRestore = e.usageFamilySessions
-    .filter((s) => live(s) === undefined)
-    .map((s) => shard.sessionForSource(source, s))
-    .filter((sid): sid is string => sid !== undefined);
-  if (toRestore.length > 0) out.restored += restoreArchives(shard, toRestore).length;
-  return shard.write(() => {
-    let changed = setEntry(shard, e.key, current).changed;
-    const have = new Set(getEntry(shard, e.key)!.compactionCheckpoints.map((c) => c.checkpointId));
-    const turnOf = (id: string | undefined) => (id ? shard.turnsBySourceId(source, [id]).get(id) : undefined);
-    for (const c of e.compactionCheckpoints) {
-      if (have.has(c.checkpointId)) continue;
-      const pre = turnOf(c.preCompaction.turnSourceId) ?? live(c.preCompaction.sourceSession);
-      const post = turnOf(c.postCompaction.turnSourceId) ?? live(c.postCompaction.sourceSession);
-      if (pre === undefined || post === undefined) continue; // a checkpoint on sessions not imported (or archived)
-      addCheckpoint(shard, e.key, {
-        pre,
-        post,
-        reason: c.reason,
-        checkpointId: c.checkpointId,
-        createdAt: c.createdAt,
-        ...(c.summary !== undefined ? { summary: c.summary } : {}),
-      });
-      changed = true;
-    }
-    for (const s of e.usageFamilySessions) {
-      const sid = live(s);
-      if (sid !== undefined && addUsageFamily(shard, e.key, sid).changed) changed = true;
-    }
-    return changed;
-  });
 }
