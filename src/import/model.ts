@@ -221,3 +221,8 @@ export interface SourceReader {
    */
   read(file: string): Iterable<ParsedSource>;
 }
+
+/** A unit with no sessions or turns: a file that could not be read, or whose only news is its problems. */
+export function emptySource(kind: SourceKind, file: string, problems: ImportProblem[] = []): ParsedSource {
+  return { kind, file, sessions: [], turns: [], entries: [], problems };
+}

@@ -1,5 +1,12 @@
 import { RefusedFile, readRegular } from '../files.js';
-import type { ImportProblem, ParsedSession, ParsedSource, ParsedTurn, SourceReader } from '../model.js';
+import {
+  emptySource,
+  type ImportProblem,
+  type ParsedSession,
+  type ParsedSource,
+  type ParsedTurn,
+  type SourceReader,
+} from '../model.js';
 import {
   type CheckedTurn,
   checkHead,
@@ -335,14 +342,7 @@ function* read(file: string): Iterable<ParsedSource> {
   } catch (err) {
     // Not a regular file (a FIFO would hang, /dev/zero never ends) or over the cap: one problem, nothing read.
     if (err instanceof RefusedFile) {
-      yield {
-        kind: 'arborist',
-        file,
-        sessions: [],
-        turns: [],
-        entries: [],
-        problems: [{ file, line: 0, reason: err.message }],
-      };
+      yield emptySource('arborist', file, [{ file, line: 0, reason: err.message }]);
       return;
     }
     throw new Error(`cannot read ${file} (${(err as { code?: string }).code ?? String(err)})`);
@@ -367,14 +367,7 @@ function* read(file: string): Iterable<ParsedSource> {
     } else general.push(p);
   }
   if (doc.sessions.length === 0) {
-    yield {
-      kind: 'arborist',
-      file,
-      sessions: [],
-      turns: [],
-      entries: [],
-      problems: toImportProblems(file, general),
-    };
+    yield emptySource('arborist', file, toImportProblems(file, general));
     return;
   }
   for (const [i, s] of doc.sessions.entries()) {

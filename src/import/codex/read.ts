@@ -3,7 +3,7 @@
  * session from its first session_meta, the turns (turns.ts). A file of another format is one problem.
  */
 import { basename } from 'node:path';
-import { append, type ImportProblem, type ParsedSession, type ParsedSource } from '../model.js';
+import { append, emptySource, type ImportProblem, type ParsedSession, type ParsedSource } from '../model.js';
 import { readRollout } from './lines.js';
 import { homeOf, rolloutName } from './paths.js';
 import { type Rec, recordOf, str } from './records.js';
@@ -18,7 +18,7 @@ function validIso(ts: unknown): string | undefined {
 
 export function readCodex(file: string): ParsedSource {
   const problems: ImportProblem[] = [];
-  const out: ParsedSource = { kind: 'codex', file, sessions: [], turns: [], entries: [], problems };
+  const out: ParsedSource = emptySource('codex', file, problems);
   const rb = readRollout(file, problems);
   const recs: Rec[] = [];
   for (const l of rb.lines) {

@@ -7,7 +7,7 @@
  */
 import { basename, dirname } from 'node:path';
 import { readJsonLines } from '../jsonl.js';
-import { append, type ImportProblem, type ParsedSession, type ParsedSource } from '../model.js';
+import { append, emptySource, type ImportProblem, type ParsedSession, type ParsedSource } from '../model.js';
 import { isoOf } from '../times.js';
 import { timelineEntry } from './legacy.js';
 import { TurnAssembler } from './turns.js';
@@ -187,7 +187,7 @@ export function readEventsFile(file: string): ParsedSource {
       line: 0,
       reason: `no Copilot CLI events among ${n} JSON ${n === 1 ? 'line' : 'lines'} (another format?)`,
     });
-    return { kind: 'copilot', file, sessions: [], turns: [], entries: [], problems };
+    return emptySource('copilot', file, problems);
   }
 
   const turns = asm.finish(rf.raws, true, rf.truncatedEnd);

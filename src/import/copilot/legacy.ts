@@ -12,7 +12,7 @@ import { isUtf8 } from 'node:buffer';
 import { basename } from 'node:path';
 import { readRegular, wideText } from '../files.js';
 import { jsonText, TOO_DEEP } from '../json-text.js';
-import type { ImportProblem, ParsedSession, ParsedSource } from '../model.js';
+import { emptySource, type ImportProblem, type ParsedSession, type ParsedSource } from '../model.js';
 import { isoOf } from '../times.js';
 import { TurnAssembler } from './turns.js';
 
@@ -77,7 +77,7 @@ function idFromName(file: string): string | null {
 /** Reads one legacy document. Throws (one line) only when the file cannot be read at all. */
 export function readLegacyFile(file: string): ParsedSource {
   const problems: ImportProblem[] = [];
-  const out: ParsedSource = { kind: 'copilot', file, sessions: [], turns: [], entries: [], problems };
+  const out: ParsedSource = emptySource('copilot', file, problems);
   let buf: Buffer;
   try {
     buf = readRegular(file, MAX_LEGACY_BYTES).buf;

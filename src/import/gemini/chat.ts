@@ -6,6 +6,7 @@
 import { basename, dirname } from 'node:path';
 import {
   append,
+  emptySource,
   type ImportProblem,
   type ParsedSession,
   type ParsedSource,
@@ -74,7 +75,7 @@ function launchingTurn(l: Launch, agentId: string, startedAt: number): { turn: s
 export function readChatFile(file: string): ParsedSource {
   const problems: ImportProblem[] = [];
   const h = readHistory(file, problems);
-  const out: ParsedSource = { kind: 'gemini', file, sessions: [], turns: [], entries: [], problems };
+  const out: ParsedSource = emptySource('gemini', file, problems);
   if (!h.recognised) return out;
   const fileSid = sessionIdOf(h, problems);
   const projectDir = projectDirOf(file);

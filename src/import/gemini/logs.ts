@@ -8,7 +8,7 @@ import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { readHead, readRegular } from '../files.js';
 import { jsonText, TOO_DEEP } from '../json-text.js';
-import type { ImportProblem, ParsedSource, ParsedTurn } from '../model.js';
+import { emptySource, type ImportProblem, type ParsedSource, type ParsedTurn } from '../model.js';
 import { isoOf } from '../times.js';
 import { type Json, obj } from './parts.js';
 import { isChatFile, projectCwd } from './paths.js';
@@ -65,14 +65,7 @@ function sessionsWithChats(chatsDir: string, ids: string[]): Set<string> {
 
 export function* readLogsFile(file: string): Iterable<ParsedSource> {
   const problems: ImportProblem[] = [];
-  const one = (reason: string): ParsedSource => ({
-    kind: 'gemini',
-    file,
-    sessions: [],
-    turns: [],
-    entries: [],
-    problems: [{ file, line: 0, reason }],
-  });
+  const one = (reason: string): ParsedSource => emptySource('gemini', file, [{ file, line: 0, reason }]);
   const buf = readRegular(file, MAX_LOGS_BYTES).buf;
   if (buf.subarray(0, 8192).indexOf(0) >= 0) {
     yield one('binary data, not a Gemini CLI logs.json');
@@ -158,5 +151,5 @@ export function* readLogsFile(file: string): Iterable<ParsedSource> {
     const session = { sourceSession: sid, createdAt: turns[0].createdAt, ...(cwd ? { cwd } : {}) };
     yield { kind: 'gemini', file, sessions: [session], turns, entries: [], problems: own };
   }
-  if (problems.length > 0) yield { kind: 'gemini', file, sessions: [], turns: [], entries: [], problems };
+  if (problems.length > 0) yield emptySource('gemini', file, problems);
 }

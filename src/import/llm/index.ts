@@ -6,7 +6,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, posix, win32 } from 'node:path';
-import { append, type ImportProblem, type ParsedSource, type SourceReader } from '../model.js';
+import { append, emptySource, type ImportProblem, type ParsedSource, type SourceReader } from '../model.js';
 import { openReadOnlyDb } from '../sqlite-open.js';
 import { buildSession } from './build.js';
 import { legacySources } from './legacy.js';
@@ -31,7 +31,7 @@ export function llmLogsPath(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = 
 }
 
 function only(file: string, reason: string): ParsedSource {
-  return { kind: 'llm', file, sessions: [], turns: [], entries: [], problems: [{ file, line: 0, reason }] };
+  return emptySource('llm', file, [{ file, line: 0, reason }]);
 }
 
 function* readLogs(file: string): Generator<ParsedSource> {
@@ -88,8 +88,7 @@ function* readLogs(file: string): Generator<ParsedSource> {
         next = legacy!.next();
       }
     }
-    if (pending.length > 0)
-      yield withPending({ kind: 'llm', file, sessions: [], turns: [], entries: [], problems: [] });
+    if (pending.length > 0) yield withPending(emptySource('llm', file));
   } catch (e) {
     // A file that opens but breaks while read (a corrupt page, a truncated copy): report, do not throw.
     yield withPending(only(file, `cannot read: ${oneLine((e as Error).message ?? String(e))}`));

@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { checkSqliteFiles } from '../files.js';
-import { append, type ParsedEntry, type ParsedSource } from '../model.js';
+import { append, emptySource, type ParsedEntry, type ParsedSource } from '../model.js';
 import { sessionFromJsonl } from '../pi-format/jsonl.js';
 import {
   type Header,
@@ -258,7 +258,7 @@ class AgentDb {
 }
 
 function source(file: string, p: Problems): ParsedSource {
-  return { kind: 'openclaw', file, sessions: [], turns: [], entries: [], problems: p.list };
+  return emptySource('openclaw', file, p.list);
 }
 
 function* archives(a: AgentDb): Generator<ParsedSource> {

@@ -6,7 +6,13 @@
 import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { readRegular } from '../files.js';
-import type { ParsedCheckpoint, ParsedCheckpointRef, ParsedEntry, ParsedSource } from '../model.js';
+import {
+  emptySource,
+  type ParsedCheckpoint,
+  type ParsedCheckpointRef,
+  type ParsedEntry,
+  type ParsedSource,
+} from '../model.js';
 import { sessionFromJsonl } from '../pi-format/jsonl.js';
 import { type Json, type Problems, problem } from '../pi-format/records.js';
 import { isoOf } from '../times.js';
@@ -148,14 +154,7 @@ function folderResolver(dir: string): TurnResolver {
 
 export function readStoreFile(file: string): ParsedSource {
   const p: Problems = { file, prefix: '', list: [] };
-  const src: ParsedSource = {
-    kind: 'openclaw',
-    file,
-    sessions: [],
-    turns: [],
-    entries: [],
-    problems: p.list,
-  };
+  const src: ParsedSource = emptySource('openclaw', file, p.list);
   const text = readRegular(file, MAX_FILE_BYTES).buf.toString('utf8');
   let doc: unknown;
   try {

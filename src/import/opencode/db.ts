@@ -9,7 +9,7 @@
 
 import { statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
-import type { ImportProblem, ParsedSource } from '../model.js';
+import { emptySource, type ImportProblem, type ParsedSource } from '../model.js';
 import { OWN_COLUMN, oneLine, rowLine } from '../sql-rows.js';
 import { openReadOnlyDb } from '../sqlite-open.js';
 import { sessionSource } from './links.js';
@@ -29,14 +29,7 @@ type Row = Record<string, unknown>;
 const ROWID = `${OWN_COLUMN}rowid`;
 
 function only(file: string, reason: string): ParsedSource {
-  return {
-    kind: 'opencode',
-    file,
-    sessions: [],
-    turns: [],
-    entries: [],
-    problems: [{ file, line: 0, reason }],
-  };
+  return emptySource('opencode', file, [{ file, line: 0, reason }]);
 }
 
 /**
@@ -219,19 +212,11 @@ export function* readDb(file: string): Generator<ParsedSource> {
       }
       if (out.turns.length > 0 || out.problems.length > 0) yield out;
     }
-    if (pending.length > 0)
-      yield { kind: 'opencode', file, sessions: [], turns: [], entries: [], problems: pending };
+    if (pending.length > 0) yield emptySource('opencode', file, pending);
   } catch (e) {
     // A file that opens but breaks while read (a corrupt page, a truncated copy): reported, never thrown.
     const reason = `cannot read: ${oneLine((e as Error).message ?? String(e))}`;
-    yield {
-      kind: 'opencode',
-      file,
-      sessions: [],
-      turns: [],
-      entries: [],
-      problems: [...pending, { file, line: 0, reason }],
-    };
+    yield emptySource('opencode', file, [...pending, { file, line: 0, reason }]);
   } finally {
     open.opened.close();
   }

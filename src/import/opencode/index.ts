@@ -3,7 +3,7 @@
  * Format facts and their public sources: docs/import.md (OpenCode). Nothing OpenCode keeps is ever written.
  */
 import { readHead } from '../files.js';
-import type { ParsedSource, SourceReader } from '../model.js';
+import { emptySource, type ParsedSource, type SourceReader } from '../model.js';
 import { readDb } from './db.js';
 import { opencodeDefaultPaths, opencodeDiscover } from './paths.js';
 import { readStorageSession } from './storage.js';
@@ -25,15 +25,7 @@ function* read(file: string): Iterable<ParsedSource> {
     return;
   }
   const r = readStorageSession(file);
-  if ('problem' in r)
-    yield {
-      kind: 'opencode',
-      file,
-      sessions: [],
-      turns: [],
-      entries: [],
-      problems: [{ file, line: 0, reason: r.problem }],
-    };
+  if ('problem' in r) yield emptySource('opencode', file, [{ file, line: 0, reason: r.problem }]);
   else yield r;
 }
 

@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import { readRegular, wideText } from '../files.js';
-import type { ParsedSource, SourceReader } from '../model.js';
+import { emptySource, type ParsedSource, type SourceReader } from '../model.js';
 import { readJsonlSession } from '../pi-format/jsonl.js';
 import type { Problems } from '../pi-format/records.js';
 import { fallbackSessionId, lineageOf, MAX_FILE_BYTES } from './lineage.js';
@@ -18,7 +18,7 @@ export function readPiFile(file: string): ParsedSource {
   const wide = wideText(buf);
   if (wide !== undefined) {
     const problems = [{ file, line: 0, reason: wide }];
-    return { kind: 'pi', file, sessions: [], turns: [], entries: [], problems };
+    return emptySource('pi', file, problems);
   }
   const read = readJsonlSession(buf, p, {
     tool: 'Pi',
