@@ -8,6 +8,7 @@
 import { join } from 'node:path';
 import { codexHome, SESSIONS } from '../import/codex/paths.js';
 import { type Rec, recordOf } from '../import/codex/records.js';
+import { isUuid } from '../import/uuid.js';
 import {
   type AdapterInput,
   type AdapterOutput,
@@ -20,8 +21,8 @@ import {
   recordLines,
 } from './types.js';
 
-/** A turn keyed by Codex's own turn id (turns.ts): the same turn wherever its lines are copied. */
-const TURN_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(#\d+)?$/i;
+/** A turn keyed by Codex's own turn id (turns.ts: the id, `#n` for a later prompt in it): the same wherever copied. */
+const hasTurnId = (id: string) => isUuid(id.replace(/#\d+$/, ''));
 const two = (n: number) => String(n).padStart(2, '0');
 
 /**
@@ -94,7 +95,7 @@ function plan({ shard, node, path, records, sessionId, env, now }: AdapterInput)
       count(types, r.type === 'other' ? obj.type : r.type);
       n++;
     });
-    if (t.source_id === null || !TURN_ID.test(t.source_id))
+    if (t.source_id === null || !hasTurnId(t.source_id))
       throw new ResumeError(
         'no_turn_ids',
         `${t.bates} was written by a Codex that gave its turns no ids: a copy of it would import as new turns; continue it with codex resume instead`,

@@ -7,6 +7,7 @@
  */
 import { join } from 'node:path';
 import { copilotDefaultPaths } from '../import/copilot/paths.js';
+import { isUuid } from '../import/uuid.js';
 import {
   type AdapterInput,
   type AdapterOutput,
@@ -18,8 +19,6 @@ import {
   type ResumeTurn,
   recordLines,
 } from './types.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -44,7 +43,7 @@ function plan({ shard, node, path, records, sessionId, env }: AdapterInput): Ada
   let cwd: string | undefined;
   for (const t of path) {
     // A prompt keyed `<session>/<id>` (an id that is no UUID) would be a new turn in the copy.
-    if (t.source_id === null || !UUID.test(t.source_id))
+    if (t.source_id === null || !isUuid(t.source_id))
       throw new ResumeError(
         'no_turn_ids',
         `${t.bates} is not keyed by a Copilot event id: a copy of it would import as new turns; continue it with copilot --resume instead`,

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { statSync } from 'node:fs';
 import type { SourceKind } from '../import/model.js';
+import { isUuid } from '../import/uuid.js';
 import type { Shard, TurnNode } from '../store/index.js';
 import { RESUME } from './adapters.js';
 import { fillCommand, findExecutable, loadResumeConfig } from './command.js';
@@ -59,8 +60,6 @@ export interface PlanOptions {
 function isSourceKind(kind: string): kind is SourceKind {
   return Object.hasOwn(RESUME, kind);
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 function sourceName(t: TurnNode): string {
   if (t.source === null) return 'asked in arborist';
@@ -118,7 +117,7 @@ export function planResume(shard: Shard, bates: string, opts: PlanOptions = {}):
 
   let sessionId = opts.sessionId ?? randomUUID();
   sessionId = sessionId.toLowerCase();
-  if (!UUID.test(sessionId)) throw new ResumeError('bad_id', `'${sessionId}' is not a session id (a UUID)`);
+  if (!isUuid(sessionId)) throw new ResumeError('bad_id', `'${sessionId}' is not a session id (a UUID)`);
 
   const out = adapter.plan({ shard, node, path, records, sessionId, env, now: opts.now ?? new Date() });
   const cwd = out.cwd;

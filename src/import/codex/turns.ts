@@ -8,10 +8,9 @@
  */
 import { AnswerBuilder, fitText } from '../answer.js';
 import type { ImportProblem, ParsedTurn } from '../model.js';
+import { isUuid } from '../uuid.js';
 import { addToAnswer, environmentCwd, eventPrompt, isAnswerRecord, itemPrompt, turnIdOf } from './content.js';
 import { isObj, type Rec, str } from './records.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface Prompt {
   /** Index of the prompt's record. */
@@ -155,7 +154,7 @@ export function buildTurns(recs: Rec[], prompts: Prompt[], c: TurnContext): Pars
       }
     let sourceId: string;
     if (noPrompt) sourceId = `${c.fileSession}:0`;
-    else if (turnId !== undefined && UUID.test(turnId)) {
+    else if (turnId !== undefined && isUuid(turnId)) {
       const n = (seenTurnIds.get(turnId) ?? 0) + 1;
       seenTurnIds.set(turnId, n);
       sourceId = n === 1 ? turnId : `${turnId}#${n}`;

@@ -9,8 +9,7 @@
  */
 import { AnswerBuilder, fitText } from '../answer.js';
 import type { ImportProblem, ParsedTurn } from '../model.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { isUuid } from '../uuid.js';
 
 /**
  * A prompt's idempotence key. Copilot CLI gives every event and every legacy timeline entry a random UUID, and a
@@ -19,7 +18,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * that is not a UUID (a file not written by the CLI) is not known to be unique, so it is qualified by its session.
  */
 export function promptKey(session: string, id: string): string {
-  return UUID.test(id) ? id.toLowerCase() : `${session}/${id}`;
+  return isUuid(id) ? id.toLowerCase() : `${session}/${id}`;
 }
 
 export interface PromptInfo {
