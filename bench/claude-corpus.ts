@@ -12,6 +12,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { corpusText } from './corpus-text.js';
 import { Rng } from './rng.js';
 import { buildVocabulary } from './words.js';
 
@@ -33,19 +34,8 @@ const TURNS = Number(values.turns);
 const rng = new Rng(Number(values.seed));
 const RESULT_BYTES = Number(values['result-bytes']);
 const VOCAB = buildVocabulary(6000);
+const { words, uuid, resultText } = corpusText(rng, VOCAB, RESULT_BYTES);
 const TOOLS = ['Bash', 'Read', 'Edit', 'Grep', 'Glob', 'Write', 'TodoWrite'];
-
-function words(n: number): string {
-  const out: string[] = [];
-  for (let i = 0; i < n; i++) out.push(VOCAB[Math.floor(VOCAB.length * rng.float() ** 2)]);
-  return out.join(' ');
-}
-
-function uuid(): string {
-  const h = () => (rng.u32() >>> 0).toString(16).padStart(8, '0');
-  const a = h() + h() + h() + h();
-  return `${a.slice(0, 8)}-${a.slice(8, 12)}-4${a.slice(13, 16)}-a${a.slice(17, 20)}-${a.slice(20, 32)}`;
-}
 
 function toolInput(tool: string): Record<string, unknown> {
   switch (tool) {
@@ -62,19 +52,6 @@ function toolInput(tool: string): Record<string, unknown> {
     default:
       return { pattern: words(2), path: '/home/dev/project' };
   }
-}
-
-function resultText(): string {
-  // Mostly short results, one in ten a file read ten times the size.
-  const target = rng.chance(0.1) ? RESULT_BYTES * 10 : Math.round(RESULT_BYTES * (0.3 + rng.float()));
-  const lines: string[] = [];
-  let size = 0;
-  while (size < target) {
-    const l = `${String(lines.length + 1).padStart(5)}  ${words(8 + rng.int(0, 8))}`;
-    lines.push(l);
-    size += l.length + 1;
-  }
-  return lines.join('\n');
 }
 
 interface Ctx {

@@ -14,6 +14,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { corpusText } from './corpus-text.js';
 import { Rng } from './rng.js';
 import { buildVocabulary } from './words.js';
 
@@ -35,32 +36,9 @@ const TURNS = Number(values.turns);
 const RESULT_BYTES = Number(values['result-bytes']);
 const rng = new Rng(Number(values.seed));
 const VOCAB = buildVocabulary(6000);
+const { words, uuid, resultText } = corpusText(rng, VOCAB, RESULT_BYTES);
 const KINDS = ['claude', 'codex', 'gemini', 'copilot', 'pi', 'openclaw'] as const;
 const PER_KIND = Math.max(1, Math.floor(TURNS / KINDS.length));
-
-function words(n: number): string {
-  const out: string[] = [];
-  for (let i = 0; i < n; i++) out.push(VOCAB[Math.floor(VOCAB.length * rng.float() ** 2)]);
-  return out.join(' ');
-}
-
-function uuid(): string {
-  const h = () => (rng.u32() >>> 0).toString(16).padStart(8, '0');
-  const a = h() + h() + h() + h();
-  return `${a.slice(0, 8)}-${a.slice(8, 12)}-4${a.slice(13, 16)}-a${a.slice(17, 20)}-${a.slice(20, 32)}`;
-}
-
-function resultText(): string {
-  const target = rng.chance(0.1) ? RESULT_BYTES * 10 : Math.round(RESULT_BYTES * (0.3 + rng.float()));
-  const lines: string[] = [];
-  let size = 0;
-  while (size < target) {
-    const l = `${String(lines.length + 1).padStart(5)}  ${words(8 + rng.int(0, 8))}`;
-    lines.push(l);
-    size += l.length + 1;
-  }
-  return lines.join('\n');
-}
 
 /** One generated turn: what every format writes, each in its own shape. */
 interface Turn {
