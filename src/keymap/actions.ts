@@ -82,6 +82,13 @@ export const ACTIONS = [
       "Open or fold all the tool calls of that call's turn (of the selected turn when none is on screen)",
   },
   {
+    id: 'thinking.toggle',
+    group: 'Panes',
+    keys: ['t'],
+    description:
+      'Show or hide the thinking (reasoning) of every turn; hidden, one dim line says where it was and how long',
+  },
+  {
     id: 'select',
     group: 'Panes',
     keys: ['enter', 'space'],
