@@ -85,8 +85,7 @@ export const ACTIONS = [
     id: 'thinking.toggle',
     group: 'Panes',
     keys: ['t'],
-    description:
-      'Show or hide the thinking (reasoning) of every turn; hidden, one dim line says where it was and how long',
+    description: "Show or hide every turn's thinking (reasoning)",
   },
   {
     id: 'select',
