@@ -9,13 +9,47 @@ import type { Action } from '../core/actions.js';
 import { diffLines, type Shown, type StructuredPatch } from '../features/transcript/details.js';
 
 /** Turns read per batch: one decompressed chunk usually holds them all; keys are handled between batches. */
-const BATCH = 8;
+export const BATCH = 8;
 /** jsdiff gives up on one pair after this long (ms), and the edit shows as its old and new text. */
 const DIFF_TIMEOUT_MS = 100;
 
-interface Readers {
+export interface Readers {
   turnDetails: (source: string, records: Buffer) => import('../../import/details.js').TurnDetails | null;
   patch: StructuredPatch;
+}
+
+/** The readers and jsdiff, imported on first use (bench/details.ts measures with the same). */
+export function importReaders(): Promise<Readers> {
+  return Promise.all([import('../../import/details.js'), import('diff/lib/patch/create.js')]).then(
+    ([d, jsdiff]) => ({
+      turnDetails: d.turnDetails,
+      patch: (a, b, oldStr, newStr, oh, nh, o) =>
+        jsdiff.structuredPatch(a, b, oldStr, newStr, oh, nh, { ...o, timeout: DIFF_TIMEOUT_MS }),
+    }),
+  );
+}
+
+/** One batch's details: the records read at once (each chunk decompressed once), each turn read by its source's reader. */
+export function readBatch(
+  shard: Shard,
+  batch: readonly { bates: string; sid: string }[],
+  r: Readers,
+  sourceOf: (sid: string) => string | null,
+): [string, Shown | null][] {
+  let records: Map<string, Buffer>;
+  try {
+    records = shard.sourceRecordsOf(batch.map((t) => t.bates));
+  } catch {
+    return batch.map((t) => [t.bates, null]); // damaged records: verify says so; the answer still shows
+  }
+  return batch.map((t): [string, Shown | null] => {
+    const rec = records.get(t.bates);
+    const source = rec ? sourceOf(t.sid) : null;
+    const d = rec && source ? r.turnDetails(source, rec) : null;
+    if (!d) return [t.bates, null];
+    const calls = d.calls.map((c) => (c.edit ? { ...c, diff: diffLines(c.edit, r.patch) } : c));
+    return [t.bates, { thinking: d.thinking, calls }];
+  });
 }
 
 export class DetailsLoader {
@@ -36,30 +70,22 @@ export class DetailsLoader {
     setImmediate(() => void this.drain());
   }
 
-  private loadReaders(): Promise<Readers> {
-    this.readers ??= Promise.all([
-      import('../../import/details.js'),
-      import('diff/lib/patch/create.js'),
-    ]).then(([d, jsdiff]) => ({
-      turnDetails: d.turnDetails,
-      patch: (a, b, oldStr, newStr, oh, nh, o) =>
-        jsdiff.structuredPatch(a, b, oldStr, newStr, oh, nh, { ...o, timeout: DIFF_TIMEOUT_MS }),
-    }));
-    return this.readers;
-  }
-
   private async drain(): Promise<void> {
+    let batch: { bates: string; sid: string }[] = [];
     try {
-      const r = await this.loadReaders();
+      this.readers ??= importReaders();
+      const r = await this.readers;
       while (this.queue.length > 0) {
-        const batch = this.queue.splice(0, BATCH);
+        batch = this.queue.splice(0, BATCH);
         const t0 = performance.now();
-        this.dispatch({ type: 'details', entries: this.read(batch, r), ms: performance.now() - t0 });
+        const entries = readBatch(this.shard, batch, r, (sid) => this.sourceOf(sid));
+        this.dispatch({ type: 'details', entries, ms: performance.now() - t0 });
         await new Promise((done) => setImmediate(done));
       }
     } catch {
       // A reader that cannot be loaded: every turn shows what its answer keeps.
-      this.dispatch({ type: 'details', entries: this.queue.splice(0).map((t) => [t.bates, null]) });
+      const left = [...batch, ...this.queue.splice(0)];
+      this.dispatch({ type: 'details', entries: left.map((t) => [t.bates, null]) });
     } finally {
       this.running = false;
     }
@@ -72,22 +98,5 @@ export class DetailsLoader {
       this.sources.set(sid, s);
     }
     return s;
-  }
-
-  private read(batch: { bates: string; sid: string }[], r: Readers): [string, Shown | null][] {
-    let records: Map<string, Buffer>;
-    try {
-      records = this.shard.sourceRecordsOf(batch.map((t) => t.bates));
-    } catch {
-      return batch.map((t) => [t.bates, null]); // damaged records: verify says so; the answer still shows
-    }
-    return batch.map((t): [string, Shown | null] => {
-      const rec = records.get(t.bates);
-      const source = rec ? this.sourceOf(t.sid) : null;
-      const d = rec && source ? r.turnDetails(source, rec) : null;
-      if (!d) return [t.bates, null];
-      const calls = d.calls.map((c) => (c.edit ? { ...c, diff: diffLines(c.edit, r.patch) } : c));
-      return [t.bates, { thinking: d.thinking, calls }];
-    });
   }
 }
