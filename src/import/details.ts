@@ -6,12 +6,13 @@
  *
  * Sources whose records carry no more than the answer keeps, or that are not read here yet, give null and the
  * transcript shows the answer alone: llm (its rows hold no thinking; calls are in the answer whole), aider (a chat
- * log: the answer is the text), Copilot CLI and OpenCode (not read here yet), arborist exports (the answer is all).
+ * log: the answer is the text), Copilot CLI (not read here yet), arborist exports (the answer is all).
  */
 import { claudeDetails } from './claude/details.js';
 import { codexDetails } from './codex/details.js';
 import type { TurnDetails } from './details-model.js';
 import { geminiDetails } from './gemini/details.js';
+import { opencodeDetails } from './opencode/details.js';
 import { piDetails } from './pi-format/details.js';
 
 export type { CallDetail, Edit, Thinking, TurnDetails } from './details-model.js';
@@ -22,6 +23,7 @@ const READERS: Readonly<Record<string, (records: Buffer) => TurnDetails>> = {
   gemini: geminiDetails,
   pi: piDetails,
   openclaw: piDetails,
+  opencode: opencodeDetails,
 };
 
 /** The sources that have a details reader. */

@@ -142,6 +142,20 @@ describe('turn details from source records', () => {
     expect(calls.every((c) => c.result !== undefined)).toBe(true);
   });
 
+  it("OpenCode, both generations: reasoning, a write as the new file, results; a fork's copied records stay out", () => {
+    for (const path of ['opencode/storage-1.1.65/storage', 'opencode/db-1.18.33/opencode.db']) {
+      const turns = importAndRead('opencode', join(FIX, path));
+      // The fork's first turn carries the copied turns' records before its own: their calls and reasoning are not its.
+      expectAligned(turns);
+      expect(all(turns, (d) => d.thinking).map((t) => t.text)).toEqual([
+        'The user wants a listing; ls will do.',
+      ]);
+      const write = all(turns, (d) => d.calls).find((c) => c.name === 'write')!;
+      expect(write.edit).toEqual({ kind: 'write', file: 'todo.txt', content: 'buy milk\n' });
+      expect(write.result).toEqual({ text: 'Wrote file successfully.', error: false });
+    }
+  });
+
   it('a source with no details reader, and records no reader can follow, give what the answer keeps', () => {
     expect(turnDetails('llm', Buffer.from('{}\n'))).toBeNull();
     expect(turnDetails('claude', Buffer.from('not json\n{"type":"assistant"}\n'))).toEqual({
