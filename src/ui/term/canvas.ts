@@ -46,6 +46,10 @@ export enum Style {
   badge,
   project,
   heading,
+  /** An edit's diff in the transcript: added and deleted lines, hunk and file headers (their marks say it in mono). */
+  diffAdd,
+  diffDel,
+  diffHunk,
 }
 
 export class Frame {

@@ -103,6 +103,9 @@ const T256: Partial<Record<Style, Spec>> = {
   [Style.badge]: [179, DEF, 0],
   [Style.project]: [109, DEF, 0],
   [Style.heading]: [75, DEF, BOLD],
+  [Style.diffAdd]: [114, DEF, 0],
+  [Style.diffDel]: [210, DEF, 0],
+  [Style.diffHunk]: [81, DEF, 0],
 };
 
 const T8: Partial<Record<Style, Spec>> = {
@@ -135,6 +138,9 @@ const T8: Partial<Record<Style, Spec>> = {
   [Style.badge]: [3, DEF, 0],
   [Style.project]: [6, DEF, 0],
   [Style.heading]: [4, DEF, BOLD],
+  [Style.diffAdd]: [2, DEF, 0],
+  [Style.diffDel]: [1, DEF, 0],
+  [Style.diffHunk]: [6, DEF, 0],
 };
 
 /** NO_COLOR: attributes only. */

@@ -23,6 +23,11 @@ const ROLE_STYLE: Record<Role, Style> = {
   error: Style.error,
   tool: Style.link,
   result: Style.dim,
+  thinking: Style.dim,
+  input: Style.normal,
+  diffAdd: Style.diffAdd,
+  diffDel: Style.diffDel,
+  diffHunk: Style.diffHunk,
 };
 
 export function drawTranscript(f: Frame, s: State, box: Rect, inner: Rect): void {
