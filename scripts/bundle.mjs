@@ -104,5 +104,15 @@ const results = await Promise.all([
     // after another statement is only a string (the bundle would run sloppy).
     banner: { js: '"use strict";\nvar __bundle_url = require("node:url").pathToFileURL(__filename).href;' },
   }),
+  // `arborist mcp` alone (bin/arborist picks it): an agent starts it and waits. The SDK and zod are inlined: as ~200
+  // ES modules loaded one by one from node_modules they cost ~300 ms of its start (docs/mcp.md, "Start-up").
+  build({
+    ...common,
+    entryPoints: { mcp: 'src/cli/mcp-main.ts' },
+    packages: undefined,
+    external: ['better-sqlite3'],
+    // Inlined CommonJS packages (ajv) require Node's own modules: give the ES bundle a require to do it with.
+    banner: { js: 'import { createRequire as __mcpCreateRequire } from "node:module"; const require = __mcpCreateRequire(import.meta.url);' },
+  }),
 ]);
 for (const r of results) if (r.metafile) process.stdout.write(`${JSON.stringify(r.metafile)}\n`);
