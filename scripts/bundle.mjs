@@ -104,7 +104,7 @@ const results = await Promise.all([
     // after another statement is only a string (the bundle would run sloppy).
     banner: { js: '"use strict";\nvar __bundle_url = require("node:url").pathToFileURL(__filename).href;' },
   }),
-  // `arborist mcp` alone (bin/arborist picks it): an agent starts it and waits. The SDK and zod are inlined: as ~200
+  // `arborist mcp` alone (bin/arborist picks it): an agent starts it and waits. The SDK and zod are inlined: as ~240
   // ES modules loaded one by one from node_modules they cost ~300 ms of its start (docs/mcp.md, "Start-up").
   build({
     ...common,

@@ -6,7 +6,7 @@ import { runEntry } from './report.js';
 /**
  * `arborist mcp` on its own: bin/arborist starts this bundle for it. An agent starts the server at the beginning of
  * each of its sessions and waits for it, so it loads only the store, the server and the SDK (inlined: one file, not
- * some 200 modules), never the TUI or the other commands. Same parsing and errors as main.ts.
+ * some 240 modules), never the TUI or the other commands. Same parsing and errors as main.ts.
  */
 function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> | number {
   const p = parse(argv, mcpCmd.options);
