@@ -2,7 +2,7 @@
  * `arborist mcp` as an agent uses it (issue 31: 50 calls in a row, under 20 ms median each on the 1M shard), beside
  * the same work done in this process, measured in the same run.
  *
- *   node dist/bench/mcp.js --db PATH [--runs 5] [--seed 1] [--json]
+ *   npm run bench:mcp -- --db PATH [--runs 5] [--seed 1] [--json]
  *
  * PATH is a shard made by `npm run gen -- --nodes N --db PATH`; it is only read (the server and this process open
  * it read-only). The calls: for each of 10 queries drawn from the shard's own words (bench/find.ts's mix), find,
@@ -11,11 +11,14 @@
  *   figure  the median call through the real SDK client and the real server (bin/arborist mcp, over stdio);
  *   floor   the median of the same 50 calls in this process (src/mcp/tools.ts on a read-only Shard): the engine's
  *           own cost, so figure - floor is what the protocol, the process boundary and the SDK add.
- * And start-up: spawn, initialize and the first answer (a list, which opens the shard), beside `node -e ''`.
+ * And start-up: spawn, initialize and the first answer (a list, which opens the shard), beside `node -e ''`, with
+ * the server's V8 code cache (left by the long session of the calls, in a folder of the benchmark's) and without.
  * check (the whole audit chain) is timed once, beside chainCheck() in this process: it is seconds on a million
  * events, never one of the 50.
  */
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -63,13 +66,17 @@ function callsFor(shard: Shard, queries: string[]): Call[] {
   return calls.slice(0, 50);
 }
 
-async function connect(db: string): Promise<Client> {
+/** The server's V8 code cache (src/cli/code-cache.ts) goes to a folder of the benchmark's own. */
+const CACHE_HOME = mkdtempSync(join(tmpdir(), 'arborist-bench-mcp-'));
+
+async function connect(db: string, env: Record<string, string> = {}): Promise<Client> {
   const client = new Client({ name: 'arborist-bench', version: '0' });
   await client.connect(
     new StdioClientTransport({
       command: process.execPath,
       args: [BIN, 'mcp', '--db', db],
       stderr: 'inherit',
+      env: { XDG_CACHE_HOME: CACHE_HOME, ...env },
     }),
   );
   return client;
@@ -101,9 +108,9 @@ function spawnMs(args: string[]): number {
   return performance.now() - t;
 }
 
-async function startMs(db: string): Promise<number> {
+async function startMs(db: string, env: Record<string, string> = {}): Promise<number> {
   const t = performance.now();
-  const client = await connect(db);
+  const client = await connect(db, env);
   await client.callTool({ name: 'list', arguments: { limit: 1 } });
   const ms = performance.now() - t;
   await client.close();
@@ -119,7 +126,7 @@ async function main(): Promise<void> {
       json: { type: 'boolean', default: false },
     },
   });
-  if (values.db === undefined) throw new Error('usage: node dist/bench/mcp.js --db PATH [--runs 5] [--json]');
+  if (values.db === undefined) throw new Error('usage: npm run bench:mcp -- --db PATH [--runs 5] [--json]');
   const db = values.db;
   const runs = Math.max(3, Number(values.runs));
   const report = new Report(`arborist bench mcp: ${db}`, values.json);
@@ -137,9 +144,6 @@ async function main(): Promise<void> {
       'calls',
       `${calls.length} a run: ${calls.filter((c) => c.tool === 'find').length} x (find, show, path, tree, list)`,
     );
-
-    const start: Pair[] = [];
-    for (let i = 0; i < runs; i++) start.push({ floor: spawnMs(['-e', '']), figure: await startMs(db) });
 
     const client = await connect(db);
     const perCall: Pair[] = [];
@@ -173,6 +177,13 @@ async function main(): Promise<void> {
     } finally {
       await client.close();
     }
+    // Start-up after the calls: the long session above left the code cache, as an agent's first session does.
+    const start: Pair[] = [];
+    const cold: Pair[] = [];
+    for (let i = 0; i < runs; i++) {
+      start.push({ floor: spawnMs(['-e', '']), figure: await startMs(db) });
+      cold.push({ floor: spawnMs(['-e', '']), figure: await startMs(db, { ARBORIST_CODE_CACHE: 'off' }) });
+    }
     report.fact('p95/slowest call over stdio, per run (ms)', worst.join('  '));
     report.fact(
       'median per tool, over stdio / in process (ms)',
@@ -195,8 +206,16 @@ async function main(): Promise<void> {
       floorIs: "node -e '' (a Node process that does nothing)",
       pairs: start,
     });
+    report.add({
+      name: 'start-up without the code cache (ARBORIST_CODE_CACHE=off: the first start of a new build)',
+      kind: 'time',
+      unit: 'ms',
+      floorIs: "node -e '' (a Node process that does nothing)",
+      pairs: cold,
+    });
   } finally {
     shard.close();
+    rmSync(CACHE_HOME, { recursive: true, force: true });
   }
   report.end();
 }

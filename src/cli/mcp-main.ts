@@ -4,9 +4,10 @@ import { mcpCmd, runMcp } from './commands/mcp.js';
 import { runEntry } from './report.js';
 
 /**
- * `arborist mcp` on its own: bin/arborist starts this bundle for it. An agent starts the server at the beginning of
- * each of its sessions and waits for it, so it loads only the store, the server and the SDK (inlined: one file, not
- * some 240 modules), never the TUI or the other commands. Same parsing and errors as main.ts.
+ * `arborist mcp` on its own: bin/arborist starts it for `mcp` (through mcp-launch.ts and V8's code cache). An agent
+ * starts the server at the beginning of each of its sessions and waits for it, so this loads only the store, the
+ * server and the SDK (inlined: one file, not some 240 modules), never the TUI or the other commands. Same parsing
+ * and errors as main.ts, which lists and runs the command too.
  */
 function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> | number {
   const p = parse(argv, mcpCmd.options);

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -302,6 +302,23 @@ describe('arborist mcp', () => {
     expect(mainText).not.toMatch(/from "(@modelcontextprotocol|zod)/);
     expect(mainText).toMatch(/import\("@modelcontextprotocol\/sdk\/server\/mcp\.js"\)/);
     expect(readFileSync(BIN, 'utf8')).toContain("mcp: 'mcp.js'");
+    // mcp.js is the launcher (node: builtins only): the server is mcp-body.cjs, run through V8's code cache.
+    const launcher = readFileSync(join(root, 'dist/bundle/mcp.js'), 'utf8');
+    expect(launcher).toContain('mcp-body.cjs');
+    expect([...launcher.matchAll(/from "([^"]+)"/g)].every((m) => m[1].startsWith('node:'))).toBe(true);
+    const body = readFileSync(join(root, 'dist/bundle/mcp-body.cjs'), 'utf8');
+    // (one comment of the SDK's says `import()`, in backquotes)
+    expect(body).not.toMatch(/(?<!`)\bimport\(/);
+    expect(body).not.toContain('import.meta');
+    const cacheHome = tempDir();
+    const cached = await connect(shard(), BIN, { ARBORIST_CODE_CACHE: '', XDG_CACHE_HOME: cacheHome });
+    await ok(cached, 'list');
+    // The cache is written 1.5 s after start (code-cache.ts); the next server compiles nothing and serves the same.
+    await new Promise((r) => setTimeout(r, 2000));
+    await cached.close();
+    expect(readdirSync(join(cacheHome, 'arborist')).filter((f) => f.startsWith('mcp-body-'))).toHaveLength(1);
+    const again = await connect(shard(), BIN, { ARBORIST_CODE_CACHE: '', XDG_CACHE_HOME: cacheHome });
+    expect((await ok(again, 'find', { query: 'lifetime' })).hits).toHaveLength(3);
     const viaMain = await connect(shard(), main);
     expect((await ok(viaMain, 'list')).sessions).toHaveLength(3);
     for (const args of [

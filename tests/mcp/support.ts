@@ -11,12 +11,13 @@ const open: Client[] = [];
  * The real SDK client, connected to the real built server (`arborist mcp --db DB`) spawned over stdio; `entry` is
  * bin/arborist, or a bundle run directly.
  */
-export async function connect(db: string, entry = BIN): Promise<Client> {
+export async function connect(db: string, entry = BIN, env: Record<string, string> = {}): Promise<Client> {
   const client = new Client({ name: 'arborist-tests', version: '0' });
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [entry, 'mcp', '--db', db],
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+    // No code cache in the user's ~/.cache unless a test asks for one in a folder of its own.
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ARBORIST_CODE_CACHE: 'off', ...env },
     stderr: 'pipe',
   });
   await client.connect(transport);
