@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { BUDGET_BYTES } from '../../src/mcp/page.js';
 import { Shard } from '../../src/store/index.js';
+import { tamper } from '../support/attacker.js';
 import { BIN, cli } from '../support/cli.js';
 import { tempDb, tempDir } from '../support/tmp.js';
 import { call, connect, fails, type Json, ok, shardBytes } from './support.js';
@@ -278,6 +279,51 @@ describe('arborist mcp', () => {
     await ok(c, 'list');
     await c.close();
     expect(shardBytes(db)).toBe(crashed);
+  });
+
+  it('check says where a tampered chain breaks, as a result, not an error', async () => {
+    const db = shard();
+    tamper(
+      db,
+      (raw) =>
+        raw
+          .prepare(
+            "UPDATE audit_events SET body = CAST(replace(CAST(body AS TEXT), 'a', 'b') AS BLOB) WHERE seq = 5",
+          )
+          .run(),
+      { rehash: false },
+    );
+    const c = await connect(db);
+    const check = await ok(c, 'check');
+    expect(check).toMatchObject({ ok: false, first_broken_seq: 5 });
+    expect(check.reason).toMatch(/\S/);
+    expect(check.head).toBe(cli(['chain-check', '--db', db, '--json']).json().head);
+  });
+
+  it('neither indexes nor upgrades the shard: a shard due an upgrade is a tool error of one line', async () => {
+    const db = shard();
+    // Turns waiting to be indexed: a writable open indexes them; this server searches them as they wait.
+    tamper(db, (raw) => raw.exec('INSERT INTO fts_pending SELECT id FROM nodes'), { rehash: false });
+    const waiting = shardBytes(db);
+    let c = await connect(db);
+    expect((await ok(c, 'find', { query: 'lifetime' })).hits).toHaveLength(3);
+    await c.close();
+    expect(shardBytes(db)).toBe(waiting);
+
+    tamper(
+      db,
+      (raw) => {
+        raw.exec('DROP TABLE schema_migrations');
+        raw.pragma('user_version = 9');
+      },
+      { rehash: false },
+    );
+    const old = shardBytes(db);
+    c = await connect(db);
+    expect(await fails(c, 'find', { query: 'lifetime' })).toMatch(/needs a schema upgrade \(schema 9/);
+    expect(await fails(c, 'list')).toMatch(/needs a schema upgrade/);
+    await c.close();
+    expect(shardBytes(db)).toBe(old);
   });
 
   it('says what is wrong with the shard as a tool error, and serves it once it is there', async () => {
