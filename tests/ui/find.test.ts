@@ -483,6 +483,7 @@ describe('highlights', () => {
       corrections: { lifetme: ['lifetime'], sqlte: ['sqlite', 'lifetime'] },
       problems: ["unknown filter 'x:'"],
       refused: false,
+      match: { words: ['lifetime'], prefix: 'sql' },
     });
     expect(f.hits[0]).toMatchObject({ agent: 'codex', project: '/home/ana/garden' });
     expect(f.hits[0].snippet.length).toBe(600);
