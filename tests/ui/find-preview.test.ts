@@ -13,7 +13,7 @@ import {
   previewLines,
 } from '../../src/ui/features/find/preview.js';
 import type { Turn } from '../../src/ui/features/transcript/model.js';
-import { SETTLE_MS } from '../../src/ui/runtime/preview.js';
+import { SETTLE_MS, TYPING_QUIET_MS } from '../../src/ui/runtime/preview.js';
 import { Style } from '../../src/ui/term/canvas.js';
 import { entryShard } from '../support/entry-shard.js';
 import { tempDb } from '../support/tmp.js';
@@ -123,6 +123,12 @@ describe('the find preview: the matched words and where it opens', () => {
     expect(marked(M([], 'borr'))).toEqual(['Borrowed', 'borrow']);
     expect(marked(M(['and'], 'tes'))).toEqual(['and', 'test']);
     expect(marked(M([]))).toEqual([]);
+    // an ASCII line takes the quick path: the same answers
+    const a = 'A vitest test; Borrowed borrow.';
+    const ascii = (m: SearchMatch) => matchRanges(a, m).map(([x, y]) => a.slice(x, y + 1));
+    expect(ascii(M(['test']))).toEqual(['test']);
+    expect(ascii(M(['a'], 'borr'))).toEqual(['A', 'Borrowed', 'borrow']);
+    expect(ascii(M(['nothing'], 'zz'))).toEqual([]);
   });
 
   it('opens a line or two above the first line holding a match in the answer', () => {
@@ -313,6 +319,22 @@ describe('the find preview: the runtime', () => {
       await new Promise((r) => setImmediate(r));
       expect(seen).toHaveLength(2);
       expect(seen[1].turn).toBe(seen[0].turn);
+    } finally {
+      h.close();
+    }
+  });
+
+  it('reads nothing while the query is being typed: the preview follows the first pause', async () => {
+    const { h, f, seen } = harness();
+    try {
+      const t0 = Date.now();
+      h.rt.run([{ type: 'search', seq: 1, query: 'main', scope: null, limit: 5 }]);
+      h.rt.run([{ type: 'previewTurn', bates: f.cur.bates[0] }]);
+      await new Promise((r) => setTimeout(r, SETTLE_MS * 2));
+      h.rt.run([{ type: 'search', seq: 2, query: 'main c', scope: null, limit: 5 }]);
+      await until(() => seen.length > 0);
+      expect(Date.now() - t0).toBeGreaterThanOrEqual(SETTLE_MS * 2 + TYPING_QUIET_MS - 5);
+      expect(seen.map((a) => a.bates)).toEqual([f.cur.bates[0]]);
     } finally {
       h.close();
     }

@@ -154,6 +154,7 @@ export class Runtime {
         this.dispatch({ type: 'demoBuilt' });
         return;
       case 'search':
+        this.preview.typed();
         this.finder.search({ seq: e.seq, query: e.query, scope: e.scope, limit: e.limit });
         return;
       case 'previewTurn':
