@@ -288,6 +288,8 @@ describe('the find preview: the view', () => {
       expect(lines[l.preview!.y]).toContain('aaaa-000001');
       expect(lines[l.preview!.y]).toMatch(/↑↓ line \d+\/\d+/);
       expect(lines.join('\n')).not.toContain('line 30 ');
+      // the preview's keys are on the key line, whole, at 80 columns too
+      expect(lines.join('\n')).toMatch(/Shift-↓↑ scroll( preview)? · Ctrl-O (hide )?preview/);
     });
   }
 });

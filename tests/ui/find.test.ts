@@ -251,9 +251,9 @@ describe('the find box (view)', () => {
     expect(lines[r.y + 4]).toMatch(/│ {3}\[aaaa-000001\] in the question · fresh\s+│/);
     expect(lines[r.y + 5]).toMatch(/claude\s+\/home\/ana\/shop\s+2d {2}And for structs\?\s+│/);
     expect(lines[r.y + 6]).toMatch(/\[bbbb-000002\] in the question · manual\s+│/);
-    // (with the preview's keys the long forms do not fit in 100 columns: the short ones, none cut)
+    // (with the preview's keys the long forms do not fit in 100 columns: shorter ones, none cut)
     expect(lines[r.y + 2 + r.h - 4]).toContain(
-      'Enter go · Esc back · Ctrl-S scope · Shift-↓↑ scroll · Ctrl-O preview',
+      'Enter go · Esc back · Ctrl-S this session only · Shift-↓↑ scroll · Ctrl-O preview',
     );
     // the match stands out (on the selected first line: its selected form), the label is dim elsewhere
     expect(styleAt('lifetime in', r.y + 3)).toBe(Style.matchSel);

@@ -310,25 +310,27 @@ export function drawFind(f: Frame, s: State, ov: FindOverlay, g: Glyphs): void {
     }
   }
 
-  // The keys; in a narrow box, the short forms (the preview's keys must show at 80 columns too).
+  // The keys: in a narrower box, shorter forms (the preview's keys must show at 80 columns too), the scope's
+  // full form (which way it switches) while it fits.
   const esc = `${s.keyOf.close ?? 'Esc'} back`;
-  const parts = ['↑↓ select', 'Enter go there', esc];
-  const short = ['Enter go', esc];
   const scopeKey = s.keyOf['find.scope'];
-  if (scopeKey && ov.sid) {
-    parts.push(`${scopeKey} ${ov.scope === 'all' ? 'this session only' : 'all sessions'}`);
-    short.push(`${scopeKey} scope`);
-  }
-  const scroll = scrollKeys(s);
-  if (layout.preview && scroll) {
-    parts.push(`${scroll} scroll preview`);
-    short.push(`${scroll} scroll`);
-  }
+  const scope =
+    scopeKey && ov.sid ? `${scopeKey} ${ov.scope === 'all' ? 'this session only' : 'all sessions'}` : null;
+  const scroll = layout.preview ? scrollKeys(s) : null;
   const previewKey = s.keyOf['find.preview'];
-  if (previewKey) {
-    parts.push(`${previewKey} ${s.find.hidePreview ? 'show' : 'hide'} preview`);
-    short.push(`${previewKey} preview`);
-  }
-  const keys = displayWidth(parts.join(' · ')) <= iw ? parts : short;
+  const toggle = previewKey ? `${previewKey} ${s.find.hidePreview ? 'show' : 'hide'} preview` : null;
+  const keys = [
+    ['↑↓ select', 'Enter go there', esc, scope, scroll && `${scroll} scroll preview`, toggle],
+    ['Enter go', esc, scope, scroll && `${scroll} scroll`, previewKey && `${previewKey} preview`],
+    [
+      'Enter go',
+      esc,
+      scope && `${scopeKey} scope`,
+      scroll && `${scroll} scroll`,
+      previewKey && `${previewKey} preview`,
+    ],
+  ]
+    .map((form) => form.filter((x): x is string => typeof x === 'string' && x !== ''))
+    .find((form, i, all) => i === all.length - 1 || displayWidth(form.join(' · ')) <= iw)!;
   f.text(ix, r.y + r.h - 2, truncate(keys.join(' · '), iw), Style.dim, iw);
 }
