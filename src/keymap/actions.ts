@@ -142,6 +142,13 @@ export const ACTIONS = [
     description: 'In the find box: all sessions, or only the session you were in',
   },
   {
+    id: 'find.preview',
+    group: 'Find',
+    keys: ['C-o'],
+    description:
+      "In the find box: show or hide the selected hit's preview (beside the hits from 110 columns, else under them)",
+  },
+  {
     id: 'chain.check',
     group: 'Shard',
     keys: ['c'],

@@ -36,7 +36,13 @@ function contextRows(km: Keymap, group: string): [string, string][] {
     for (const ctx of contexts) {
       for (const r of CONTEXTS[ctx] as readonly Rule[]) {
         if (!r.help) continue;
-        const via = (r.via ?? []).flatMap((a) => km.keysOf(a).slice(0, 1));
+        // In a text box a key that types (`J`) is text, not the rule: the first key that types nothing is named.
+        const via = (r.via ?? []).flatMap((a) =>
+          km
+            .keysOf(a)
+            .filter((k) => !r.notText || !types(k))
+            .slice(0, 1),
+        );
         const fixed = r.keys ?? [];
         const first = fixed[0] ?? via[0];
         const also =
@@ -47,6 +53,11 @@ function contextRows(km: Keymap, group: string): [string, string][] {
     }
   }
   return out;
+}
+
+/** A key that types a character (a text box takes it as text). */
+function types(key: string): boolean {
+  return key === 'space' || [...key].length === 1;
 }
 
 /** The help group that lists the command line's commands (src/keymap/commands.ts). */
@@ -141,7 +152,8 @@ export function keysMarkdown(km: Keymap = buildKeymap()): string {
     '## Find box',
     '',
     'While the find box (`/`) is open every printable key is text (so `n` and `q` are letters there); besides',
-    `\`find.scope\` (${km.keysOf('find.scope').map(code).join(', ') || 'unbound'}), these keys are fixed:`,
+    `\`find.scope\` (${km.keysOf('find.scope').map(code).join(', ') || 'unbound'}) and \`find.preview\` (${km.keysOf('find.preview').map(code).join(', ') || 'unbound'}), these keys work`,
+    'there (the preview scrolls with the keys of `transcript.down` and `transcript.up` that type nothing):',
     '',
     '| Keys | What it does |',
     '|---|---|',

@@ -23,10 +23,12 @@ export {
   type MatchField,
   oneEditVariants,
   type SearchHit,
+  type SearchMatch,
   type SearchOptions,
   type SearchResult,
 } from './find/search.js';
 export { foldTerms, matchExpression, queryTerms, quoteTerm } from './find/terms.js';
+export { indexTerms } from './find/vocabulary.js';
 export {
   type ArchiveContent,
   type ArchiveDocument,

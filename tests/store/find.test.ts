@@ -91,6 +91,20 @@ describe('find', () => {
     expect(s.search('x').hits.map((h) => h.bates)).toEqual([t.x.bates]);
   });
 
+  it('says which words the hits matched: whole words (folded, typo corrections too) and the prefix being typed', () => {
+    const s = newShard();
+    corpus(s);
+    expect(s.search('Interact ASY').match).toEqual({ words: ['interact'], prefix: 'asy' });
+    expect(s.search('interact asy ').match).toEqual({ words: ['interact', 'asy'], prefix: null });
+    // one letter is matched as a whole word, not as a prefix
+    expect(s.search('x').match).toEqual({ words: ['x'], prefix: null });
+    expect(s.search('Écrit').match).toEqual({ words: [], prefix: 'ecrit' });
+    expect(s.search('xylophnoe ').match).toEqual({ words: ['xylophnoe', 'xylophone'], prefix: null });
+    // filters are not words; nothing to match when nothing was searched
+    expect(s.search('after:2020-01-01 interact ').match.words).toEqual(['interact']);
+    expect(s.search('').match).toEqual({ words: [], prefix: null });
+  });
+
   it('honours limit and scope', () => {
     const s = newShard();
     const t = corpus(s);

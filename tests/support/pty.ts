@@ -41,7 +41,10 @@ export const KEYS: Record<string, string> = {
   escape: '\x1b',
   backspace: '\x7f',
   'C-c': '\x03',
+  'C-o': '\x0f',
   'C-u': '\x15',
+  'S-up': '\x1b[1;2A',
+  'S-down': '\x1b[1;2B',
 };
 
 export interface StartOptions {

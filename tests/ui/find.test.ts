@@ -251,8 +251,9 @@ describe('the find box (view)', () => {
     expect(lines[r.y + 4]).toMatch(/│ {3}\[aaaa-000001\] in the question · fresh\s+│/);
     expect(lines[r.y + 5]).toMatch(/claude\s+\/home\/ana\/shop\s+2d {2}And for structs\?\s+│/);
     expect(lines[r.y + 6]).toMatch(/\[bbbb-000002\] in the question · manual\s+│/);
+    // (with the preview's keys the long forms do not fit in 100 columns: shorter ones, none cut)
     expect(lines[r.y + 2 + r.h - 4]).toContain(
-      '↑↓ select · Enter go there · Esc back · Ctrl-S this session only',
+      'Enter go · Esc back · Ctrl-S this session only · Shift-↓↑ scroll · Ctrl-O preview',
     );
     // the match stands out (on the selected first line: its selected form), the label is dim elsewhere
     expect(styleAt('lifetime in', r.y + 3)).toBe(Style.matchSel);
@@ -483,6 +484,7 @@ describe('highlights', () => {
       corrections: { lifetme: ['lifetime'], sqlte: ['sqlite', 'lifetime'] },
       problems: ["unknown filter 'x:'"],
       refused: false,
+      match: { words: ['lifetime'], prefix: 'sql' },
     });
     expect(f.hits[0]).toMatchObject({ agent: 'codex', project: '/home/ana/garden' });
     expect(f.hits[0].snippet.length).toBe(600);
@@ -490,6 +492,7 @@ describe('highlights', () => {
     expect(f.hits[0].question.length).toBe(600);
     expect(f.hits[0].highlights).toEqual([[0, 3]]);
     expect(f.corrections).toEqual(['lifetime', 'sqlite']);
+    expect(f.match).toEqual({ words: ['lifetime'], prefix: 'sql' });
   });
 });
 

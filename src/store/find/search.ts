@@ -66,6 +66,16 @@ export interface SearchResult {
   problems: string[];
   /** A filter's value could not be used, so nothing was searched (a wrong filter must not widen the search). */
   refused: boolean;
+  /**
+   * What the hits matched, folded as the index folds words: `words` whole (the query's terms and their typo
+   * corrections), `prefix` as the start of a word (the word being typed), so a reader of a hit can mark them.
+   */
+  match: SearchMatch;
+}
+
+export interface SearchMatch {
+  words: string[];
+  prefix: string | null;
 }
 
 /** How many of the newest matches of each FTS query are ranked. */
@@ -224,6 +234,7 @@ export function search(db: Database.Database, text: string, opts: SearchOptions 
     corrections: {},
     problems: parsed.problems,
     refused: parsed.invalid,
+    match: { words: [], prefix: null },
   };
   if (parsed.invalid) return result;
   const resolved = resolveFilters(db, parsed.filters, shardVersion(db));
@@ -298,6 +309,7 @@ export function search(db: Database.Database, text: string, opts: SearchOptions 
       }
     }
   }
+  result.match = matchOf(terms, prefixMark, result.corrections);
   if (fieldOf.size === 0) return result;
 
   const rows = st(db, 'rows').all(JSON.stringify([...fieldOf.keys()])) as RankedRow[];
@@ -333,6 +345,24 @@ export function search(db: Database.Database, text: string, opts: SearchOptions 
     project: projectOf(origins.get(row.sid)?.info),
   }));
   return result;
+}
+
+/** The words a hit matched: the prefix only from two characters on, as the MATCH expression asks it. */
+function matchOf(
+  terms: string[],
+  prefixMark: string | undefined,
+  corrections: Record<string, string[]>,
+): SearchMatch {
+  const words = new Set<string>();
+  terms.forEach((t, i) => {
+    const folded = indexTerms(t);
+    // The last term's last part is the prefix when it is asked as one.
+    if (i === terms.length - 1 && prefixMark !== undefined && prefixMark.length >= 2) folded.pop();
+    for (const w of folded) words.add(w);
+    for (const c of corrections[t] ?? []) words.add(c);
+  });
+  const prefix = prefixMark !== undefined && prefixMark.length >= 2 ? prefixMark : null;
+  return { words: [...words], prefix };
 }
 
 /** A session's project: the source's own name for it, else its working directory. */

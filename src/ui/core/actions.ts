@@ -1,5 +1,5 @@
 /** What can happen to the TUI: key presses and the screen's events, and the runtime's answers to effects. */
-import type { ChainCheck, OutlineNode } from '../../store/index.js';
+import type { ChainCheck, OutlineNode, SearchMatch } from '../../store/index.js';
 import type { Follow } from '../features/command/model.js';
 import type { HitLine } from '../features/find/model.js';
 import type { MaintenanceAction } from '../features/maintenance/model.js';
@@ -54,8 +54,11 @@ export type Action =
       searched: number;
       corrections: string[];
       problems?: string[];
+      match?: SearchMatch;
       ms?: number;
     }
+  /** The find preview's turn (previewTurn): null with `error` when it cannot be read. */
+  | { type: 'previewed'; bates: string; turn: Turn | null; archived: boolean; error?: string }
   | { type: 'findFailed'; seq: number; error: string }
   | MaintenanceAction
   | ResumeAction;

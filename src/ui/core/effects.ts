@@ -31,6 +31,8 @@ export type Effect =
   | { type: 'importHistories'; histories: HistoryOffer[] }
   /** Run a find query (off the main thread); answered by `found` (or `findFailed`) with the same seq. */
   | { type: 'search'; seq: number; query: string; scope: string | null; limit: number }
+  /** Load a turn for the find preview, once the keys typed meanwhile are answered; answered by `previewed`. */
+  | { type: 'previewTurn'; bates: string }
   | MaintenanceEffect
   | ResumeEffect
   | { type: 'quit' };

@@ -253,7 +253,7 @@ export function initialState(opts: {
     keymap: opts.keymap,
     now: opts.now ?? Date.now(),
     quitting: false,
-    find: { seq: 0, last: null },
+    find: { seq: 0, last: null, hidePreview: false },
     showArchived: false,
   };
 }

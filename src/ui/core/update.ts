@@ -6,7 +6,7 @@
 import { onAskChunk, onAskDone, onAskFailed } from '../features/ask/update.js';
 import { onBranches } from '../features/branches/update.js';
 import { commandOutline, onArrived } from '../features/command/update.js';
-import { onFindFailed, onFound } from '../features/find/update.js';
+import { onFindFailed, onFound, onPreviewed, withPreview } from '../features/find/update.js';
 import { onMaintenance } from '../features/maintenance/update.js';
 import { onResume } from '../features/resume/update.js';
 import { onChainDone, onChainProgress, onChainStart, onStateDone } from '../features/status/update.js';
@@ -24,7 +24,7 @@ export function update(s: State, a: Action): Result {
   withPath(m, fx);
   if (a.type !== 'titles') withTitles(m, fx);
   if (a.type !== 'origins') withOrigins(m, fx);
-  const n = withDetails(m, fx);
+  const n = withPreview(withDetails(m, fx), fx);
   return [n, fx];
 }
 
@@ -79,6 +79,8 @@ function step(s: State, a: Action): Result {
       return onFound(s, a);
     case 'findFailed':
       return onFindFailed(s, a.seq, a.error);
+    case 'previewed':
+      return onPreviewed(s, a);
     case 'entries':
     case 'changePlan':
     case 'changeDone':

@@ -114,6 +114,7 @@ export class FindScheduler {
           searched: m.searched,
           corrections: m.corrections,
           problems: m.problems,
+          match: m.match,
           ms: m.ms,
         });
       else this.findDone({ type: 'findFailed', seq: m.seq, error: m.error });

@@ -16,6 +16,7 @@ import { DetailsLoader } from './details.js';
 import { type FindOptions, FindScheduler } from './find-search.js';
 import { importHistories } from './import-histories.js';
 import { Maintenance } from './maintenance.js';
+import { PreviewLoader } from './preview.js';
 import { Resumer, type RunOutside } from './resume.js';
 import { SessionSource } from './sessions.js';
 import { StateChecker } from './state-check.js';
@@ -45,6 +46,7 @@ export class Runtime {
   private readonly state: StateChecker;
   private readonly resumer: Resumer;
   private readonly details: DetailsLoader;
+  private readonly preview: PreviewLoader;
   private stateTimer: NodeJS.Timeout | null = null;
   private abort: AbortController | null = null;
   private lastVersion = -1;
@@ -67,6 +69,16 @@ export class Runtime {
     this.state = new StateChecker(shard.path, dispatch, opts.verifyCommand ?? null);
     this.resumer = new Resumer(shard, dispatch, opts.runOutside ?? null);
     this.details = new DetailsLoader(shard, dispatch);
+    this.preview = new PreviewLoader(
+      (bates) =>
+        this.source.turn(bates) ?? {
+          turn: null,
+          archived: false,
+          error: `turn ${bates} is no longer in the shard (deleted since the search)`,
+        },
+      dispatch,
+      () => shard.dataVersion(),
+    );
   }
 
   /** Runs the effects in order; each may dispatch actions (which may run more effects). */
@@ -142,7 +154,11 @@ export class Runtime {
         this.dispatch({ type: 'demoBuilt' });
         return;
       case 'search':
+        this.preview.typed();
         this.finder.search({ seq: e.seq, query: e.query, scope: e.scope, limit: e.limit });
+        return;
+      case 'previewTurn':
+        this.preview.request(e.bates);
         return;
       case 'loadEntries':
       case 'planChange':
@@ -303,6 +319,7 @@ export class Runtime {
     this.resumer.close();
     this.chain.close();
     this.finder.close();
+    this.preview.close();
     if (this.stateTimer) clearTimeout(this.stateTimer);
     this.state.close();
   }

@@ -3,7 +3,13 @@
  * branch points alike, and gets them from the live tables or, for a session shown as archived, from its archive
  * body (read-only). Which sessions are archived is known from the state: only those the tree shows are read.
  */
-import { type SessionSource as Mapping, parseBates, type Shard, type TurnNode } from '../../store/index.js';
+import {
+  listArchives,
+  type SessionSource as Mapping,
+  parseBates,
+  type Shard,
+  type TurnNode,
+} from '../../store/index.js';
 import { oneLine } from '../../text/sanitize.js';
 import type { BranchItem } from '../core/state.js';
 import { HERE_AGENT, type Origin } from '../features/tree/groups.js';
@@ -92,6 +98,19 @@ export class SessionSource {
     const sid = parseBates(bates)?.sid;
     if (sid && this.isArchived(sid)) return { sid, bates, nodes: this.archives.outline(sid), live: false };
     return null;
+  }
+
+  /**
+   * One turn, for the find preview: live, else from its session's archive (archived after the search found it), else
+   * null (deleted since). An archive that cannot be read throws (the preview says why).
+   */
+  turn(bates: string): { turn: TurnNode; archived: boolean } | null {
+    const node = this.shard.getNode(bates);
+    if (node) return { turn: node, archived: false };
+    const sid = parseBates(bates)?.sid;
+    if (!sid || !listArchives(this.shard).some((a) => a.sid === sid)) return null;
+    const n = this.archives.node(bates);
+    return n ? { turn: n, archived: true } : null;
   }
 
   branches(sid: string): BranchItem[] {

@@ -2,10 +2,20 @@
  * The `/` find box: its state and pure helpers shared by its update, its view, the runtime and the search worker.
  * No terminal, no SQLite. The engine itself is src/store/find/search.ts.
  */
-import type { SearchResult } from '../../../store/index.js';
+import type { SearchMatch, SearchResult } from '../../../store/index.js';
 import { oneLine } from '../../../text/sanitize.js';
 import type { Focus, Rect } from '../../core/layout.js';
-import type { TPos } from '../transcript/model.js';
+import type { TPos, Turn } from '../transcript/model.js';
+
+/** The selected hit's turn as the runtime loaded it (or could not); runtime/preview.ts. */
+export interface PreviewTurn {
+  bates: string;
+  /** null while it loads, or when it could not be read (`error`). */
+  turn: Turn | null;
+  /** Its session is archived now (after the search): shown read-only from its archive. */
+  archived: boolean;
+  error: string | null;
+}
 
 /** One line of the find box's results: what it shows of a store SearchHit, trimmed. */
 export interface HitLine {
@@ -44,9 +54,15 @@ export interface FindOverlay {
   corrections: string[];
   /** Filters that could not be used (unknown, or a bad value), said in the box. */
   problems: string[];
+  /** The words the shown hits matched (the preview marks them). */
+  match: SearchMatch;
   error: string | null;
   sel: number;
   top: number;
+  /** The selected hit's turn, as far as it is loaded; null when there is no hit or no preview. */
+  preview: PreviewTurn | null;
+  /** The preview's first line when scrolled by hand; null: at the first match. */
+  pscroll: number | null;
   /** Where Esc returns to. */
   back: { selKey: string | null; top: number; tpos: TPos | null; focus: Focus };
 }
@@ -54,6 +70,8 @@ export interface FindOverlay {
 /** Find state that outlives the overlay: the query counter, and the hits n/N step through. */
 export interface FindMemory {
   seq: number;
+  /** The preview was hidden (`find.preview`): it stays so the next time the box opens. */
+  hidePreview: boolean;
   last: { query: string; hits: HitLine[]; at: number } | null;
 }
 
@@ -68,6 +86,7 @@ export function toFound(r: SearchResult): {
   searched: number;
   corrections: string[];
   problems: string[];
+  match: SearchMatch;
 } {
   return {
     hits: r.hits.map((h) => {
@@ -90,8 +109,12 @@ export function toFound(r: SearchResult): {
     searched: r.searched,
     corrections: [...new Set(Object.values(r.corrections).flat())],
     problems: r.problems,
+    match: r.match,
   };
 }
+
+/** No words to mark (before the first answer, a Bates id or a label). */
+export const NO_MATCH: SearchMatch = { words: [], prefix: null };
 
 const WORD = /[\p{L}\p{N}]/u;
 
@@ -181,14 +204,12 @@ export function snippetMarks(snippet: string): { text: string; highlights: [numb
 /** Screen lines per hit: the question with its agent, project and age; then where it matched. */
 export const HIT_LINES = 2;
 
-/** The find box: wide, and tall enough for a useful list, over the panes (the status bar stays visible). */
-export function findBox(cols: number, rows: number): Rect {
-  const w = Math.max(10, Math.min(cols - 4, 120));
+/**
+ * The find box: wide, and tall enough for a useful list, over the panes (the status bar stays visible). `wide`: the
+ * preview sits beside the list, so the box takes the terminal's width.
+ */
+export function findBox(cols: number, rows: number, wide = false): Rect {
+  const w = Math.max(10, Math.min(cols - 4, wide ? 240 : 120));
   const h = Math.max(7, Math.min(rows - 3, 26));
   return { x: Math.max(0, Math.floor((cols - w) / 2)), y: Math.max(0, Math.floor((rows - 1 - h) / 2)), w, h };
-}
-
-/** Hits the box shows: the lines between the counts and the key line, two per hit. */
-export function findListHeight(cols: number, rows: number): number {
-  return Math.max(1, Math.floor((findBox(cols, rows).h - 5) / HIT_LINES));
 }

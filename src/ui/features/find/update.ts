@@ -1,13 +1,17 @@
 /** The `/` find box: opening it, its keys, the answers to its queries, and n/N stepping through the last hits. */
 import type { KeyAction } from '../../../keymap/index.js';
+import type { SearchMatch } from '../../../store/index.js';
 import { oneLine } from '../../../text/sanitize.js';
-import { msg, type Result, selectedSid, treeHeight } from '../../core/selectors.js';
+import type { Effect } from '../../core/effects.js';
+import { labelOf, msg, type Result, selectedSid, treeHeight } from '../../core/selectors.js';
 import type { State } from '../../core/state.js';
 import { cursorAt } from '../../widgets/list.js';
 import { editText } from '../../widgets/text-input.js';
+import type { Turn } from '../transcript/model.js';
 import { keyOfRow } from '../tree/model.js';
 import { select } from '../tree/select.js';
-import { FIND_LIMIT, type FindOverlay, findListHeight, type HitLine } from './model.js';
+import { FIND_LIMIT, type FindOverlay, type HitLine, NO_MATCH } from './model.js';
+import { findLayout, findListHeight, maxTop, previewLines, previewTop } from './preview.js';
 
 /** Typing stops here: a query this long already finds nothing more. */
 const QUERY_MAX = 500;
@@ -28,9 +32,12 @@ export function openFind(s: State, text = ''): Result {
     searched: null,
     corrections: [],
     problems: [],
+    match: NO_MATCH,
     error: null,
     sel: 0,
     top: 0,
+    preview: null,
+    pscroll: null,
     back: { selKey: s.selKey, top: s.top, tpos: s.tpos, focus: s.focus },
   };
   return findQuery(s, ov);
@@ -53,8 +60,13 @@ function findQuery(s: State, ov: FindOverlay): Result {
   ];
 }
 
+/** Hits a page key moves by: those the list shows. */
+function listPage(s: State): number {
+  return findListHeight(s.cols, s.rows, !s.find.hidePreview);
+}
+
 function findMove(s: State, ov: FindOverlay, to: number): Result {
-  const page = findListHeight(s.cols, s.rows);
+  const page = listPage(s);
   return [{ ...s, overlay: { ...ov, ...cursorAt(ov, to, ov.hits.length, page, true) } }, []];
 }
 
@@ -84,7 +96,7 @@ function goToHit(s: State, ov: FindOverlay): Result {
 
 /** A key of the find context (src/keymap/contexts.ts). */
 export function keyFind(s: State, ov: FindOverlay, id: KeyAction, ch: string | undefined): Result {
-  const page = findListHeight(s.cols, s.rows);
+  const page = listPage(s);
   switch (id) {
     case 'close':
       return closeFind(s, ov);
@@ -101,6 +113,16 @@ export function keyFind(s: State, ov: FindOverlay, id: KeyAction, ch: string | u
     case 'find.scope':
       if (ov.sid === null) return [s, []];
       return findQuery(s, { ...ov, scope: ov.scope === 'all' ? 'session' : 'all' });
+    case 'preview.down':
+      return [scrollPreview(s, ov, 1), []];
+    case 'preview.up':
+      return [scrollPreview(s, ov, -1), []];
+    case 'find.preview': {
+      const hidePreview = !s.find.hidePreview;
+      const find = { ...s.find, hidePreview };
+      // Hidden, the loaded turn is let go (it is asked for again when the preview comes back).
+      return [{ ...s, find, overlay: hidePreview ? { ...ov, preview: null, pscroll: null } : ov }, []];
+    }
     case 'quit':
       return [{ ...s, quitting: true }, [{ type: 'quit' }]];
     default: {
@@ -138,19 +160,84 @@ export function findStep(s: State, dir: 1 | -1): Result {
 /** A query's answer; only the latest query's is shown (an older one, typed over since, is dropped). */
 export function onFound(
   s: State,
-  a: { seq: number; hits: HitLine[]; searched: number; corrections: string[]; problems?: string[] },
+  a: {
+    seq: number;
+    hits: HitLine[];
+    searched: number;
+    corrections: string[];
+    problems?: string[];
+    match?: SearchMatch;
+  },
 ): Result {
   const ov = s.overlay;
   if (ov?.kind !== 'find' || a.seq !== ov.seq) return [s, []];
   const { hits, searched, corrections } = a;
   const problems = a.problems ?? [];
+  const match = a.match ?? NO_MATCH;
   return [
     {
       ...s,
-      overlay: { ...ov, shown: a.seq, hits, searched, corrections, problems, error: null, sel: 0, top: 0 },
+      overlay: {
+        ...ov,
+        shown: a.seq,
+        hits,
+        searched,
+        corrections,
+        problems,
+        match,
+        error: null,
+        sel: 0,
+        top: 0,
+      },
     },
     [],
   ];
+}
+
+/** The preview's lines and height as the view lays them out (null: no preview, or no turn in it yet). */
+function previewOf(s: State, ov: FindOverlay): { lines: ReturnType<typeof previewLines>; h: number } | null {
+  const r = findLayout(s.cols, s.rows, !s.find.hidePreview).preview;
+  const t = ov.preview?.turn;
+  if (!r || !t) return null;
+  return { lines: previewLines(t, r.w, labelOf(s)(t.sid)), h: Math.max(1, r.h - 1) };
+}
+
+/** Scrolls the preview by half its height (it is a few lines tall under the list: one line a key is too slow). */
+function scrollPreview(s: State, ov: FindOverlay, dir: 1 | -1): State {
+  const p = previewOf(s, ov);
+  if (!p) return s;
+  const at = previewTop(p.lines, ov.match, p.h, ov.pscroll);
+  const step = Math.max(1, Math.floor(p.h / 2));
+  const pscroll = Math.min(Math.max(0, at + dir * step), maxTop(p.lines.length, p.h));
+  return { ...s, overlay: { ...ov, pscroll } };
+}
+
+/**
+ * After any step: when the preview shows and the selected hit is not the turn it holds, the turn is asked for (the
+ * runtime loads it after the list has painted) and the preview says it is loading. No hit, no preview.
+ */
+export function withPreview(s: State, fx: Effect[]): State {
+  const ov = s.overlay;
+  if (ov?.kind !== 'find') return s;
+  const shown = findLayout(s.cols, s.rows, !s.find.hidePreview).preview !== null;
+  const hit = shown ? ov.hits[ov.sel] : undefined;
+  if (!hit) return ov.preview === null ? s : { ...s, overlay: { ...ov, preview: null, pscroll: null } };
+  if (ov.preview?.bates === hit.bates) return s;
+  fx.push({ type: 'previewTurn', bates: hit.bates });
+  const preview = { bates: hit.bates, turn: null, archived: false, error: null };
+  return { ...s, overlay: { ...ov, preview, pscroll: null } };
+}
+
+/** The runtime's answer: kept only while that hit is still the one selected (a stale load is dropped). */
+export function onPreviewed(
+  s: State,
+  a: { bates: string; turn: Turn | null; archived: boolean; error?: string },
+): Result {
+  const ov = s.overlay;
+  if (ov?.kind !== 'find' || ov.preview?.bates !== a.bates || ov.hits[ov.sel]?.bates !== a.bates)
+    return [s, []];
+  const preview = { bates: a.bates, turn: a.turn, archived: a.archived, error: a.error ?? null };
+  return [{ ...s, overlay: { ...ov, preview } }, []];
 }
 
 export function onFindFailed(s: State, seq: number, error: string): Result {

@@ -4,22 +4,26 @@
  * Every string from the shard goes through oneLine() (src/text/sanitize.ts) and is measured in cells (width.ts).
  */
 
+import { prettyKey } from '../../../keymap/index.js';
 import { ARBORIST_AGENT } from '../../../store/index.js';
 import { age, parseTime, thousands } from '../../../text/format.js';
 import { oneLine } from '../../../text/sanitize.js';
 import { cpWidth, displayWidth, fitWidth, truncate } from '../../../text/width.js';
 import type { Glyphs } from '../../core/glyphs.js';
+import type { Rect } from '../../core/layout.js';
+import { labelOf } from '../../core/selectors.js';
 import type { State } from '../../core/state.js';
 import { type Frame, Style } from '../../term/canvas.js';
+import { drawLine, ROLE_STYLE } from '../transcript/view.js';
 import {
   type FindOverlay,
-  findBox,
   HIT_LINES,
   type HitLine,
   highlightSegments,
   type Segment,
   snippetMarks,
 } from './model.js';
+import { findLayout, matchRanges, previewLines, previewTop, textStart } from './preview.js';
 
 /** The end of `text` that fits in `max` cells (the query line scrolls to keep the cursor in view). */
 function tail(text: string, max: number): string {
@@ -169,8 +173,69 @@ function drawHit(
   }
 }
 
+/**
+ * The selected hit's turn, laid out as the transcript pane lays it out, opened at its first matched word (the
+ * matched words highlighted), with a title line that says which turn and where in it (`line 12/80`, arrows).
+ */
+function drawPreview(f: Frame, s: State, ov: FindOverlay, r: Rect, side: 'beside' | 'under'): void {
+  if (side === 'beside') f.fill(r.x - 2, r.y, 1, r.h, Style.overlayBorder, '│');
+  else f.fill(r.x - 1, r.y, r.w + 2, 1, Style.overlayBorder, '─');
+  const p = ov.preview;
+  if (!p || r.h < 2) return;
+  const bh = r.h - 1;
+  const by = r.y + 1;
+  const lines = p.turn ? previewLines(p.turn, r.w, labelOf(s)(p.turn.sid)) : [];
+  const top = previewTop(lines, ov.match, bh, ov.pscroll);
+  // The title: which turn (read-only when archived since), and where the window is in it.
+  let where = '';
+  if (lines.length > 0) {
+    const up = top > 0 ? '↑' : '';
+    const down = top + bh < lines.length ? '↓' : '';
+    where = ` ${up}${down}${up || down ? ' ' : ''}line ${top + 1}/${lines.length} `;
+  }
+  const head = ` ${oneLine(p.bates)}${p.archived ? ' · archived, read-only' : ''} `;
+  const ww = displayWidth(where);
+  const tx = side === 'under' ? r.x + 1 : r.x;
+  f.text(tx, r.y, truncate(head, Math.max(0, r.w - ww - 2)), Style.overlayBorder, r.w - ww - 1);
+  if (ww > 0 && ww < r.w) f.text(r.x + r.w - ww, r.y, where, Style.overlayBorder, ww);
+  if (p.error) {
+    f.text(r.x, by, truncate(`cannot show this turn: ${oneLine(p.error)}`, r.w), Style.error, r.w);
+    return;
+  }
+  if (!p.turn) {
+    f.text(r.x, by, 'loading…', Style.dim, r.w);
+    return;
+  }
+  for (let i = 0; i < bh && top + i < lines.length; i++) {
+    const line = lines[top + i];
+    const y = by + i;
+    drawLine(f, r.x, y, r.w, line, ROLE_STYLE[line.role]);
+    // The matched words over the line as painted: the cells before each give its column.
+    for (const [a, b] of matchRanges(line.text, ov.match, textStart(line))) {
+      const col = displayWidth(line.text.slice(0, a));
+      if (col >= r.w) break;
+      f.text(r.x + col, y, line.text.slice(a, b + 1), Style.match, r.w - col);
+    }
+  }
+}
+
+/**
+ * The preview's scroll keys as the key line names them: transcript.down/up's first keys that type nothing (`J` is a
+ * letter in the box), one modifier for both when they share it ("Shift-↓↑"); null when either has none.
+ */
+function scrollKeys(s: State): string | null {
+  const [down, up] = (['transcript.down', 'transcript.up'] as const).map((a) => {
+    const k = s.keymap.keysOf(a).find((x) => [...x].length > 1 && x !== 'space');
+    return k === undefined ? null : prettyKey(k);
+  });
+  if (!down || !up) return null;
+  const mod = /^(.*-)/.exec(down)?.[1];
+  return mod && up.startsWith(mod) ? `${down}${up.slice(mod.length)}` : `${down}/${up}`;
+}
+
 export function drawFind(f: Frame, s: State, ov: FindOverlay, g: Glyphs): void {
-  const r = findBox(s.cols, s.rows);
+  const layout = findLayout(s.cols, s.rows, !s.find.hidePreview);
+  const r = layout.box;
   f.fill(r.x, r.y, r.w, r.h, Style.overlay);
   let title = 'find · all sessions';
   if (ov.scope === 'session' && ov.sid) {
@@ -223,8 +288,9 @@ export function drawFind(f: Frame, s: State, ov: FindOverlay, g: Glyphs): void {
   }
 
   // The hits, two lines each.
-  const listH = Math.max(1, Math.floor((r.h - 5) / HIT_LINES));
-  const top = r.y + 3;
+  const list = layout.list;
+  const listH = Math.max(1, Math.floor(list.h / HIT_LINES));
+  const top = list.y;
   if (!empty && !ov.error) {
     if (ov.shown !== 0 && !stale && ov.hits.length === 0 && ov.problems.length === 0)
       f.text(ix, top, 'no turn matches (typos of one letter are forgiven from 4 letters on)', Style.dim, iw);
@@ -233,8 +299,10 @@ export function drawFind(f: Frame, s: State, ov: FindOverlay, g: Glyphs): void {
     for (let i = 0; i < listH; i++) {
       const hit = ov.hits[first + i];
       if (!hit) break;
-      drawHit(f, ix, top + i * HIT_LINES, iw, hit, first + i === ov.sel, g, s.now);
+      drawHit(f, list.x, top + i * HIT_LINES, list.w, hit, first + i === ov.sel, g, s.now);
     }
+    if (layout.preview && layout.side && ov.hits.length > 0)
+      drawPreview(f, s, ov, layout.preview, layout.side);
     if (ov.hits.length > listH) {
       const pos = ` ${ov.sel + 1}/${ov.hits.length} `;
       const pw = displayWidth(pos);
@@ -242,10 +310,27 @@ export function drawFind(f: Frame, s: State, ov: FindOverlay, g: Glyphs): void {
     }
   }
 
-  // The keys.
-  const parts = ['↑↓ select', 'Enter go there', `${s.keyOf.close ?? 'Esc'} back`];
+  // The keys: in a narrower box, shorter forms (the preview's keys must show at 80 columns too), the scope's
+  // full form (which way it switches) while it fits.
+  const esc = `${s.keyOf.close ?? 'Esc'} back`;
   const scopeKey = s.keyOf['find.scope'];
-  if (scopeKey && ov.sid)
-    parts.push(`${scopeKey} ${ov.scope === 'all' ? 'this session only' : 'all sessions'}`);
-  f.text(ix, r.y + r.h - 2, truncate(parts.join(' · '), iw), Style.dim, iw);
+  const scope =
+    scopeKey && ov.sid ? `${scopeKey} ${ov.scope === 'all' ? 'this session only' : 'all sessions'}` : null;
+  const scroll = layout.preview ? scrollKeys(s) : null;
+  const previewKey = s.keyOf['find.preview'];
+  const toggle = previewKey ? `${previewKey} ${s.find.hidePreview ? 'show' : 'hide'} preview` : null;
+  const keys = [
+    ['↑↓ select', 'Enter go there', esc, scope, scroll && `${scroll} scroll preview`, toggle],
+    ['Enter go', esc, scope, scroll && `${scroll} scroll`, previewKey && `${previewKey} preview`],
+    [
+      'Enter go',
+      esc,
+      scope && `${scopeKey} scope`,
+      scroll && `${scroll} scroll`,
+      previewKey && `${previewKey} preview`,
+    ],
+  ]
+    .map((form) => form.filter((x): x is string => typeof x === 'string' && x !== ''))
+    .find((form, i, all) => i === all.length - 1 || displayWidth(form.join(' · ')) <= iw)!;
+  f.text(ix, r.y + r.h - 2, truncate(keys.join(' · '), iw), Style.dim, iw);
 }

@@ -7,9 +7,9 @@ import { selectedBates, selectedOutlineRow } from '../../core/selectors.js';
 import type { State } from '../../core/state.js';
 import { type Frame, Style } from '../../term/canvas.js';
 import { transcriptDoc, transcriptPos } from './doc.js';
-import { type Role, windowLines } from './model.js';
+import { type Role, type TLine, windowLines } from './model.js';
 
-const ROLE_STYLE: Record<Role, Style> = {
+export const ROLE_STYLE: Record<Role, Style> = {
   session: Style.banner,
   cross: Style.cross,
   header: Style.header,
@@ -29,6 +29,14 @@ const ROLE_STYLE: Record<Role, Style> = {
   diffDel: Style.diffDel,
   diffHunk: Style.diffHunk,
 };
+
+/** One laid-out line, its "Q "/"A " label styled apart; the find preview paints its lines with it too. */
+export function drawLine(f: Frame, x: number, y: number, w: number, line: TLine, style: Style): void {
+  if (line.lead) {
+    f.text(x, y, line.text.slice(0, 2), line.role === 'q' ? Style.qLabel : Style.aLabel, w);
+    f.text(x + 2, y, line.text.slice(2), line.role === 'q' ? Style.label : style, w - 2);
+  } else f.text(x, y, line.text, style, w);
+}
 
 export function drawTranscript(f: Frame, s: State, box: Rect, inner: Rect): void {
   const focus = s.focus === 'transcript' && !s.overlay;
@@ -63,10 +71,7 @@ export function drawTranscript(f: Frame, s: State, box: Rect, inner: Rect): void
     let style = ROLE_STYLE[line.role];
     if (line.role === 'header' && turn === selectedTurn && doc.n > 1) style = Style.headerSel;
     if (y === callRow) style = Style.selBlur;
-    if (line.lead) {
-      f.text(inner.x, yy, line.text.slice(0, 2), line.role === 'q' ? Style.qLabel : Style.aLabel, inner.w);
-      f.text(inner.x + 2, yy, line.text.slice(2), line.role === 'q' ? Style.label : style, inner.w - 2);
-    } else f.text(inner.x, yy, line.text, style, inner.w);
+    drawLine(f, inner.x, yy, inner.w, line, style);
   }
   if (orow && doc.n > 0 && box.w > 20) {
     const more =
