@@ -1,5 +1,13 @@
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, cpSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  cpSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -174,6 +182,12 @@ describe('importing again', () => {
     const now = statSync(h.file, { bigint: true });
     expect([now.size, now.mtimeNs, now.ino]).toEqual([st.size, st.mtimeNs, st.ino]);
     expect(importJson(h).files_unchanged).toBe(1);
+    // Replaced by another file (a rename over it) with the same bytes, size and mtime: another inode, read again.
+    expect(importJson(h).files_unchanged).toBe(2);
+    const copy = join(h.dir, 'copy.jsonl');
+    cpSync(h.file, copy, { preserveTimestamps: true });
+    renameSync(copy, h.file);
+    expect(importJson(h)).toMatchObject({ files_unchanged: 1, turns_added: 0, problems: [] });
     // Rotated: the file emptied and written again with a new session's first turn.
     writeFileSync(h.file, '');
     expect(importJson(h)).toMatchObject({ files_unchanged: 1, turns_added: 0 });
