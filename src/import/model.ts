@@ -6,6 +6,7 @@
  */
 
 import type { TurnContent } from '../store/index.js';
+import type { FileInputs, ListingCache } from './fingerprint.js';
 
 export type SourceKind =
   | 'claude'
@@ -220,6 +221,13 @@ export interface SourceReader {
    * `file:0: reason`).
    */
   read(file: string): Iterable<ParsedSource>;
+  /**
+   * The files that decide what read(file) yields, when files are all it depends on besides the shard: an import
+   * then passes over a file whose fingerprint (fingerprint.ts) is what it was when an import last read it whole
+   * and left nothing in it to import. Absent, the file is read every time (a database beside its WAL, a file read
+   * with others the reader cannot name beforehand).
+   */
+  inputs?(file: string, listings: ListingCache): FileInputs;
 }
 
 /** A unit with no sessions or turns: a file that could not be read, or whose only news is its problems. */

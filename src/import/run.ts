@@ -1,13 +1,16 @@
 import { closeSync, readSync, type Stats, statSync } from 'node:fs';
 import { ArboristError, type Shard } from '../store/index.js';
 import { kindOf, openRegular } from './files.js';
+import { fingerprintOf, ListingCache } from './fingerprint.js';
 import { append, type ImportProblem, type SourceReader } from './model.js';
-import { emptyUnitSummary, stopsImport, type UnitSummary, writeUnit } from './writer.js';
+import { emptyUnitSummary, recordFileRead, stopsImport, type UnitSummary, writeUnit } from './writer.js';
 
 /** Runs a reader over paths and writes what it reads: one import, or the rounds of `--follow`. */
 
 export interface ImportSummary {
   files: number;
+  /** Files passed over: unchanged since an import read them whole and left nothing in them (importFile). */
+  files_unchanged: number;
   sessions: number;
   turns_added: number;
   turns_skipped: number;
@@ -36,11 +39,14 @@ export interface RunOptions {
   onProgress?: (p: Progress) => void;
   /** Called after each unit is written (the CLI prints new problems as they come in follow mode). */
   onUnit?: (u: UnitSummary) => void;
+  /** Read every file, whatever its fingerprint says (`import --full`); the fingerprints are recorded again. */
+  full?: boolean;
 }
 
 export function emptyImportSummary(): ImportSummary {
   return {
     files: 0,
+    files_unchanged: 0,
     sessions: 0,
     turns_added: 0,
     turns_skipped: 0,
@@ -55,6 +61,7 @@ export function emptyImportSummary(): ImportSummary {
 }
 
 function add(total: ImportSummary, u: UnitSummary): void {
+  if (u.unchanged) total.files_unchanged++;
   total.sessions += u.sessions;
   total.turns_added += u.turns_added;
   total.turns_skipped += u.turns_skipped;
@@ -117,20 +124,91 @@ function changedWithin(file: string, ms: number): boolean {
   }
 }
 
-/** Reads and writes one file; a reader's or writer's failure on the content is a problem of that file. */
+/** A file's fingerprint now and the one recorded for it, when its reader names its inputs. */
+interface FileState {
+  reader: string;
+  files: string[];
+  /** Undefined when a file could not be read for it: the file is read, and its reader says why. */
+  digest: Buffer | undefined;
+  recorded: { digest: Buffer; turns: number } | undefined;
+}
+
+function fileState(
+  shard: Shard,
+  reader: SourceReader,
+  file: string,
+  listings: ListingCache,
+): FileState | undefined {
+  if (!reader.inputs) return undefined;
+  const inputs = reader.inputs(file, listings);
+  return {
+    ...inputs,
+    digest: fingerprintOf(inputs.files),
+    recorded: shard.importFingerprint(inputs.reader, file),
+  };
+}
+
+/**
+ * True when `file` has not changed since an import read it whole and left nothing in it to import (its reader's
+ * inputs have the fingerprint recorded then): importing it again would add nothing. For a follower or a keeper
+ * that wants to know before importing; importFile passes such a file over by itself.
+ */
+export function unchangedSinceImport(
+  shard: Shard,
+  reader: SourceReader,
+  file: string,
+  listings = new ListingCache(),
+): boolean {
+  const st = fileState(shard, reader, file, listings);
+  return st?.digest !== undefined && st.recorded?.digest.equals(st.digest) === true;
+}
+
+/**
+ * Reads and writes one file; a reader's or writer's failure on the content is a problem of that file.
+ *
+ * A file whose reader names its inputs is passed over when their fingerprint is the one recorded the last time it
+ * was read whole and settled (nothing waiting, refused, held back or reported): its turns count as already there.
+ * A file read and settled gets its fingerprint recorded, taken before the read and checked again after it (a file
+ * that changed while read is not recorded), in the same transaction as its turns when the caller holds one
+ * (runImport's groups); one not settled has its record dropped. `full` reads the file whatever its record says.
+ */
 export function importFile(
   shard: Shard,
   reader: SourceReader,
   file: string,
-  opts: RunOptions & { strict?: boolean },
+  opts: RunOptions & { strict?: boolean; listings?: ListingCache },
   total: ImportSummary,
 ): void {
+  const listings = opts.listings ?? new ListingCache();
+  let state: FileState | undefined;
   try {
-    const waitForCut = changedWithin(file, CUT_GRACE_MS);
-    for (const unit of reader.read(file)) {
-      const u = writeUnit(shard, unit, { waitForIncomplete: opts.waitForIncomplete, waitForCut });
+    state = fileState(shard, reader, file, listings);
+    if (!opts.full && state?.digest && state.recorded?.digest.equals(state.digest)) {
+      const u = emptyUnitSummary(file);
+      u.turns_skipped = state.recorded.turns;
+      u.settled = true;
+      u.unchanged = true;
       add(total, u);
       opts.onUnit?.(u);
+      total.files++;
+      return;
+    }
+    const waitForCut = changedWithin(file, CUT_GRACE_MS);
+    let settled = true;
+    let turns = 0;
+    for (const unit of reader.read(file)) {
+      const u = writeUnit(shard, unit, { waitForIncomplete: opts.waitForIncomplete, waitForCut });
+      settled &&= u.settled;
+      turns += u.turns_added + u.turns_skipped;
+      add(total, u);
+      opts.onUnit?.(u);
+    }
+    if (state) {
+      const digest = state.digest;
+      // Taken again after the read: a file appended to (or replaced) meanwhile is read again next time.
+      const same = settled && digest !== undefined && fingerprintOf(state.files)?.equals(digest) === true;
+      if (same) recordFileRead(shard, state.reader, file, { digest, turns });
+      else if (state.recorded) recordFileRead(shard, state.reader, file, null);
     }
   } catch (err) {
     // The shard failing (locked, full, read-only) stops the import; anything about this file's content does not.
@@ -141,6 +219,7 @@ export function importFile(
     u.problems.push({ file, line: 0, reason: (err as Error).message?.split('\n')[0] || String(err) });
     add(total, u);
     opts.onUnit?.(u);
+    if (state?.recorded) recordFileRead(shard, state.reader, file, null);
   }
   total.files++;
 }
@@ -171,6 +250,8 @@ export function runImport(
 ): ImportSummary {
   const unreadable: ImportProblem[] = [];
   const files = discoverAll(reader, paths, unreadable);
+  // One listing of each folder for the whole import (a project folder's subagent files, for every session in it).
+  const listings = new ListingCache();
   const total = emptyImportSummary();
   tellFolders(unreadable, opts, total);
   const t0 = performance.now();
@@ -203,13 +284,13 @@ export function runImport(
       });
     try {
       shard.write(() =>
-        oneByOne((file) => importFile(shard, reader, file, { ...opts, strict: true }, total)),
+        oneByOne((file) => importFile(shard, reader, file, { ...opts, strict: true, listings }, total)),
       );
     } catch (err) {
       if (stopsImport(err)) throw err;
       Object.assign(total, before);
       bytesDone = doneBefore;
-      oneByOne((file) => importFile(shard, reader, file, opts, total));
+      oneByOne((file) => importFile(shard, reader, file, { ...opts, listings }, total));
     }
     shard.idle(); // the WAL is checkpointed between groups, never inside a commit
     i = end;
@@ -360,6 +441,7 @@ export async function followImport(
 
 /** What one reading added to the follower's total; files, skipped and waiting are counted per file instead. */
 function addFollowed(total: ImportSummary, one: ImportSummary): void {
+  // files_unchanged is not kept: a file passed over at its first reading is read at its next change.
   total.sessions += one.sessions;
   total.turns_added += one.turns_added;
   total.archived += one.archived;

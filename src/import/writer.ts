@@ -42,6 +42,14 @@ export interface UnitSummary {
   problems: ImportProblem[];
   /** Bates ids of the turns added, in order. */
   added: string[];
+  /**
+   * Nothing of the unit is left to import, whatever the shard comes to hold: every turn is in the shard (live),
+   * none waits, none was refused or held back for an archived session, and nothing was reported. Only then may
+   * its file be passed over until it changes (run.ts, importFile).
+   */
+  settled: boolean;
+  /** The file was passed over: its fingerprint is the one recorded when it was last read whole and settled. */
+  unchanged?: boolean;
 }
 
 const AUDIT_TAG = 'imported';
@@ -64,6 +72,7 @@ export function emptyUnitSummary(file: string): UnitSummary {
     entries: 0,
     problems: [],
     added: [],
+    settled: false,
   };
 }
 
@@ -290,6 +299,8 @@ export function writeUnit(shard: Shard, unit: ParsedSource, opts: WriteOptions =
 
   const sessionsBy = new Map<string, ParsedSession>(unit.sessions.map((s) => [s.sourceSession, s]));
   const archivedHere: { sid: string; reason: 'reset' | 'deleted' }[] = [];
+  // Turns not written because their session is archived here: a restore makes them importable.
+  let heldBack = 0;
 
   shard.write(() => {
     // 3. Sessions: the one each source session was imported into before, else a new one.
@@ -350,6 +361,7 @@ export function writeUnit(shard: Shard, unit: ParsedSource, opts: WriteOptions =
       out.turns_added = batch.length;
     }
     out.turns_skipped += skippedHere.size;
+    heldBack = skippedHere.size;
     out.turns_refused = refusedTop.size;
     const under = new Map<string, number>();
     for (const top of refusedTop.values()) under.set(top, (under.get(top) ?? 0) + 1);
@@ -374,6 +386,7 @@ export function writeUnit(shard: Shard, unit: ParsedSource, opts: WriteOptions =
         reason: `session ${k.sid} stays live: it is ${k.reason}`,
       });
   }
+  let entryTrouble = false;
   for (const e of unit.entries) {
     try {
       const r = writeEntry(shard, source, e);
@@ -382,9 +395,29 @@ export function writeUnit(shard: Shard, unit: ParsedSource, opts: WriteOptions =
     } catch (err) {
       if (!(err instanceof ArboristError) || stopsImport(err)) throw err;
       out.problems.push({ file: unit.file, line: 0, reason: `entry ${e.key}: ${err.message}` });
+      entryTrouble = true;
     }
   }
+  out.settled =
+    out.problems.length === 0 &&
+    !entryTrouble &&
+    out.turns_waiting === 0 &&
+    out.turns_refused === 0 &&
+    heldBack === 0;
   return out;
+}
+
+/**
+ * Records that `file` was read whole and settled, with the fingerprint it had (fingerprint.ts) and the turns it
+ * held; or (null) forgets that, so the next import reads it again.
+ */
+export function recordFileRead(
+  shard: Shard,
+  reader: string,
+  file: string,
+  fp: { digest: Buffer; turns: number } | null,
+): void {
+  shard.setImportFingerprint(reader, file, fp);
 }
 
 /**

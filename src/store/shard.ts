@@ -49,6 +49,12 @@ import { type VerifyReport, verifyShard } from './verify/verify.js';
 import { type CachedAnswer, getCachedAnswer, putCachedAnswer } from './write/answer-cache.js';
 import { type BulkEvent, type BulkResult, type BulkTurn, insertBulk } from './write/bulk.js';
 import {
+  dropImportFingerprint,
+  type ImportFingerprint,
+  importFingerprint,
+  setImportFingerprint,
+} from './write/fingerprints.js';
+import {
   type SessionSource,
   sessionForSource,
   sessionOrigins,
@@ -340,6 +346,20 @@ export class Shard {
   /** Bates ids of turns already imported from `source`, by their source ids. */
   turnsBySourceId(source: string, sourceIds: readonly string[]): Map<string, string> {
     return turnsBySourceId(this.db, source, sourceIds);
+  }
+
+  /** The digest an import recorded for a file it read whole with nothing left to import (write/fingerprints.ts). */
+  importFingerprint(reader: string, file: string): ImportFingerprint | undefined {
+    return importFingerprint(this.db, reader, file);
+  }
+
+  /** Records a file's digest, or (null) forgets it: the next import reads that file again. */
+  setImportFingerprint(reader: string, file: string, fp: ImportFingerprint | null): void {
+    this.write(() =>
+      fp === null
+        ? dropImportFingerprint(this.db, reader, file)
+        : setImportFingerprint(this.db, reader, file, fp),
+    );
   }
 
   /** An imported turn's source records, byte for byte (each followed by a newline). */

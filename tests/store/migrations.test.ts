@@ -23,6 +23,7 @@ const SHIPPED: [string, string][] = [
   ['0008-sessions-newest', 'daf7bd7d82388037'],
   ['0009-guards', 'e68013e4910cccd3'],
   ['0010-migration-names', 'bac2aa2a10d5c8c9'],
+  ['0011-import-fingerprints', 'f391ca392035d3bf'],
 ];
 
 const digest = (sql: string) => createHash('sha256').update(sql).digest('hex').slice(0, 16);
@@ -64,7 +65,7 @@ describe('migrations', () => {
     const path = tempDb();
     const s1 = Shard.open(path);
     const t = s1.addTurn({ question: 'kept across the upgrade?', answer_text: 'yes' });
-    dbOf(s1).exec('DROP TABLE schema_migrations');
+    dbOf(s1).exec('DROP TABLE schema_migrations; DROP TABLE import_fingerprints');
     dbOf(s1).pragma('user_version = 9');
     s1.close();
     const s = Shard.open(path);
@@ -97,12 +98,12 @@ describe('migrations', () => {
     const path = tempDb();
     const s1 = Shard.open(path);
     s1.addTurn({ question: 'kept?', answer_text: 'yes' });
-    // Put back to "version 2" without the column migration 3 moves: nothing 3-10 make is in the way, but 3 fails.
+    // Put back to "version 2" without the column migration 3 moves: nothing 3-11 make is in the way, but 3 fails.
     dbOf(
       s1,
     ).exec(`DROP TABLE node_subtree; DROP INDEX nodes_walk; DROP TABLE fts_pending; DROP INDEX nodes_source;
       DROP TABLE session_sources; DROP TABLE node_sources; DROP TABLE source_chunks; DROP TABLE fts_terms;
-      DROP TABLE questions_fts; DROP TABLE schema_migrations;`);
+      DROP TABLE questions_fts; DROP TABLE schema_migrations; DROP TABLE import_fingerprints;`);
     dbOf(s1).pragma('user_version = 2');
     s1.close();
     const before = readFileSync(path);

@@ -46,7 +46,7 @@ describe('newestSessions and sessionCount', () => {
     const old = Shard.open(db);
     manySessions(old, 4);
     dbOf(old).exec('DROP INDEX sessions_newest');
-    dbOf(old).exec('DROP TABLE IF EXISTS schema_migrations'); // 0010 on: the names that ran
+    dbOf(old).exec('DROP TABLE IF EXISTS schema_migrations; DROP TABLE IF EXISTS import_fingerprints'); // 0010, 0011
     dbOf(old).pragma('user_version = 7'); // migration 8 adds it
     old.close();
     const s = openShard(db);

@@ -17,7 +17,7 @@ import { oneLine, printJson, truncate } from '../output.js';
 
 /** `arborist import SOURCE [PATH...]`: other tools' histories into the shard (docs/import.md). */
 
-const USAGE = `arborist import [${READER_KINDS.join('|')} [PATH...] [--follow]] [--no-sidechains]`;
+const USAGE = `arborist import [${READER_KINDS.join('|')} [PATH...] [--follow]] [--no-sidechains] [--full]`;
 /** Problems listed on a terminal; --json lists them all. */
 const SHOWN_PROBLEMS = 40;
 
@@ -61,6 +61,7 @@ function printSummary(ctx: Context, s: ImportSummary, source = ''): void {
     `${n(s.files)} files`,
     `${n(s.turns_skipped)} already there`,
   ];
+  if (s.files_unchanged > 0) parts.push(`${n(s.files_unchanged)} files unchanged, not read again`);
   if (s.turns_waiting > 0) parts.push(`${n(s.turns_waiting)} unfinished, waiting`);
   if (s.turns_refused > 0) parts.push(`${n(s.turns_refused)} refused`);
   if (s.archived > 0) parts.push(`${n(s.archived)} sessions to the archive tier`);
@@ -93,12 +94,14 @@ export const importCmd: Command = {
   options: {
     follow: { type: 'boolean' },
     'no-sidechains': { type: 'boolean' },
+    // Every file read, whatever its fingerprint says (docs/import.md, "Files that did not change").
+    full: { type: 'boolean' },
   },
   async run(p, ctx) {
     const [kind, ...paths] = p.positionals;
     if (kind === undefined) {
       if (flag(p, 'follow')) throw usageError(`${USAGE} (--follow follows one source)`);
-      return importEverything(ctx, !flag(p, 'no-sidechains'));
+      return importEverything(ctx, !flag(p, 'no-sidechains'), flag(p, 'full'));
     }
     const reader = readerFor(kind, { sidechains: !flag(p, 'no-sidechains') });
     if (reader === undefined) throw usageError(USAGE);
@@ -114,7 +117,7 @@ export const importCmd: Command = {
     if (!flag(p, 'follow')) {
       let summary: ImportSummary;
       try {
-        summary = runImport(shard, reader, roots, { onProgress: progressBar(ctx) });
+        summary = runImport(shard, reader, roots, { onProgress: progressBar(ctx), full: flag(p, 'full') });
       } catch (err) {
         if (err instanceof ArboristError && err.kind === 'not_found' && paths.length === 0)
           throw new ArboristError('not_found', `no ${kind} history at ${roots.join(', ')} (give a PATH)`);
@@ -134,6 +137,7 @@ export const importCmd: Command = {
     try {
       const summary = await followImport(shard, reader, roots, {
         signal: stop.signal,
+        full: flag(p, 'full'),
         onLocked: (locked) => {
           if (ctx.out.json) return;
           ctx.out.err(
@@ -171,7 +175,7 @@ export const importCmd: Command = {
  * `arborist import` with no kind: every history found on this machine (what the browser's first start offers), one
  * source after another, each with its progress and its summary; `--json` gives one summary a source and the total.
  */
-async function importEverything(ctx: Context, sidechains: boolean): Promise<number> {
+async function importEverything(ctx: Context, sidechains: boolean, full: boolean): Promise<number> {
   const found = findHistories(ctx.env);
   const kinds = [...new Set(found.map((h) => h.kind))];
   const shard = ctx.writable();
@@ -181,7 +185,7 @@ async function importEverything(ctx: Context, sidechains: boolean): Promise<numb
     const reader = readerFor(kind, { sidechains })!;
     const name = SOURCES[reader.kind].name;
     const paths = found.filter((h) => h.kind === kind).map((h) => h.path);
-    const s = runImport(shard, reader, paths, { onProgress: progressBar(ctx, name) });
+    const s = runImport(shard, reader, paths, { onProgress: progressBar(ctx, name), full });
     sources.push({ kind, name, paths, ...s });
     for (const k of Object.keys(total) as (keyof ImportSummary)[])
       if (k === 'problems') total.problems.push(...s.problems);

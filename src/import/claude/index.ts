@@ -5,6 +5,7 @@
 import type { ParsedSource, SourceReader } from '../model.js';
 import { claudeDefaultPaths, claudeDiscover } from './discover.js';
 import { type ClaudeOptions, readClaude } from './read.js';
+import { agentInputs } from './subagents.js';
 
 export type { ClaudeOptions };
 export { readClaude };
@@ -19,6 +20,11 @@ export function makeClaudeReader(opts: Partial<ClaudeOptions> = {}): SourceReade
     *read(file: string): Iterable<ParsedSource> {
       yield readClaude(file, options);
     },
+    // The session file and, when sidechains are read, its subagent files: nothing else decides what it yields.
+    inputs: (file, listings) =>
+      options.sidechains
+        ? { reader: 'claude', files: [file, ...agentInputs(file, listings)] }
+        : { reader: 'claude/no-sidechains', files: [file] },
   };
 }
 

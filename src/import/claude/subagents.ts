@@ -6,6 +6,7 @@
 import { closeSync, readdirSync, readSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { openRegular, RefusedFile, readRegular } from '../files.js';
+import type { ListingCache } from '../fingerprint.js';
 import type { ImportProblem } from '../model.js';
 import { isAgentFile } from './discover.js';
 
@@ -119,6 +120,24 @@ export function findAgentFiles(
       if (p !== sessionFile && headSessionId(p) === sessionId)
         out.push({ path: p, agentId: agentIdOf(name) });
     }
+  }
+  return out;
+}
+
+/**
+ * Every file findAgentFiles could read for `sessionFile`, for its fingerprint: the newer layout's agent files and
+ * their meta files, and every older-layout agent file beside it whatever its session (telling which are its own
+ * would mean reading them: a change to one beside it reads the sessions of that folder again, which is safe).
+ */
+export function agentInputs(sessionFile: string, listings: ListingCache): string[] {
+  const dir = dirname(sessionFile);
+  const subDir = join(dir, basename(sessionFile).replace(/\.jsonl$/, ''), 'subagents');
+  const out: string[] = [];
+  for (const name of listAgents(subDir))
+    out.push(join(subDir, name), join(subDir, `agent-${agentIdOf(name)}.meta.json`));
+  for (const name of listings.list(dir, listAgents)) {
+    const p = join(dir, name);
+    if (p !== sessionFile) out.push(p);
   }
   return out;
 }

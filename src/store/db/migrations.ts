@@ -227,6 +227,22 @@ CREATE INDEX IF NOT EXISTS node_subtree_odd ON node_subtree(id) WHERE typeof(sub
   ) WITHOUT ROWID;
   `,
   },
+  // 11: the files an import read whole and found nothing more in (docs/import.md, "Files that did not change"), so
+  // that importing again reads only the files that changed. A hint, never evidence: a row changed behind arborist's
+  // back can make an import read a file again or pass over one, never lose or alter a turn; --full ignores them.
+  {
+    name: '0011-import-fingerprints',
+    sql: `
+  CREATE TABLE import_fingerprints (
+    reader   TEXT NOT NULL,     -- the reader and the options that change what it reads (claude, claude/no-sidechains)
+    file     TEXT NOT NULL,     -- the path the reader was given, as discovered
+    digest   BLOB NOT NULL,     -- sha256 of the file's (and the files read with it) identity, size, mtime, head, tail
+    turns    INTEGER NOT NULL,  -- the turns it held then: told as already there when it is passed over
+    done_at  TEXT NOT NULL,
+    PRIMARY KEY (reader, file)
+  ) WITHOUT ROWID;
+  `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
