@@ -144,7 +144,8 @@ export async function createServer(dbPath: string): Promise<{ server: McpServer;
     {
       title: 'Read one turn',
       description:
-        'One turn by its Bates id: question, answer, agent, project, time, parent turn, cited titles, hashes. A long ' +
+        'One turn by its Bates id: question, answer, agent, project, time, parent turn, cited titles (the first 4 KB; ' +
+        'cited_total when there are more), hashes. A long ' +
         'turn comes in pages (question_range / answer_range say which characters are here); pass next_cursor, with ' +
         'the same bates, for the rest.',
       inputSchema: { bates, cursor },

@@ -235,6 +235,33 @@ describe('arborist mcp', () => {
     expect(tree).toHaveLength(121);
   });
 
+  it('pages a turn with thousands of cited titles within the budget (it spun for ever on the first page)', async () => {
+    const db = tempDb();
+    const s = Shard.open(db);
+    s.createSession({ sid: 'tttt' });
+    // An imported export carries its titles as they were: nothing bounds how many a turn has.
+    const titles = Array.from({ length: 3000 }, (_, i) => `source title ${i} ${'t'.repeat(20)}`);
+    const answer = 'a'.repeat(60_000);
+    s.addTurn({ session: 'tttt', question: 'q', answer_text: answer, cited_titles: titles });
+    s.close();
+    const c = await connect(db);
+    let got = '';
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const r = await call(c, 'show', { bates: 'tttt-000001', ...(cursor ? { cursor } : {}) });
+      expect(r.error).toBeUndefined();
+      expect(Buffer.byteLength(r.text)).toBeLessThanOrEqual(BUDGET_BYTES);
+      expect(r.json.cited_total).toBe(3000);
+      expect(r.json.cited.length).toBeGreaterThan(10);
+      expect(r.json.cited[0]).toBe(titles[0]);
+      got += r.json.answer ?? '';
+      cursor = r.json.next_cursor;
+      pages++;
+    } while (cursor !== undefined && pages < 20);
+    expect(got).toBe(answer);
+  }, 20_000);
+
   it('leaves the shard’s bytes as they were, with a writer’s uncheckpointed WAL beside it', async () => {
     const db = shard();
     const closed = shardBytes(db);
