@@ -134,6 +134,20 @@ describe('an edit as diff lines', () => {
     expect(lines.filter((l) => l.text.startsWith('    out '))).toHaveLength(RESULT_LINES);
     expect(lines[lines.length - 1].text).toBe('    … 60 more lines');
   });
+  it('a MultiEdit of many pairs jsdiff gives up on is diffed within one budget, the rest shown as old and new', () => {
+    // 200 pairs of 3,000 unlike lines: jsdiff gives up on each after its timeout, 100 ms, so 20 s with the loop held.
+    const lines = (tag: string) =>
+      Array.from({ length: 3000 }, (_, i) => `${tag} ${(i * 7919) % 1000}`).join('\n');
+    const pairs = Array.from({ length: 200 }, (_, i) => ({ old: lines(`o${i}`), new: lines(`n${i}`) }));
+    const real: StructuredPatch = (a, b, o, n, oh, nh, opts) =>
+      structuredPatch(a, b, o, n, oh, nh, { ...opts, timeout: 100 });
+    const t0 = performance.now();
+    const out = diffLines({ kind: 'replace', file: 'f', pairs }, real);
+    expect(performance.now() - t0).toBeLessThan(5000);
+    expect(out.filter((l) => l.startsWith('@@ edit '))).toHaveLength(200);
+    expect(out.filter((l) => l.startsWith('-'))).toHaveLength(200 * 3000);
+    expect(out.filter((l) => l.startsWith('+'))).toHaveLength(200 * 3000);
+  }, 30_000);
 });
 
 describe("an open call's input and result", () => {
@@ -174,6 +188,24 @@ describe("an open call's input and result", () => {
     expect(text).not.toMatch(/\u001b/);
     expect(text).toContain('command: echo hi');
     expect(text).toContain('red');
+  });
+
+  it('an input nested too deeply for JSON.stringify is said, not thrown (it blanked the details of its batch)', () => {
+    // JSON.parse takes any depth; stringify and String() recurse and overflow the stack.
+    const deep = JSON.parse(`${'['.repeat(50_000)}${']'.repeat(50_000)}`);
+    const d: ShownCall = {
+      name: 'Bash',
+      input: { command: 'echo hi', x: deep },
+      result: { text: 'hi', error: false },
+    };
+    const text = openCallLines(callPiece('Bash', 'echo hi'), d, 60).map((l) => l.text);
+    expect(text).toContain('  command: echo hi');
+    expect(text).toContain('  x: (a value nested too deeply to show)');
+    expect(text.slice(-2)).toEqual(['  ⎿ result · 1 line', '    hi']);
+    const whole: ShownCall = { name: 'Bash', input: deep };
+    expect(openCallLines(callPiece('Bash', ''), whole, 60)[0].text).toBe(
+      '  (a value nested too deeply to show)',
+    );
   });
 
   it("calls line up by name, in order; one the records do not have keeps the answer's view", () => {

@@ -43,6 +43,8 @@ export const VALUE_LINES = 10;
 export const RESULT_LINES = 40;
 /** Lines of a diff shown before `… N more lines of the diff`. */
 export const DIFF_LINES = 200;
+/** Milliseconds of diffing one edit may take in all; its pairs after that show as their old and new text. */
+const EDIT_DIFF_MS = 250;
 /** A source line longer than this is cut before wrapping: a minified file must not become a thousand lines. */
 const LINE_CHARS = 2000;
 
@@ -148,13 +150,13 @@ function capped(
 /** A value as lines: a string as written, anything else as indented JSON. */
 function valueLines(v: unknown): string[] {
   if (typeof v === 'string') return textLines(v);
-  let json: string | undefined;
   try {
-    json = JSON.stringify(v, null, 2);
+    return textLines(JSON.stringify(v, null, 2) ?? String(v));
   } catch {
-    json = undefined;
+    // Records parse at any depth, but stringify (and an array's String()) recurse: a hostile input overflowed the
+    // stack here, inside the layout, and the loader then blanked the details of every turn queued with it.
+    return ['(a value nested too deeply to show)'];
   }
-  return textLines(json ?? String(v));
 }
 
 /** The input's fields, the one the answer's line shows first, the rest in their order; an edit's text left to its diff. */
@@ -254,13 +256,17 @@ export function diffLines(edit: Edit, patch: StructuredPatch): string[] {
     ];
   }
   const out: string[] = [];
+  const start = performance.now();
   edit.pairs.forEach((pair, i) => {
     if (edit.pairs.length > 1) out.push(`@@ edit ${i + 1} of ${edit.pairs.length} @@`);
     const nl = (s: string) => (s === '' || s.endsWith('\n') ? s : `${s}\n`);
-    const diff = patch(edit.file, edit.file, nl(pair.old), nl(pair.new), undefined, undefined, {
-      context: 3,
-    });
-    // No diff (it gave up on a huge pair): the old text deleted and the new added, which still says what changed.
+    // One budget for the whole edit: jsdiff's own timeout is per pair, and a MultiEdit of 200 pairs it gives up
+    // on held the event loop (the browser) for 20 s.
+    const diff =
+      performance.now() - start < EDIT_DIFF_MS
+        ? patch(edit.file, edit.file, nl(pair.old), nl(pair.new), undefined, undefined, { context: 3 })
+        : undefined;
+    // No diff (it gave up on a huge pair, or the budget is spent): the old text deleted and the new added, which still says what changed.
     if (!diff) {
       for (const l of pair.old === '' ? [] : nl(pair.old).slice(0, -1).split('\n')) out.push(`-${l}`);
       for (const l of pair.new === '' ? [] : nl(pair.new).slice(0, -1).split('\n')) out.push(`+${l}`);
