@@ -134,6 +134,26 @@ describe('an edit as diff lines', () => {
     expect(lines.filter((l) => l.text.startsWith('    out '))).toHaveLength(RESULT_LINES);
     expect(lines[lines.length - 1].text).toBe('    … 60 more lines');
   });
+  it('laying out an open edit reads only the diff lines it shows (a 50 MB Write was cleaned whole at every t)', () => {
+    const content = Array.from({ length: 100_000 }, (_, i) => `line ${i}`).join('\n');
+    const edit = { kind: 'write' as const, file: 'big', content };
+    const diff = diffLines(edit, patch);
+    let read = 0;
+    const counted = new Proxy(diff, {
+      get(t, k, r) {
+        if (typeof k === 'string' && /^\d+$/.test(k)) read++;
+        return Reflect.get(t, k, r);
+      },
+    });
+    const lines = openCallLines(
+      callPiece('Write', 'big'),
+      { name: 'Write', input: {}, edit, diff: counted },
+      60,
+    );
+    expect(lines.some((l) => l.text === `  … ${diff.length - DIFF_LINES} more lines of the diff`)).toBe(true);
+    expect(read).toBeLessThan(DIFF_LINES * 3);
+  });
+
   it('a MultiEdit of many pairs jsdiff gives up on is diffed within one budget, the rest shown as old and new', () => {
     // 200 pairs of 3,000 unlike lines: jsdiff gives up on each after its timeout, 100 ms, so 20 s with the loop held.
     const lines = (tag: string) =>

@@ -129,11 +129,13 @@ function capped(
   max: number,
   what = 'more',
   roleOf?: (l: string) => DetailRole,
+  clean: (l: string) => string = (l) => l,
 ): void {
   const w = Math.max(1, width - indent.length);
   let used = 0;
   for (let i = 0; i < lines.length; i++) {
-    const parts = wrap(lines[i].slice(0, LINE_CHARS), w);
+    const line = clean(lines[i]);
+    const parts = wrap(line.slice(0, LINE_CHARS), w);
     if (used + parts.length > max && used > 0) {
       out.push({
         role: 'result',
@@ -141,7 +143,7 @@ function capped(
       });
       return;
     }
-    const r = roleOf ? roleOf(lines[i]) : role;
+    const r = roleOf ? roleOf(line) : role;
     for (const p of parts) out.push({ role: r, text: `${indent}${p}` });
     used += parts.length;
   }
@@ -208,8 +210,9 @@ export function openCallLines(
   const out: DetailLine[] = [];
   inputLines(out, d, p.arg, width);
   if (d.diff) {
-    const diff = d.diff.map((l) => sanitize(l));
-    capped(out, 'input', diff, '  ', width, DIFF_LINES, 'of the diff', diffRole);
+    // Each line cleaned as it is shown: the layout runs again at every t and resize, and a written file's diff
+    // can be a million lines of which DIFF_LINES show.
+    capped(out, 'input', d.diff, '  ', width, DIFF_LINES, 'of the diff', diffRole, sanitize);
   }
   const r = d.result;
   if (!r) {
