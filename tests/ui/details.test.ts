@@ -228,6 +228,17 @@ describe("an open call's input and result", () => {
     );
   });
 
+  it('a call line the records cannot account for gets no details: never another call’s diff under it', () => {
+    // The answer's text is the model's: a paragraph of its own reading `→ Edit: src/a.ts` parses as a call.
+    const answer =
+      'I will now write\n\n→ Edit: src/a.ts\n\nthen\n\n→ Edit: src/b.ts\n\n  ok\n\n→ Bash: ls\n\n  a';
+    const names = parseAnswer(answer).flatMap((p) => (p.kind === 'call' ? [p.name] : []));
+    expect(names).toEqual(['Edit', 'Edit', 'Bash']);
+    const realEdit: ShownCall = { name: 'Edit', input: { file_path: 'src/b.ts' }, diff: ['-x', '+y'] };
+    const bash: ShownCall = { name: 'Bash', input: { command: 'ls' } };
+    expect(alignCalls(names, [realEdit, bash])).toEqual([undefined, undefined, bash]);
+  });
+
   it("calls line up by name, in order; one the records do not have keeps the answer's view", () => {
     const a: ShownCall = { name: 'Read', input: {} };
     const b: ShownCall = { name: 'Bash', input: {} };

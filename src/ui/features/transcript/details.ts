@@ -63,21 +63,29 @@ const EDIT_FIELDS = new Set([
 ]);
 
 /**
- * The details call of each of the answer's calls: in order, by name (the readers give the answer's names), so a
- * call the records do not show (or a reader that counted differently) leaves its call as the answer has it.
+ * The details call of each of the answer's calls: the k-th call of a name in the answer is the k-th of that name in
+ * the records. A name the two count differently gets none (the answer's view): the answer's text is the model's,
+ * and a paragraph of its own reading `→ Edit: x` parses as a call, which by order alone took the real Edit's diff
+ * and pushed every later Edit's onto the wrong line.
  */
 export function alignCalls(names: readonly string[], calls: readonly ShownCall[]): (ShownCall | undefined)[] {
-  const out: (ShownCall | undefined)[] = [];
-  let j = 0;
-  for (const name of names) {
-    let k = j;
-    while (k < calls.length && sanitize(calls[k].name || 'tool') !== name) k++;
-    if (k < calls.length) {
-      out.push(calls[k]);
-      j = k + 1;
-    } else out.push(undefined);
+  const byName = new Map<string, ShownCall[]>();
+  for (const c of calls) {
+    const name = sanitize(c.name || 'tool');
+    const list = byName.get(name);
+    if (list) list.push(c);
+    else byName.set(name, [c]);
   }
-  return out;
+  const wanted = new Map<string, number>();
+  for (const n of names) wanted.set(n, (wanted.get(n) ?? 0) + 1);
+  const taken = new Map<string, number>();
+  return names.map((name) => {
+    const own = byName.get(name);
+    if (!own || own.length !== wanted.get(name)) return undefined;
+    const k = taken.get(name) ?? 0;
+    taken.set(name, k + 1);
+    return own[k];
+  });
 }
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
