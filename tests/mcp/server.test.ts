@@ -1,5 +1,13 @@
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -351,6 +359,23 @@ describe('arborist mcp', () => {
     expect(await fails(c, 'list')).toMatch(/needs a schema upgrade/);
     await c.close();
     expect(shardBytes(db)).toBe(old);
+  });
+
+  it('serves the shard at its path: one put in its place is read from the next call, one removed is said', async () => {
+    const dir = tempDir();
+    const db = join(dir, 's.db');
+    copyFileSync(shard(), db);
+    const c = await connect(db);
+    expect((await ok(c, 'list')).sessions).toHaveLength(3);
+    // A restore from a backup, or a new shard moved in: it kept answering from the old file, removed or not.
+    const other = tempDb();
+    const s = Shard.open(other);
+    s.addTurn({ question: 'the other shard', answer_text: 'a' });
+    s.close();
+    renameSync(other, db);
+    expect((await ok(c, 'list')).sessions.map((x: Json) => x.first_question)).toEqual(['the other shard']);
+    unlinkSync(db);
+    expect(await fails(c, 'list')).toMatch(/no shard at .*s\.db/);
   });
 
   it('says what is wrong with the shard as a tool error, and serves it once it is there', async () => {
