@@ -268,6 +268,22 @@ describe('thinking', () => {
     ]);
   });
 
+  it('a long thinking block is cleaned once, not again at every t and resize', () => {
+    const text = Array.from({ length: 100_000 }, (_, i) => `thought ${i} ${'z'.repeat(40)}`).join('\n');
+    const block = { text, redacted: false, before: 0 };
+    const time = (f: () => void) => {
+      const t0 = performance.now();
+      f();
+      return performance.now() - t0;
+    };
+    const first = time(() =>
+      expect(thinkingLines([block], false, 't', 100)[0].text).toContain('100000 lines'),
+    );
+    const again = Math.min(...[80, 90, 100].map((w) => time(() => thinkingLines([block], false, 't', w))));
+    expect(again).toBeLessThan(first / 5);
+    expect(thinkingLines([block], true, 't', 100)).toHaveLength(100_001);
+  });
+
   it('a turn laid out with details: thinking where it was (before the calls after it), a call opened to its diff', () => {
     const b = new AnswerBuilder();
     b.text('Looking.');

@@ -94,6 +94,20 @@ function textLines(s: string): string[] {
   return sanitize(s).replace(/\n+$/, '').split('\n');
 }
 
+/**
+ * A thinking block's lines, cleaned once: the turn is laid out again at every t and resize, and a block can be
+ * megabytes (10 MB took 0.3 s to clean for its line count alone, at each press).
+ */
+const thoughtLines = new WeakMap<Thinking, string[]>();
+function linesOf(b: Thinking): string[] {
+  let l = thoughtLines.get(b);
+  if (!l) {
+    l = textLines(b.text);
+    thoughtLines.set(b, l);
+  }
+  return l;
+}
+
 /** Thinking blocks that stood together, as one dim line when hidden (`✻ thinking · 3 lines hidden (t shows)`). */
 export function thinkingLines(
   blocks: readonly Thinking[],
@@ -105,7 +119,7 @@ export function thinkingLines(
   const redacted = blocks.length - readable.length;
   const inner = Math.max(1, width);
   if (!shown || readable.length === 0) {
-    const n = readable.reduce((a, b) => a + textLines(b.text).length, 0);
+    const n = readable.reduce((a, b) => a + linesOf(b).length, 0);
     const parts: string[] = [];
     if (readable.length > 1) parts.push(plural(readable.length, 'block'));
     if (readable.length > 0) parts.push(`${plural(n, 'line')} hidden (${key} shows)`);
@@ -119,7 +133,7 @@ export function thinkingLines(
   }
   const out: DetailLine[] = [{ role: 'thinking', text: `✻ thinking (${key} hides)` }];
   for (const b of blocks) {
-    const lines = b.redacted ? ['(redacted: the source kept no readable text)'] : textLines(b.text);
+    const lines = b.redacted ? ['(redacted: the source kept no readable text)'] : linesOf(b);
     for (const l of lines)
       for (const w of wrap(l.slice(0, LINE_CHARS), Math.max(1, inner - 2)))
         out.push({ role: 'thinking', text: `  ${w}` });
