@@ -237,6 +237,14 @@ describe("an open call's input and result", () => {
     const realEdit: ShownCall = { name: 'Edit', input: { file_path: 'src/b.ts' }, diff: ['-x', '+y'] };
     const bash: ShownCall = { name: 'Bash', input: { command: 'ls' } };
     expect(alignCalls(names, [realEdit, bash])).toEqual([undefined, undefined, bash]);
+    // With the lines' arguments, the real Edit is the one call whose input holds its path; the paragraph has none.
+    const args = parseAnswer(answer).flatMap((p) => (p.kind === 'call' ? [p.arg] : []));
+    expect(alignCalls(names, [realEdit, bash], args)).toEqual([undefined, realEdit, bash]);
+    // A paragraph naming the same path as the real call: neither can be told apart, so neither gets details.
+    expect(alignCalls(['Edit', 'Edit'], [realEdit], ['src/b.ts', 'src/b.ts'])).toEqual([
+      undefined,
+      undefined,
+    ]);
   });
 
   it("calls line up by name, in order; one the records do not have keeps the answer's view", () => {

@@ -64,11 +64,17 @@ const EDIT_FIELDS = new Set([
 
 /**
  * The details call of each of the answer's calls: the k-th call of a name in the answer is the k-th of that name in
- * the records. A name the two count differently gets none (the answer's view): the answer's text is the model's,
- * and a paragraph of its own reading `→ Edit: x` parses as a call, which by order alone took the real Edit's diff
- * and pushed every later Edit's onto the wrong line.
+ * the records. When the two count a name differently, order proves nothing: the answer's text is the model's, and a
+ * paragraph of its own reading `→ Edit: x` parses as a call, which by order alone took the real Edit's diff and
+ * pushed every later Edit's onto the wrong line. Then a call gets the one call of its name whose input holds its
+ * argument (`args`, as its line shows it), when exactly one does and no other call of that name shows the same
+ * argument; any other keeps the answer's view.
  */
-export function alignCalls(names: readonly string[], calls: readonly ShownCall[]): (ShownCall | undefined)[] {
+export function alignCalls(
+  names: readonly string[],
+  calls: readonly ShownCall[],
+  args: readonly string[] = [],
+): (ShownCall | undefined)[] {
   const byName = new Map<string, ShownCall[]>();
   for (const c of calls) {
     const name = sanitize(c.name || 'tool');
@@ -79,13 +85,31 @@ export function alignCalls(names: readonly string[], calls: readonly ShownCall[]
   const wanted = new Map<string, number>();
   for (const n of names) wanted.set(n, (wanted.get(n) ?? 0) + 1);
   const taken = new Map<string, number>();
-  return names.map((name) => {
+  return names.map((name, i) => {
     const own = byName.get(name);
-    if (!own || own.length !== wanted.get(name)) return undefined;
-    const k = taken.get(name) ?? 0;
-    taken.set(name, k + 1);
-    return own[k];
+    if (!own) return undefined;
+    if (own.length === wanted.get(name)) {
+      const k = taken.get(name) ?? 0;
+      taken.set(name, k + 1);
+      return own[k];
+    }
+    const arg = args[i] ?? '';
+    if (arg === '' || names.some((n, j) => j !== i && n === name && args[j] === arg)) return undefined;
+    const holding = own.filter((c) => holdsArg(c.input, arg));
+    return holding.length === 1 ? holding[0] : undefined;
   });
+}
+
+/** Whether a call's input has a string (itself, or one of its fields) whose one line starts with a call line's argument. */
+function holdsArg(input: unknown, arg: string): boolean {
+  const head = arg.replace(/…$/, '');
+  const values =
+    typeof input === 'string'
+      ? [input]
+      : input !== null && typeof input === 'object' && !Array.isArray(input)
+        ? Object.values(input as Record<string, unknown>)
+        : [];
+  return values.some((v) => typeof v === 'string' && oneLine(v).replace(/ +/g, ' ').trim().startsWith(head));
 }
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
