@@ -4,7 +4,7 @@
  * whole result. The answer (and so the turn's hash) never changes; the details are a view of the records.
  *
  * Calls come in the order the reader's AnswerBuilder wrote them, with the name it gave them, so call i of the
- * answer is call i here (the transcript still checks the names, src/ui/features/transcript/details.ts).
+ * answer is call i here (the transcript checks that the names count alike, src/ui/features/transcript/details.ts).
  */
 
 /** A thinking or reasoning block; `before`: how many calls of the turn came before it. */

@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { asArboristError, Shard } from '../store/index.js';
@@ -32,12 +33,32 @@ function jsonText(value: unknown): string {
   );
 }
 
-/** Opens the shard on first use, read-only; a shard that could not be used is opened again by the next call. */
+/** The file at a path, as (device, inode); null when there is none. */
+function fileId(path: string): string | null {
+  try {
+    const st = statSync(path);
+    return `${st.dev}:${st.ino}`;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Opens the shard on first use, read-only; a shard that could not be used is opened again by the next call, and
+ * so is one whose path now names another file (a backup restored, a new shard moved in) or none: an open
+ * connection reads its own file to the end, so without the check the server answered from the old one for ever.
+ */
 class LazyShard {
   private shard: Shard | undefined;
+  private id: string | null = null;
   constructor(readonly dbPath: string) {}
   get(): Shard {
-    this.shard ??= Shard.open(this.dbPath, { readonly: true });
+    if (this.shard && fileId(this.dbPath) !== this.id) this.drop();
+    if (!this.shard) {
+      const id = fileId(this.dbPath);
+      this.shard = Shard.open(this.dbPath, { readonly: true });
+      this.id = id;
+    }
     return this.shard;
   }
   drop(): void {
@@ -144,7 +165,8 @@ export async function createServer(dbPath: string): Promise<{ server: McpServer;
     {
       title: 'Read one turn',
       description:
-        'One turn by its Bates id: question, answer, agent, project, time, parent turn, cited titles, hashes. A long ' +
+        'One turn by its Bates id: question, answer, agent, project, time, parent turn, cited titles (the first 4 KB; ' +
+        'cited_total when there are more), hashes. A long ' +
         'turn comes in pages (question_range / answer_range say which characters are here); pass next_cursor, with ' +
         'the same bates, for the rest.',
       inputSchema: { bates, cursor },

@@ -15,6 +15,11 @@ export const MAX_QUERY_CHARS = 1000;
 const LINE_CHARS = 300;
 /** Hits a find can page through: the find engine ranks a bounded set of the newest matches (docs/find.md). */
 const FIND_MAX = 1000;
+/**
+ * Bytes of JSON a turn's cited titles take in show at most. The titles are stored unbounded (an imported export
+ * can carry thousands); without a cap they alone outgrew the budget, and show then spun for ever on its first page.
+ */
+const CITED_BYTES = 4 * 1024;
 
 export interface FindArgs {
   query: string;
@@ -138,6 +143,7 @@ export function find(shard: Shard, args: FindArgs) {
  * characters first, then shrunk in proportion: JSON escapes and UTF-8 make a character 1 to 6 bytes.
  */
 function fitText(s: string, room: number): string {
+  if (room <= 2) return '';
   let n = Math.min(s.length, room);
   for (;;) {
     if (n > 0 && /[\ud800-\udbff]/.test(s[n - 1])) n--;
@@ -145,6 +151,19 @@ function fitText(s: string, room: number): string {
     if (b <= room || n === 0) return s.slice(0, n);
     n = Math.floor((n * room) / b) - 1;
   }
+}
+
+/** A turn's cited titles, as many as fit CITED_BYTES; cited_total says how many it has when some are left out. */
+function citedOf(titles: readonly string[]): { cited: string[]; cited_total?: number } {
+  const cited: string[] = [];
+  let bytes = 2;
+  for (const t of titles) {
+    const l = line(t);
+    bytes += jsonBytes(l) + 1;
+    if (bytes > CITED_BYTES) return { cited, cited_total: titles.length };
+    cited.push(l);
+  }
+  return { cited };
 }
 
 /** A turn as show gives it, before its texts are cut to a page. */
@@ -169,7 +188,7 @@ function shownTurn(shard: Shard, id: string) {
     audit: line(n.audit, 80),
     children: n.n_children,
     depth: n.depth,
-    cited: n.cited_titles.map((t) => line(t)),
+    ...citedOf(n.cited_titles),
     ...(n.cache_key ? { cache_key: line(n.cache_key, 200) } : {}),
     node_hash: n.node_hash,
     ...(n.damaged ? { damaged: n.damaged } : {}),
@@ -208,6 +227,8 @@ export function show(shard: Shard, args: ShowArgs) {
   const aPart =
     from + (qPart?.length ?? 0) >= q.length && room > 0 ? fitText(a.slice(aFrom), room) : undefined;
   const end = aPart !== undefined ? q.length + aFrom + aPart.length : from + (qPart?.length ?? 0);
+  // A page that moves on by nothing would hand out its own cursor again: an agent paging it would never stop.
+  if (end === from && end < total) throw new Error(`show ${args.bates}: no room for text at ${from}`);
   const whole = from === 0 && end === total;
   return {
     ...fields,

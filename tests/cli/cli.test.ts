@@ -1,9 +1,11 @@
-import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { Shard } from '../../src/store/index.js';
-import { cli } from '../support/cli.js';
+import { BIN, cli } from '../support/cli.js';
 import { tempDb, tempDir } from '../support/tmp.js';
 
 const HEX64 = /^[0-9a-f]{64}$/;
@@ -256,6 +258,28 @@ describe('arborist CLI', () => {
     const list = cli(['list', '--db', ro, '--json']);
     expect(list.code).toBe(0);
     expect(list.json()).toHaveLength(1);
+  });
+
+  it('says why a shard in a folder it cannot write cannot be read either (SQLite makes its -shm beside it)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'arborist-ro-'));
+    const db = join(dir, 's.db');
+    expect(cli(['ask', 'q', '--answer', 'a', '--db', db]).code).toBe(0);
+    chmodSync(db, 0o444);
+    chmodSync(dir, 0o555);
+    // Root writes to any folder: the reader runs as nobody then.
+    const as =
+      process.getuid?.() === 0 ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'] : [];
+    const argv = [...as, process.execPath, BIN, 'list', '--db', db];
+    const r = spawnSync(argv[0], argv.slice(1), {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, HOME: dir },
+    });
+    chmodSync(dir, 0o755);
+    expect(r.status, r.stderr).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(
+      /in a folder this process cannot write: SQLite makes its -shm file beside a shard/,
+    );
   });
 
   it('finds the shard through ARBORIST_DB and ARBORIST_HOME, creating the folder 0700 and file 0600', () => {

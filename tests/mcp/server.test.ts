@@ -1,5 +1,13 @@
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -235,6 +243,33 @@ describe('arborist mcp', () => {
     expect(tree).toHaveLength(121);
   });
 
+  it('pages a turn with thousands of cited titles within the budget (it spun for ever on the first page)', async () => {
+    const db = tempDb();
+    const s = Shard.open(db);
+    s.createSession({ sid: 'tttt' });
+    // An imported export carries its titles as they were: nothing bounds how many a turn has.
+    const titles = Array.from({ length: 3000 }, (_, i) => `source title ${i} ${'t'.repeat(20)}`);
+    const answer = 'a'.repeat(60_000);
+    s.addTurn({ session: 'tttt', question: 'q', answer_text: answer, cited_titles: titles });
+    s.close();
+    const c = await connect(db);
+    let got = '';
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const r = await call(c, 'show', { bates: 'tttt-000001', ...(cursor ? { cursor } : {}) });
+      expect(r.error).toBeUndefined();
+      expect(Buffer.byteLength(r.text)).toBeLessThanOrEqual(BUDGET_BYTES);
+      expect(r.json.cited_total).toBe(3000);
+      expect(r.json.cited.length).toBeGreaterThan(10);
+      expect(r.json.cited[0]).toBe(titles[0]);
+      got += r.json.answer ?? '';
+      cursor = r.json.next_cursor;
+      pages++;
+    } while (cursor !== undefined && pages < 20);
+    expect(got).toBe(answer);
+  }, 20_000);
+
   it('leaves the shard’s bytes as they were, with a writer’s uncheckpointed WAL beside it', async () => {
     const db = shard();
     const closed = shardBytes(db);
@@ -324,6 +359,23 @@ describe('arborist mcp', () => {
     expect(await fails(c, 'list')).toMatch(/needs a schema upgrade/);
     await c.close();
     expect(shardBytes(db)).toBe(old);
+  });
+
+  it('serves the shard at its path: one put in its place is read from the next call, one removed is said', async () => {
+    const dir = tempDir();
+    const db = join(dir, 's.db');
+    copyFileSync(shard(), db);
+    const c = await connect(db);
+    expect((await ok(c, 'list')).sessions).toHaveLength(3);
+    // A restore from a backup, or a new shard moved in: it kept answering from the old file, removed or not.
+    const other = tempDb();
+    const s = Shard.open(other);
+    s.addTurn({ question: 'the other shard', answer_text: 'a' });
+    s.close();
+    renameSync(other, db);
+    expect((await ok(c, 'list')).sessions.map((x: Json) => x.first_question)).toEqual(['the other shard']);
+    unlinkSync(db);
+    expect(await fails(c, 'list')).toMatch(/no shard at .*s\.db/);
   });
 
   it('says what is wrong with the shard as a tool error, and serves it once it is there', async () => {

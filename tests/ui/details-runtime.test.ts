@@ -58,4 +58,32 @@ describe('the runtime loads details', () => {
     const ms = seen.flatMap((a) => (a.type === 'details' && a.ms !== undefined ? [a.ms] : []));
     expect(ms.length).toBeGreaterThan(0);
   });
+
+  it('records that cannot be read (a damaged chunk) are one line on the status bar; the loader goes on', async () => {
+    const db = tempDb();
+    expect(cli(['import', 'pi', PI, '--db', db]).code).toBe(0);
+    const shard = openShard(db);
+    const rows = dbOf(shard)
+      .prepare('SELECT bates, sid FROM nodes WHERE bates IN (SELECT bates FROM node_sources)')
+      .all() as {
+      bates: string;
+      sid: string;
+    }[];
+    dbOf(shard).prepare("UPDATE source_chunks SET body = x'00112233'").run();
+    const asked = shard.addTurn({ question: 'here', answer_text: 'typed here' });
+    const seen: Action[] = [];
+    const run = driveRuntime(shard, {}, [{ type: 'loadSessions' }], (a) => seen.push(a));
+    run.rt.run([
+      { type: 'loadDetails', turns: [...rows.slice(0, 2), { bates: asked.bates, sid: asked.sid }] },
+    ]);
+    await until(() => run.state.details.has(asked.bates));
+    expect(run.state.details.get(rows[0].bates)).toBeNull();
+    const lines = seen.flatMap((a) => (a.type === 'message' && a.level === 'error' ? [a.text] : []));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/source records .* cannot be read.*arborist verify/);
+    expect(lines[0]).not.toMatch(/\n/);
+    // Asked again later (another turn on screen): the loader still works.
+    run.rt.run([{ type: 'loadDetails', turns: [rows[2] ?? rows[0]] }]);
+    await until(() => run.state.details.has((rows[2] ?? rows[0]).bates));
+  });
 });

@@ -134,6 +134,40 @@ describe('an edit as diff lines', () => {
     expect(lines.filter((l) => l.text.startsWith('    out '))).toHaveLength(RESULT_LINES);
     expect(lines[lines.length - 1].text).toBe('    … 60 more lines');
   });
+  it('laying out an open edit reads only the diff lines it shows (a 50 MB Write was cleaned whole at every t)', () => {
+    const content = Array.from({ length: 100_000 }, (_, i) => `line ${i}`).join('\n');
+    const edit = { kind: 'write' as const, file: 'big', content };
+    const diff = diffLines(edit, patch);
+    let read = 0;
+    const counted = new Proxy(diff, {
+      get(t, k, r) {
+        if (typeof k === 'string' && /^\d+$/.test(k)) read++;
+        return Reflect.get(t, k, r);
+      },
+    });
+    const lines = openCallLines(
+      callPiece('Write', 'big'),
+      { name: 'Write', input: {}, edit, diff: counted },
+      60,
+    );
+    expect(lines.some((l) => l.text === `  … ${diff.length - DIFF_LINES} more lines of the diff`)).toBe(true);
+    expect(read).toBeLessThan(DIFF_LINES * 3);
+  });
+
+  it('a MultiEdit of many pairs jsdiff gives up on is diffed within one budget, the rest shown as old and new', () => {
+    // 200 pairs of 3,000 unlike lines: jsdiff gives up on each after its timeout, 100 ms, so 20 s with the loop held.
+    const lines = (tag: string) =>
+      Array.from({ length: 3000 }, (_, i) => `${tag} ${(i * 7919) % 1000}`).join('\n');
+    const pairs = Array.from({ length: 200 }, (_, i) => ({ old: lines(`o${i}`), new: lines(`n${i}`) }));
+    const real: StructuredPatch = (a, b, o, n, oh, nh, opts) =>
+      structuredPatch(a, b, o, n, oh, nh, { ...opts, timeout: 100 });
+    const t0 = performance.now();
+    const out = diffLines({ kind: 'replace', file: 'f', pairs }, real);
+    expect(performance.now() - t0).toBeLessThan(5000);
+    expect(out.filter((l) => l.startsWith('@@ edit '))).toHaveLength(200);
+    expect(out.filter((l) => l.startsWith('-'))).toHaveLength(200 * 3000);
+    expect(out.filter((l) => l.startsWith('+'))).toHaveLength(200 * 3000);
+  }, 30_000);
 });
 
 describe("an open call's input and result", () => {
@@ -176,6 +210,43 @@ describe("an open call's input and result", () => {
     expect(text).toContain('red');
   });
 
+  it('an input nested too deeply for JSON.stringify is said, not thrown (it blanked the details of its batch)', () => {
+    // JSON.parse takes any depth; stringify and String() recurse and overflow the stack.
+    const deep = JSON.parse(`${'['.repeat(50_000)}${']'.repeat(50_000)}`);
+    const d: ShownCall = {
+      name: 'Bash',
+      input: { command: 'echo hi', x: deep },
+      result: { text: 'hi', error: false },
+    };
+    const text = openCallLines(callPiece('Bash', 'echo hi'), d, 60).map((l) => l.text);
+    expect(text).toContain('  command: echo hi');
+    expect(text).toContain('  x: (a value nested too deeply to show)');
+    expect(text.slice(-2)).toEqual(['  ⎿ result · 1 line', '    hi']);
+    const whole: ShownCall = { name: 'Bash', input: deep };
+    expect(openCallLines(callPiece('Bash', ''), whole, 60)[0].text).toBe(
+      '  (a value nested too deeply to show)',
+    );
+  });
+
+  it('a call line the records cannot account for gets no details: never another call’s diff under it', () => {
+    // The answer's text is the model's: a paragraph of its own reading `→ Edit: src/a.ts` parses as a call.
+    const answer =
+      'I will now write\n\n→ Edit: src/a.ts\n\nthen\n\n→ Edit: src/b.ts\n\n  ok\n\n→ Bash: ls\n\n  a';
+    const names = parseAnswer(answer).flatMap((p) => (p.kind === 'call' ? [p.name] : []));
+    expect(names).toEqual(['Edit', 'Edit', 'Bash']);
+    const realEdit: ShownCall = { name: 'Edit', input: { file_path: 'src/b.ts' }, diff: ['-x', '+y'] };
+    const bash: ShownCall = { name: 'Bash', input: { command: 'ls' } };
+    expect(alignCalls(names, [realEdit, bash])).toEqual([undefined, undefined, bash]);
+    // With the lines' arguments, the real Edit is the one call whose input holds its path; the paragraph has none.
+    const args = parseAnswer(answer).flatMap((p) => (p.kind === 'call' ? [p.arg] : []));
+    expect(alignCalls(names, [realEdit, bash], args)).toEqual([undefined, realEdit, bash]);
+    // A paragraph naming the same path as the real call: neither can be told apart, so neither gets details.
+    expect(alignCalls(['Edit', 'Edit'], [realEdit], ['src/b.ts', 'src/b.ts'])).toEqual([
+      undefined,
+      undefined,
+    ]);
+  });
+
   it("calls line up by name, in order; one the records do not have keeps the answer's view", () => {
     const a: ShownCall = { name: 'Read', input: {} };
     const b: ShownCall = { name: 'Bash', input: {} };
@@ -203,6 +274,22 @@ describe('thinking', () => {
       '  b',
       '  (redacted: the source kept no readable text)',
     ]);
+  });
+
+  it('a long thinking block is cleaned once, not again at every t and resize', () => {
+    const text = Array.from({ length: 100_000 }, (_, i) => `thought ${i} ${'z'.repeat(40)}`).join('\n');
+    const block = { text, redacted: false, before: 0 };
+    const time = (f: () => void) => {
+      const t0 = performance.now();
+      f();
+      return performance.now() - t0;
+    };
+    const first = time(() =>
+      expect(thinkingLines([block], false, 't', 100)[0].text).toContain('100000 lines'),
+    );
+    const again = Math.min(...[80, 90, 100].map((w) => time(() => thinkingLines([block], false, 't', w))));
+    expect(again).toBeLessThan(first / 5);
+    expect(thinkingLines([block], true, 't', 100)).toHaveLength(100_001);
   });
 
   it('a turn laid out with details: thinking where it was (before the calls after it), a call opened to its diff', () => {

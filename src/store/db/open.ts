@@ -93,6 +93,13 @@ export function describeSqliteError(path: string, err: unknown): ArboristError {
   if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') {
     return damaged(`${path} is corrupt (${code}); it was not changed`);
   }
+  // A shard in WAL mode is read through its -shm index, which SQLite makes beside it: no reader, not even a
+  // read-only one (the browser's checks, `arborist mcp`), gets past a folder it cannot write.
+  if (code === 'SQLITE_READONLY_DIRECTORY')
+    return new ArboristError(
+      'shard',
+      `${path} is in a folder this process cannot write: SQLite makes its -shm file beside a shard, even to read it (copy the shard to a folder you can write)`,
+    );
   if (code.startsWith('SQLITE_READONLY'))
     return new ArboristError('shard', `${path} cannot be written (${code})`);
   if (code.startsWith('SQLITE_CANTOPEN')) return new ArboristError('shard', `${path} cannot be opened`);

@@ -7,6 +7,7 @@
 import type { Shard } from '../../store/index.js';
 import type { Action } from '../core/actions.js';
 import { diffLines, type Shown, type StructuredPatch } from '../features/transcript/details.js';
+import { describe } from './describe.js';
 
 /** Turns read per batch: one decompressed chunk usually holds them all; keys are handled between batches. */
 export const BATCH = 8;
@@ -35,12 +36,26 @@ export function readBatch(
   batch: readonly { bates: string; sid: string }[],
   r: Readers,
   sourceOf: (sid: string) => string | null,
+  onDamaged?: (bates: readonly string[], err: unknown) => void,
 ): [string, Shown | null][] {
   let records: Map<string, Buffer>;
   try {
     records = shard.sourceRecordsOf(batch.map((t) => t.bates));
   } catch {
-    return batch.map((t) => [t.bates, null]); // damaged records: verify says so; the answer still shows
+    // Damaged records: each turn read alone, so one bad chunk costs only its own turns their details (their answers
+    // still show), and those are told once.
+    records = new Map();
+    const bad: string[] = [];
+    let cause: unknown;
+    for (const t of batch) {
+      try {
+        for (const [b, r] of shard.sourceRecordsOf([t.bates])) records.set(b, r);
+      } catch (err) {
+        bad.push(t.bates);
+        cause = err;
+      }
+    }
+    if (bad.length > 0) onDamaged?.(bad, cause);
   }
   return batch.map((t): [string, Shown | null] => {
     const rec = records.get(t.bates);
@@ -78,7 +93,13 @@ export class DetailsLoader {
       while (this.queue.length > 0) {
         batch = this.queue.splice(0, BATCH);
         const t0 = performance.now();
-        const entries = readBatch(this.shard, batch, r, (sid) => this.sourceOf(sid));
+        const entries = readBatch(
+          this.shard,
+          batch,
+          r,
+          (sid) => this.sourceOf(sid),
+          (bad, err) => this.damaged(bad, err),
+        );
         this.dispatch({ type: 'details', entries, ms: performance.now() - t0 });
         await new Promise((done) => setImmediate(done));
       }
@@ -89,6 +110,19 @@ export class DetailsLoader {
     } finally {
       this.running = false;
     }
+  }
+
+  /** Told once a session of the browser: the first turns whose records cannot be read, and why. */
+  private told = false;
+  private damaged(bad: readonly string[], err: unknown): void {
+    if (this.told) return;
+    this.told = true;
+    const which = bad.length === 1 ? bad[0] : `${bad[0]} and ${bad.length - 1} more`;
+    this.dispatch({
+      type: 'message',
+      level: 'error',
+      text: `the source records of ${which} cannot be read (${describe(err)}): their answers show what the import kept; arborist verify says more`,
+    });
   }
 
   private sourceOf(sid: string): string | null {

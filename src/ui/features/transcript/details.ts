@@ -43,6 +43,8 @@ export const VALUE_LINES = 10;
 export const RESULT_LINES = 40;
 /** Lines of a diff shown before `… N more lines of the diff`. */
 export const DIFF_LINES = 200;
+/** Milliseconds of diffing one edit may take in all; its pairs after that show as their old and new text. */
+const EDIT_DIFF_MS = 250;
 /** A source line longer than this is cut before wrapping: a minified file must not become a thousand lines. */
 const LINE_CHARS = 2000;
 
@@ -61,27 +63,73 @@ const EDIT_FIELDS = new Set([
 ]);
 
 /**
- * The details call of each of the answer's calls: in order, by name (the readers give the answer's names), so a
- * call the records do not show (or a reader that counted differently) leaves its call as the answer has it.
+ * The details call of each of the answer's calls: the k-th call of a name in the answer is the k-th of that name in
+ * the records. When the two count a name differently, order proves nothing: the answer's text is the model's, and a
+ * paragraph of its own reading `→ Edit: x` parses as a call, which by order alone took the real Edit's diff and
+ * pushed every later Edit's onto the wrong line. Then a call gets the one call of its name whose input holds its
+ * argument (`args`, as its line shows it), when exactly one does and no other call of that name shows the same
+ * argument; any other keeps the answer's view.
  */
-export function alignCalls(names: readonly string[], calls: readonly ShownCall[]): (ShownCall | undefined)[] {
-  const out: (ShownCall | undefined)[] = [];
-  let j = 0;
-  for (const name of names) {
-    let k = j;
-    while (k < calls.length && sanitize(calls[k].name || 'tool') !== name) k++;
-    if (k < calls.length) {
-      out.push(calls[k]);
-      j = k + 1;
-    } else out.push(undefined);
+export function alignCalls(
+  names: readonly string[],
+  calls: readonly ShownCall[],
+  args: readonly string[] = [],
+): (ShownCall | undefined)[] {
+  const byName = new Map<string, ShownCall[]>();
+  for (const c of calls) {
+    const name = sanitize(c.name || 'tool');
+    const list = byName.get(name);
+    if (list) list.push(c);
+    else byName.set(name, [c]);
   }
-  return out;
+  const wanted = new Map<string, number>();
+  for (const n of names) wanted.set(n, (wanted.get(n) ?? 0) + 1);
+  const taken = new Map<string, number>();
+  return names.map((name, i) => {
+    const own = byName.get(name);
+    if (!own) return undefined;
+    if (own.length === wanted.get(name)) {
+      const k = taken.get(name) ?? 0;
+      taken.set(name, k + 1);
+      return own[k];
+    }
+    const arg = args[i] ?? '';
+    if (arg === '' || names.some((n, j) => j !== i && n === name && args[j] === arg)) return undefined;
+    const holding = own.filter((c) => holdsArg(c.input, arg));
+    return holding.length === 1 ? holding[0] : undefined;
+  });
+}
+
+/** Whether a call's input has a string (itself, or one of its fields) whose one line starts with a call line's argument. */
+function holdsArg(input: unknown, arg: string): boolean {
+  const head = arg.replace(/…$/, '');
+  const values =
+    typeof input === 'string'
+      ? [input]
+      : input !== null && typeof input === 'object' && !Array.isArray(input)
+        ? Object.values(input as Record<string, unknown>)
+        : [];
+  return values.some((v) => typeof v === 'string' && oneLine(v).replace(/ +/g, ' ').trim().startsWith(head));
 }
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 function textLines(s: string): string[] {
   return sanitize(s).replace(/\n+$/, '').split('\n');
+}
+
+/**
+ * A thinking block's lines, cleaned once: the turn is laid out again at every t and resize, and a block can be
+ * megabytes (10 MB took 0.3 s to clean for its line count alone, at each press).
+ */
+const thoughtLines = new WeakMap<Thinking, string[]>();
+function linesOf(b: Thinking): string[] {
+  let l = thoughtLines.get(b);
+  if (!l) {
+    l = textLines(b.text);
+    thoughtLines.set(b, l);
+  }
+  return l;
 }
 
 /** Thinking blocks that stood together, as one dim line when hidden (`✻ thinking · 3 lines hidden (t shows)`). */
@@ -95,7 +143,7 @@ export function thinkingLines(
   const redacted = blocks.length - readable.length;
   const inner = Math.max(1, width);
   if (!shown || readable.length === 0) {
-    const n = readable.reduce((a, b) => a + textLines(b.text).length, 0);
+    const n = readable.reduce((a, b) => a + linesOf(b).length, 0);
     const parts: string[] = [];
     if (readable.length > 1) parts.push(plural(readable.length, 'block'));
     if (readable.length > 0) parts.push(`${plural(n, 'line')} hidden (${key} shows)`);
@@ -109,7 +157,7 @@ export function thinkingLines(
   }
   const out: DetailLine[] = [{ role: 'thinking', text: `✻ thinking (${key} hides)` }];
   for (const b of blocks) {
-    const lines = b.redacted ? ['(redacted: the source kept no readable text)'] : textLines(b.text);
+    const lines = b.redacted ? ['(redacted: the source kept no readable text)'] : linesOf(b);
     for (const l of lines)
       for (const w of wrap(l.slice(0, LINE_CHARS), Math.max(1, inner - 2)))
         out.push({ role: 'thinking', text: `  ${w}` });
@@ -127,11 +175,13 @@ function capped(
   max: number,
   what = 'more',
   roleOf?: (l: string) => DetailRole,
+  clean: (l: string) => string = (l) => l,
 ): void {
   const w = Math.max(1, width - indent.length);
   let used = 0;
   for (let i = 0; i < lines.length; i++) {
-    const parts = wrap(lines[i].slice(0, LINE_CHARS), w);
+    const line = clean(lines[i]);
+    const parts = wrap(line.slice(0, LINE_CHARS), w);
     if (used + parts.length > max && used > 0) {
       out.push({
         role: 'result',
@@ -139,7 +189,7 @@ function capped(
       });
       return;
     }
-    const r = roleOf ? roleOf(lines[i]) : role;
+    const r = roleOf ? roleOf(line) : role;
     for (const p of parts) out.push({ role: r, text: `${indent}${p}` });
     used += parts.length;
   }
@@ -148,13 +198,13 @@ function capped(
 /** A value as lines: a string as written, anything else as indented JSON. */
 function valueLines(v: unknown): string[] {
   if (typeof v === 'string') return textLines(v);
-  let json: string | undefined;
   try {
-    json = JSON.stringify(v, null, 2);
+    return textLines(JSON.stringify(v, null, 2) ?? String(v));
   } catch {
-    json = undefined;
+    // Records parse at any depth, but stringify (and an array's String()) recurse: a hostile input overflowed the
+    // stack here, inside the layout, and the loader then blanked the details of every turn queued with it.
+    return ['(a value nested too deeply to show)'];
   }
-  return textLines(json ?? String(v));
 }
 
 /** The input's fields, the one the answer's line shows first, the rest in their order; an edit's text left to its diff. */
@@ -206,8 +256,9 @@ export function openCallLines(
   const out: DetailLine[] = [];
   inputLines(out, d, p.arg, width);
   if (d.diff) {
-    const diff = d.diff.map((l) => sanitize(l));
-    capped(out, 'input', diff, '  ', width, DIFF_LINES, 'of the diff', diffRole);
+    // Each line cleaned as it is shown: the layout runs again at every t and resize, and a written file's diff
+    // can be a million lines of which DIFF_LINES show.
+    capped(out, 'input', d.diff, '  ', width, DIFF_LINES, 'of the diff', diffRole, sanitize);
   }
   const r = d.result;
   if (!r) {
@@ -254,13 +305,17 @@ export function diffLines(edit: Edit, patch: StructuredPatch): string[] {
     ];
   }
   const out: string[] = [];
+  const start = performance.now();
   edit.pairs.forEach((pair, i) => {
     if (edit.pairs.length > 1) out.push(`@@ edit ${i + 1} of ${edit.pairs.length} @@`);
     const nl = (s: string) => (s === '' || s.endsWith('\n') ? s : `${s}\n`);
-    const diff = patch(edit.file, edit.file, nl(pair.old), nl(pair.new), undefined, undefined, {
-      context: 3,
-    });
-    // No diff (it gave up on a huge pair): the old text deleted and the new added, which still says what changed.
+    // One budget for the whole edit: jsdiff's own timeout is per pair, and a MultiEdit of 200 pairs it gives up
+    // on held the event loop (the browser) for 20 s.
+    const diff =
+      performance.now() - start < EDIT_DIFF_MS
+        ? patch(edit.file, edit.file, nl(pair.old), nl(pair.new), undefined, undefined, { context: 3 })
+        : undefined;
+    // No diff (it gave up on a huge pair, or the budget is spent): the old text deleted and the new added, which still says what changed.
     if (!diff) {
       for (const l of pair.old === '' ? [] : nl(pair.old).slice(0, -1).split('\n')) out.push(`-${l}`);
       for (const l of pair.new === '' ? [] : nl(pair.new).slice(0, -1).split('\n')) out.push(`+${l}`);

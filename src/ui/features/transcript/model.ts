@@ -130,7 +130,8 @@ function layPieces(turn: Turn, w: number, extra?: TurnExtra): Laid[] {
     wrap(text, inner).map((l) => ({ role, text: `  ${l}` }));
   const pieces = answerPieces(turn);
   const names = pieces.flatMap((p) => (p.kind === 'call' ? [p.name] : []));
-  const aligned = d ? alignCalls(names, d.calls) : [];
+  const args = pieces.flatMap((p) => (p.kind === 'call' ? [p.arg] : []));
+  const aligned = d ? alignCalls(names, d.calls, args) : [];
   // Thinking stands where it was: after the calls that came before it (grouped, so a run of blocks is one line).
   const thinking = new Map<number, Shown['thinking']>();
   for (const t of d?.thinking ?? []) {
