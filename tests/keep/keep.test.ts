@@ -9,9 +9,10 @@ import {
   truncateSync,
   writeFileSync,
 } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cli } from '../support/cli.js';
+import { BIN, cli } from '../support/cli.js';
 import { tempDb, tempDir } from '../support/tmp.js';
 import {
   appendTurn,
@@ -189,6 +190,37 @@ describe('arborist keep', () => {
     expect(cli(['status', '--short', '--keeper'], { env: h.env }).stdout).toMatch(/ · keep ✗\n$/);
   });
 
+  it('two keepers started at once: one keeps, the other exits 2', async () => {
+    const h = fakeHome();
+    mkdirSync(join(h.home, '.arborist'), { recursive: true });
+    const a = startKeeper(h);
+    const b = startKeeper(h);
+    const first = await Promise.race([a.exit.then(() => a), b.exit.then(() => b)]);
+    expect(first.child.exitCode).toBe(2);
+    const other = first === a ? b : a;
+    await ready(h);
+    expect(other.child.exitCode).toBeNull();
+    expect(JSON.parse(readFileSync(`${h.db}.keep.lock`, 'utf8')).pid).toBe(other.child.pid);
+    expect(await stop(other)).toBe(0);
+  });
+
+  it('usage: the modes do not mix, and each refuses the options of the others', () => {
+    const h = fakeHome();
+    for (const args of [
+      ['keep', '--status', '--install'],
+      ['keep', '--dry-run'],
+      ['keep', '--status', '--poll', '1s'],
+      ['keep', '--install', '--poll', '1s'],
+      ['keep', '--poll', 'soon'],
+      ['keep', '--install', '--service', 'upstart'],
+      ['keep', 'extra'],
+    ]) {
+      const r = cli(args, { env: h.env });
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(/^arborist: .+\n$/);
+    }
+  });
+
   it('a lock left by a process that is no keeper is stale: a keeper takes it over', async () => {
     const h = fakeHome();
     mkdirSync(join(h.home, '.arborist'), { recursive: true });
@@ -329,5 +361,40 @@ describe('arborist keep --install', () => {
       expect(u.code, u.stderr).toBe(0);
     }
     expect(existsSync(unit)).toBe(false);
+  });
+});
+
+describe('arborist keep on a terminal', () => {
+  it('prints each log line as it is written, sanitised, and its summary on Ctrl-C', async () => {
+    const pty = createRequire(import.meta.url)('node-pty') as typeof import('node-pty');
+    const h = fakeHome();
+    writeFileSync(join(h.claude, 'evil\x1b]0;pwned\x07\x1b[2Jname.jsonl'), 'not json at all\n');
+    const term = pty.spawn(
+      process.execPath,
+      [BIN, 'keep', '--poll', '1h', '--rescan', '1h', '--settle', '500ms'],
+      {
+        cols: 200,
+        rows: 50,
+        env: { ...h.env, NO_COLOR: '1', TERM: 'xterm' } as Record<string, string>,
+      },
+    );
+    let raw = '';
+    term.onData((d) => (raw += d));
+    const exit = new Promise<number>((resolve) => term.onExit((e) => resolve(e.exitCode)));
+    try {
+      await until('the first batch on the terminal', () => /\+\d+ turns \(claude/.test(raw));
+      appendTurn(join(h.claude, FILE_A), SID_A, 'tty1', 'r-a2', 'seen on a terminal');
+      await until('its line', () => /\+1 turns \(claude 1\)/.test(raw));
+      term.write('\x03');
+      expect(await exit).toBe(0);
+    } finally {
+      term.kill();
+    }
+    expect(raw).toMatch(/following claude 3 files, openclaw 5 files, codex 2 files; \d+ folders watched/);
+    expect(raw).toMatch(/problem \S+evil\S*name\.jsonl:1: not valid JSON/);
+    expect(raw).toMatch(/kept \d+ turns/);
+    // With NO_COLOR nothing of ours is an escape: none came through from the file's name either.
+    expect(raw).not.toContain('\x1b');
+    expect(raw).not.toContain('\x07');
   });
 });

@@ -16,9 +16,9 @@ const USAGE =
 const ENGINE_OPTIONS = ['poll', 'rescan', 'settle', 'max-watches', 'no-sidechains'];
 const SERVICE_OPTIONS = ['dry-run', 'service'];
 
-/** Defaults (docs/keep.md, "Cost"): idle, a poll every two minutes and a discovery every ten. */
-const DEFAULT_POLL = '2m';
-const DEFAULT_RESCAN = '10m';
+/** Defaults (docs/keep.md, "Cost"): idle, a poll every five minutes and a rediscovery every fifteen. */
+const DEFAULT_POLL = '5m';
+const DEFAULT_RESCAN = '15m';
 const DEFAULT_SETTLE = '30m';
 const FAST_POLL_MS = 5000;
 const DEBOUNCE_MS = 100;
