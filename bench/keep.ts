@@ -5,14 +5,13 @@
  *
  *   npm run build && node dist/bench/keep.js [--files 2000] [--idle 60] [--runs 3] [--json]
  *
- * Each run: a fresh shard; the keeper (the real binary) imports the home, then sits idle for `--idle` seconds with
- * its poll and rediscovery made frequent (every 5 s and 15 s) so that the window holds a dozen of each; its CPU over
- * the window is read from /proc/PID/stat. The keeper counts the CPU its polls and rediscoveries took (its own report,
- * `keep --json`), so an hour at the default intervals (a poll every 5 min, a rediscovery every 15) is extrapolated
- * as: the window's CPU without them, times 60 per hour, plus 12 polls and 4 rediscoveries at their measured cost.
- * Beside it, in the same window, the floor: a Node process that only keeps a 5 s timer. Then 5 turns appended one
- * at a time, each timed until the shard holds it, beside the floor of a notification: this process's own fs.watch
- * on the same folder, timed from the same append. Linux only (/proc).
+ * Each run: a fresh shard; the keeper (the real binary) imports the home. Then three keepers in turn over it, each
+ * once it has read every file and gone quiet, each for a window of `--idle` seconds, CPU read from /proc/PID/stat:
+ * one at the default intervals (the idle loop alone), one polling every 5 s, one rediscovering every 10 s. An hour
+ * at the defaults (a poll every 5 min, a rediscovery every hour) is the loop's window scaled to an hour, plus 12
+ * polls and 1 rediscovery at their measured cost. Beside the loop's window, the floor: a Node process that only
+ * keeps a 5 s timer. Then 5 turns appended one at a time, each timed until the shard holds it, beside the floor of
+ * a notification: this process's own fs.watch on the same folder, timed from the same append. Linux only (/proc).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import {
@@ -36,9 +35,9 @@ const ROOT = new URL('../..', import.meta.url).pathname;
 const BIN = join(ROOT, 'bin/arborist');
 const TICK_MS = 10; // CLK_TCK 100, as on every Linux this runs on (getconf CLK_TCK)
 const DEFAULT_POLL_S = 300;
-const DEFAULT_RESCAN_S = 900;
+const DEFAULT_RESCAN_S = 3600;
 const POLL_S = 5;
-const RESCAN_S = 15;
+const RESCAN_S = 10;
 
 const { values } = parseArgs({
   options: {
@@ -143,48 +142,108 @@ async function until(ok: () => boolean, ms: number, what: string): Promise<void>
   }
 }
 
+interface Keeper {
+  pid: number;
+  stop: () => Promise<void>;
+}
+
+/** A keeper over the home (the real binary), once it has read every file. */
+async function startKeeper(
+  env: NodeJS.ProcessEnv,
+  db: string,
+  want: number,
+  args: string[],
+): Promise<Keeper> {
+  const child: ChildProcess = spawn(process.execPath, [BIN, 'keep', '--settle', '1s', ...args], {
+    env,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const exited = new Promise<void>((res) => child.on('exit', () => res()));
+  const log = join(env.ARBORIST_HOME!, 'keep.log');
+  const started = () => {
+    try {
+      return readFileSync(log, 'utf8').includes(`keeper ${child.pid} started`);
+    } catch {
+      return false;
+    }
+  };
+  await until(() => started() && count(db) === want, 600_000, 'the first import');
+  // Its first import read every file: wait until it is quiet (no CPU for a second) before any window.
+  let last = cpuMsOf(child.pid!);
+  for (;;) {
+    await sleep(1000);
+    const now = cpuMsOf(child.pid!);
+    if (now === last) break;
+    last = now;
+  }
+  return {
+    pid: child.pid!,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** CPU (ms) of `pid` over `seconds`, beside a Node process that only keeps a 5 s timer, over the same seconds. */
+async function window(
+  pid: number,
+  seconds: number,
+): Promise<{ cpu: number; floor: number; rss: number; floorRss: number }> {
+  const floor = spawn(process.execPath, ['-e', 'setInterval(() => {}, 5000)'], { stdio: 'ignore' });
+  await sleep(300);
+  const k0 = cpuMsOf(pid);
+  const f0 = cpuMsOf(floor.pid!);
+  await sleep(seconds * 1000);
+  const out = {
+    cpu: cpuMsOf(pid) - k0,
+    floor: cpuMsOf(floor.pid!) - f0,
+    rss: rssMb(pid).rss,
+    floorRss: rssMb(floor.pid!).rss,
+  };
+  floor.kill();
+  return out;
+}
+
 interface RunResult {
-  idleCpu: Pair; // ms of CPU per hour: keeper (extrapolated) and the floor's (its window times 60)
+  idleCpu: Pair; // ms of CPU per hour at the defaults: keeper, and the floor's (its window times 60)
   rss: Pair; // MB: keeper, floor
   latency: Pair[]; // ms: keeper, notification floor
   importS: number;
   hwm: number;
-  polls: number;
+  loopMs: number;
   pollMs: number;
-  rescans: number;
   rescanMs: number;
 }
 
+/**
+ * One run, three keepers in turn over the same shard: at the default intervals (the idle loop alone: in a window
+ * shorter than both intervals nothing else runs), with only its poll made frequent (every POLL_S s: the cost of one
+ * poll), with only its rediscovery made frequent (every RESCAN_S s). An hour at the defaults is then: the loop's
+ * window times 3600 / IDLE_S, plus 3600 / DEFAULT_POLL_S polls, plus 3600 / DEFAULT_RESCAN_S rediscoveries. The
+ * number of polls or rediscoveries in a window is its length over the interval (the timers are periodic); the
+ * keeper's own counters (`keep --json`) say the same, and its cpuUsage around each agrees within the window's
+ * garbage collection, which the /proc figure includes.
+ */
 async function oneRun(home: string, files: string[], arb: string, r: number): Promise<RunResult> {
   rmSync(arb, { recursive: true, force: true });
   const db = join(arb, 'sessions.db');
   const env = { PATH: process.env.PATH, HOME: home, ARBORIST_HOME: arb };
-  const t0 = performance.now();
-  const keeper: ChildProcess = spawn(
-    process.execPath,
-    [BIN, 'keep', '--json', '--poll', `${POLL_S}s`, '--rescan', `${RESCAN_S}s`, '--settle', '1s'],
-    { env, stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  let out = '';
-  keeper.stdout!.on('data', (d) => (out += d));
-  const exited = new Promise<void>((res) => keeper.on('exit', () => res()));
-  const pid = keeper.pid!;
   // Every run appends 5 turns, which the next run's first import finds too.
-  await until(() => count(db) === FILES * TURNS_PER_FILE + 5 * r, 600_000, 'the first import');
+  const want = FILES * TURNS_PER_FILE + 5 * r;
+  const t0 = performance.now();
+  const idle = await startKeeper(env, db, want, []);
   const importS = (performance.now() - t0) / 1000;
-  await sleep(2000); // its last batch written, its state saved
-  const floor = spawn(process.execPath, ['-e', `setInterval(() => {}, ${POLL_S * 1000})`], {
-    stdio: 'ignore',
-  });
-  await sleep(200);
-  const k0 = cpuMsOf(pid);
-  const f0 = cpuMsOf(floor.pid!);
-  await sleep(IDLE_S * 1000);
-  const windowCpu = cpuMsOf(pid) - k0;
-  const floorCpu = cpuMsOf(floor.pid!) - f0;
-  const mem = rssMb(pid);
-  const floorMem = rssMb(floor.pid!);
-  floor.kill();
+  const loop = await window(idle.pid, IDLE_S);
+  const hwm = rssMb(idle.pid).hwm;
+  await idle.stop();
+
+  const polling = await startKeeper(env, db, want, ['--poll', `${POLL_S}s`]);
+  const polls = await window(polling.pid, IDLE_S);
+  await polling.stop();
+
+  const rescanning = await startKeeper(env, db, want, ['--rescan', `${RESCAN_S}s`]);
+  const rescans = await window(rescanning.pid, IDLE_S);
 
   // Latency: a turn appended to a transcript, until the shard holds it; the floor is a notification of the append.
   const latency: Pair[] = [];
@@ -204,25 +263,20 @@ async function oneRun(home: string, files: string[], arb: string, r: number): Pr
     latency.push({ figure: ms, floor: Math.max(0.01, notified - a0) });
     await sleep(300);
   }
+  await rescanning.stop();
 
-  keeper.kill('SIGTERM');
-  await exited;
-  const s = JSON.parse(out) as { polls: number; poll_cpu_ms: number; rescans: number; rescan_cpu_ms: number };
-  const pollMs = s.polls > 0 ? s.poll_cpu_ms / s.polls : 0;
-  const rescanMs = s.rescans > 0 ? s.rescan_cpu_ms / s.rescans : 0;
-  // In the window: about IDLE_S / POLL_S polls and IDLE_S / RESCAN_S rediscoveries; the rest is the idle loop.
-  const rest = Math.max(0, windowCpu - (IDLE_S / POLL_S) * pollMs - (IDLE_S / RESCAN_S) * rescanMs);
+  const pollMs = polls.cpu / (IDLE_S / POLL_S);
+  const rescanMs = rescans.cpu / (IDLE_S / RESCAN_S);
   const perHour =
-    (rest * 3600) / IDLE_S + (3600 / DEFAULT_POLL_S) * pollMs + (3600 / DEFAULT_RESCAN_S) * rescanMs;
+    (loop.cpu * 3600) / IDLE_S + (3600 / DEFAULT_POLL_S) * pollMs + (3600 / DEFAULT_RESCAN_S) * rescanMs;
   return {
-    idleCpu: { figure: perHour, floor: Math.max(1, (floorCpu * 3600) / IDLE_S) },
-    rss: { figure: mem.rss, floor: floorMem.rss },
+    idleCpu: { figure: perHour, floor: Math.max(TICK_MS, (loop.floor * 3600) / IDLE_S) },
+    rss: { figure: loop.rss, floor: loop.floorRss },
     latency,
     importS,
-    hwm: mem.hwm,
-    polls: s.polls,
+    hwm,
+    loopMs: loop.cpu,
     pollMs,
-    rescans: s.rescans,
     rescanMs,
   };
 }
@@ -236,14 +290,21 @@ async function main(): Promise<void> {
     const results: RunResult[] = [];
     for (let r = 0; r < RUNS; r++) results.push(await oneRun(dir, files, join(dir, '.arborist'), r));
     report.fact('first import (s, median)', median(results.map((x) => x.importS)).toFixed(1));
+    report.fact(
+      `idle loop alone, ${IDLE_S} s (CPU ms, median)`,
+      median(results.map((x) => x.loopMs)).toFixed(0),
+    );
     report.fact('one poll of every file (CPU ms, median)', median(results.map((x) => x.pollMs)).toFixed(1));
-    report.fact('one rediscovery (CPU ms, median)', median(results.map((x) => x.rescanMs)).toFixed(1));
+    report.fact(
+      'one rediscovery of every source (CPU ms, median)',
+      median(results.map((x) => x.rescanMs)).toFixed(1),
+    );
     report.fact('peak RSS (MB, median)', median(results.map((x) => x.hwm)).toFixed(0));
     report.add({
       name: 'CPU per idle hour, default intervals (extrapolated)',
       kind: 'time',
       unit: 'ms',
-      floorIs: 'a Node process keeping a 5 s timer, same window, times 60',
+      floorIs: 'a Node process keeping a 5 s timer, over the idle loop window, per hour',
       pairs: results.map((x) => x.idleCpu),
       target: { at_most: 1000 },
     });

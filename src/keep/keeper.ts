@@ -268,7 +268,8 @@ export class Keeper {
         let next = Math.min(nextPoll, nextRescan, ...this.settleDue.values());
         if (this.rescanWanted.size > 0) next = Math.min(next, Math.max(this.rescanAt, now + 1));
         if (work) next = Math.min(next, Math.max(this.lastEvent + this.opts.debounceMs, this.shardRetryAt));
-        await this.sleep(Math.max(1, next - now));
+        // At most an hour at a time: setTimeout takes no more than 2^31-1 ms (a longer one fires at once).
+        await this.sleep(Math.min(Math.max(1, next - now), 3_600_000));
       }
     } finally {
       signal.removeEventListener('abort', onAbort);
@@ -471,6 +472,15 @@ export class Keeper {
         taken++;
         if (this.opts.delayMs)
           Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, this.opts.delayMs);
+      }
+    }
+    // Our connections leave checkpoints to quiet moments (Shard.idle): after a batch that wrote is one, so a keeper
+    // running for weeks keeps the WAL small. Cheap when there is nothing to do; a shard busy elsewhere waits.
+    if (report.files > 0) {
+      try {
+        this.shard.idle();
+      } catch {
+        // housekeeping only: a shard in trouble says so at the next write, through readFile
       }
     }
     this.stats.batches++;

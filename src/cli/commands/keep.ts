@@ -16,14 +16,22 @@ const USAGE =
 const ENGINE_OPTIONS = ['poll', 'rescan', 'settle', 'max-watches', 'no-sidechains'];
 const SERVICE_OPTIONS = ['dry-run', 'service'];
 
-/** Defaults (docs/keep.md, "Cost"): idle, a poll every five minutes and a rediscovery every fifteen. */
+/**
+ * Defaults (docs/keep.md, "How it notices"): idle, a poll of every file every five minutes and a rediscovery every
+ * hour (a rediscovery of 2,000 transcripts costs ~200 ms of CPU: bench/keep.ts).
+ */
 const DEFAULT_POLL = '5m';
-const DEFAULT_RESCAN = '15m';
+const DEFAULT_RESCAN = '1h';
 const DEFAULT_SETTLE = '30m';
 const FAST_POLL_MS = 5000;
 const DEBOUNCE_MS = 100;
 const BATCH_FILES = 100;
 const MAX_WATCHES = 2000;
+/**
+ * SQLite's page cache for the keeper's connection: it writes small batches and stays resident for weeks, so 16 MiB
+ * rather than the 64 MiB of a one-shot command (RSS idle, bench/keep.ts).
+ */
+const CACHE_KIB = 16 * 1024;
 
 function duration(p: Parameters<Command['run']>[0], name: string, fallback: string, min: number): number {
   const ms = parseDuration(str(p, name) ?? fallback);
@@ -77,7 +85,7 @@ async function keep(
   ctx: Context,
   o: { pollMs: number; rescanMs: number; settleMs: number; maxWatches: number; sidechains: boolean },
 ): Promise<number> {
-  const shard = ctx.writable();
+  const shard = ctx.writable(CACHE_KIB);
   const stop = new AbortController();
   const onSignal = () => stop.abort();
   // SIGHUP too: a keeper started in a terminal that closes ends as cleanly as one told to stop.
