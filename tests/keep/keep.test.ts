@@ -221,6 +221,31 @@ describe('arborist keep', () => {
     }
   });
 
+  it('status lists what it could not read, and the turns it kept today', async () => {
+    const h = fakeHome();
+    // A FIFO under a transcript's name: the reader refuses it (reading would block), the keeper goes on.
+    spawnSync('mkfifo', [join(h.claude, 'ffff0000-0000-4000-8000-00000000000f.jsonl')]);
+    const k = startKeeper(h);
+    await ready(h);
+    await until('the first import', () => same(h.db, expected(h)));
+    await until(
+      'the state is saved',
+      () => cli(['keep', '--status', '--json'], { env: h.env }).json().problem_count > 2,
+    );
+    const st = cli(['keep', '--status', '--json'], { env: h.env }).json();
+    // What a one-shot import adds (the archive tier's turns included: OpenClaw's deleted sessions go there).
+    const once = cli(['import', '--db', tempDb(), '--json'], { env: h.env }).json().total.turns_added;
+    expect(st.turns_today).toBe(once);
+    expect(st.problems).toContainEqual({
+      file: join(h.claude, 'ffff0000-0000-4000-8000-00000000000f.jsonl'),
+      reason: expect.stringMatching(/not a regular file \(a FIFO\)/),
+    });
+    const text = cli(['keep', '--status'], { env: h.env }).stdout;
+    expect(text).toMatch(/\nproblems in what it read \(\d+\):\n/);
+    expect(text).toContain('ffff0000-0000-4000-8000-00000000000f.jsonl: ');
+    expect(await stop(k)).toBe(0);
+  });
+
   it('a lock left by a process that is no keeper is stale: a keeper takes it over', async () => {
     const h = fakeHome();
     mkdirSync(join(h.home, '.arborist'), { recursive: true });

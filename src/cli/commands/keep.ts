@@ -18,7 +18,7 @@ const SERVICE_OPTIONS = ['dry-run', 'service'];
 
 /**
  * Defaults (docs/keep.md, "How it notices"): idle, a poll of every file every five minutes and a rediscovery every
- * hour (a rediscovery of 2,000 transcripts costs ~200 ms of CPU: bench/keep.ts).
+ * hour (a rediscovery of 2,000 transcripts costs ~175 ms of CPU: bench/keep.ts).
  */
 const DEFAULT_POLL = '5m';
 const DEFAULT_RESCAN = '1h';
