@@ -15,6 +15,8 @@
 //   export: reads the store (the Shard facade), renders with text; only the CLI uses it.
 //   mcp: the shard as a read-only MCP server for agents (`arborist mcp`): the CLI's read commands through the same
 //        store calls, over the MCP SDK; only the CLI starts it.
+//   keep: the keeper (`arborist keep`): follows every source's files through import, its lock, log and service;
+//         only the CLI uses it (status reads its lock and state files through keep/state.ts).
 //   agent: continues a Claude Code session from a turn (writes its transcript, runs it, imports what it adds);
 //          the CLI and the TUI use it; it is the TUI's way into the import layer, but for one module:
 //          src/import/details.ts (a turn's details read back from its source records), which ui may import.
@@ -68,13 +70,18 @@ export default {
     ),
     layer(
       'cli',
-      ['ui', 'keymap', 'agent', 'ask', 'import', 'export', 'mcp', 'config', 'store', 'text'],
+      ['ui', 'keymap', 'agent', 'ask', 'import', 'export', 'mcp', 'keep', 'config', 'store', 'text'],
       'cli is the top: it parses arguments and calls the layers below; none of them may import it.',
     ),
     layer(
       'mcp',
       ['store', 'text'],
       'mcp serves the shard read-only to agents over the MCP SDK; it knows no terminal, UI, importer or CLI (which starts it).',
+    ),
+    layer(
+      'keep',
+      ['import', 'config', 'store', 'text'],
+      'keep follows histories through the import layer and writes only through it; it knows no terminal (the CLI prints).',
     ),
     layer('import', ['config', 'store', 'text'], 'import reads other tools\' histories into the store through its bulk API, nothing else.'),
     layer(
@@ -87,7 +94,7 @@ export default {
       name: 'src-has-only-known-layers',
       comment: 'Every folder of src/ is one of the layers above; give a new one a rule here before using it.',
       severity: 'error',
-      from: { path: '^src/', pathNot: '^src/(cli|ui|keymap|agent|ask|config|store|text|import|export|mcp)/' },
+      from: { path: '^src/', pathNot: '^src/(cli|ui|keymap|agent|ask|config|store|text|import|export|mcp|keep)/' },
       to: {},
     },
     {

@@ -8,8 +8,11 @@ export interface Context {
   out: Output;
   dbPath: string;
   env: NodeJS.ProcessEnv;
-  /** Opens the shard for writing (created when missing). */
-  writable(): Shard;
+  /**
+   * Opens the shard for writing (created when missing). `cacheKib`: SQLite's page cache (default 64 MiB), smaller
+   * for a process that stays resident (the keeper).
+   */
+  writable(cacheKib?: number): Shard;
   /**
    * Opens an existing shard for reading. A missing file is an error rather than a new empty shard, so a
    * mistyped --db path is noticed instead of answering "nothing found". A read-only file is opened read-only.
@@ -48,8 +51,8 @@ export function makeContext(p: Parsed, env: NodeJS.ProcessEnv): Context {
     out,
     dbPath,
     env,
-    writable() {
-      shard ??= Shard.open(dbPath, { durable, onUpgrade: announce });
+    writable(cacheKib?: number) {
+      shard ??= Shard.open(dbPath, { durable, onUpgrade: announce, cacheKib });
       return shard;
     },
     readable() {

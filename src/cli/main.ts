@@ -8,6 +8,7 @@ import { entryCmd } from './commands/entries.js';
 import { exportCmd } from './commands/export.js';
 import { findCmd } from './commands/find.js';
 import { importCmd } from './commands/import.js';
+import { keepCmd } from './commands/keep.js';
 import { deleteCmd, maintainCmd, resetCmd } from './commands/maintain.js';
 import { mcpCmd } from './commands/mcp.js';
 import { newCmd } from './commands/new.js';
@@ -43,6 +44,7 @@ const ALL: Command[] = [
   archiveCmd,
   maintainCmd,
   importCmd,
+  keepCmd,
   resumeCmd,
   mcpCmd,
   demoCmd,

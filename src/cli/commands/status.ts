@@ -1,6 +1,7 @@
 // The store's light entry, not store/index.js: through the index the bundle keeps every store module's top-level
 // code and packages (fuse.js among them), which status-main.ts exists to leave out.
 
+import { type KeeperStatus, keeperStatus } from '../../keep/state.js';
 import { ArboristError, asArboristError, type ChainStatus, chainStatus } from '../../store/light.js';
 import { counted } from '../../text/format.js';
 import { oneLine } from '../../text/sanitize.js';
@@ -16,12 +17,13 @@ import { safeJson } from '../terminal-text.js';
  * its cost.
  */
 
-const USAGE = 'arborist status [--short] [--tmux] [--json] [--full] [--expect-head SEQ:HASH]';
+const USAGE = 'arborist status [--short] [--tmux] [--keeper] [--json] [--full] [--expect-head SEQ:HASH]';
 
 export const STATUS_OPTIONS: OptionSpec = {
   short: { type: 'boolean' },
   tmux: { type: 'boolean' },
   full: { type: 'boolean' },
+  keeper: { type: 'boolean' },
   'expect-head': { type: 'string' },
 };
 
@@ -94,6 +96,15 @@ export function longLine(s: ChainStatus, paint: (tone: Tone, s: string) => strin
   return parts.join(' · ');
 }
 
+/**
+ * The keeper's part of the line, when asked (`--keeper`): `keep ✓` while a keeper runs on the shard, `keep ✗` when
+ * none does (docs/keep.md). Two small files and a /proc lookup: cheap enough for a status bar.
+ */
+function keeperWords(k: KeeperStatus, short: boolean, paint: (tone: Tone, s: string) => string): string {
+  if (!k.running) return paint('bad', short ? 'keep ✗' : 'no keeper');
+  return paint('good', short ? 'keep ✓' : `keeper ${k.pid}, ${counted(k.turns_today, 'turn')} kept today`);
+}
+
 function expectedHead(p: Parsed): { seq: number; hash: string } | undefined {
   const v = str(p, 'expect-head');
   if (v === undefined) return undefined;
@@ -130,8 +141,13 @@ export function runStatus(p: Parsed, io: StatusIO): number {
     io.err(`arborist: ${line}\n`);
     return 2;
   }
-  if (io.json) io.out(`${safeJson(s)}\n`);
-  else io.out(`${short ? shortLine(s, paint) : longLine(s, paint)}\n`);
+  // The keeper's fields are always in the JSON (a document's consumer picks what it needs); on a line, when asked.
+  if (io.json) io.out(`${safeJson({ ...s, keeper: keeperStatus(io.dbPath) })}\n`);
+  else {
+    const line = short ? shortLine(s, paint) : longLine(s, paint);
+    const keeper = flag(p, 'keeper') ? ` · ${keeperWords(keeperStatus(io.dbPath), short, paint)}` : '';
+    io.out(`${line}${keeper}\n`);
+  }
   return s.ok ? 0 : 1;
 }
 
@@ -139,7 +155,7 @@ export const statusCmd: Command = {
   name: 'status',
   usage: USAGE,
   summary:
-    'one line for tmux or a prompt: chain intact or BROKEN, events, head, turns today (exit 1 when broken)',
+    'one line for tmux or a prompt: chain intact or BROKEN, events, head, turns today (exit 1 when broken); --keeper adds whether a keeper runs',
   options: STATUS_OPTIONS,
   run: (p, ctx) =>
     runStatus(p, {

@@ -1,0 +1,575 @@
+import { type FSWatcher, readdirSync, type Stats, statSync, watch } from 'node:fs';
+import { dirname, join, sep } from 'node:path';
+import type { ImportProblem, SourceKind, SourceReader } from '../import/model.js';
+import { emptyImportSummary, endsWithNewline, importFile } from '../import/run.js';
+import { SOURCE_KINDS, SOURCES } from '../import/sources.js';
+import { stopsImport } from '../import/writer.js';
+import type { Shard } from '../store/index.js';
+
+/**
+ * The keeper's engine (docs/keep.md): every findable source's files followed in one process. Folders are watched
+ * with fs.watch (inotify, FSEvents, kqueue), at most `maxWatches` of them: the folders holding the files the
+ * readers discover, the folders above them up to each source's root, and folders that appear under those (a new
+ * project, a new day). A change to a known file marks it; anything else in a watched folder makes the source be
+ * discovered again. A slow poll of every file (sizes and times) and a slower rediscovery catch what notifications
+ * miss (NFS, containers, a full watch table); files in folders beyond the watch limit are polled faster.
+ *
+ * Each changed file goes through the import path (`importFile`, idempotent), in batches of at most `batchFiles`
+ * files; the loop yields between batches, so a signal ends it after the current batch. Like `import --follow`, a
+ * file still being written (a cut last line, an unfinished turn) waits until it has been quiet for `settleMs`: a
+ * turn once stored never changes, so a keeper waits long rather than keep half an answer.
+ */
+
+export interface KeeperOptions {
+  env: NodeJS.ProcessEnv;
+  signal: AbortSignal;
+  sidechains: boolean;
+  /** Every file's size and time is looked at this often (the fallback when a notification is missed). */
+  pollMs: number;
+  /** Files in folders beyond the watch limit are looked at this often. */
+  fastPollMs: number;
+  /** Every source is discovered again this often (new roots, folders nobody watched). */
+  rescanMs: number;
+  /** A file unchanged this long is read as it is: a cut last line, an unfinished turn. */
+  settleMs: number;
+  /** Changes are gathered this long after the last notification before a batch runs. */
+  debounceMs: number;
+  maxWatches: number;
+  batchFiles: number;
+  /** Tests only (ARBORIST_KEEP_TEST_DELAY_MS): a pause after each file of a batch, to kill a keeper inside one. */
+  delayMs?: number;
+  onBatch: (b: BatchReport) => void;
+  /** After the first discovery, before the first batch: the watches are set. */
+  onReady?: () => void;
+  /** Other news worth a line: a source found, a file deleted, the shard locked. */
+  onNote: (text: string) => void;
+}
+
+export interface BatchReport {
+  files: number;
+  turns_added: number;
+  sessions: number;
+  turns_waiting: number;
+  /** Turns added per source kind. */
+  by_source: Partial<Record<SourceKind, number>>;
+  /** Problems not reported before. */
+  problems: ImportProblem[];
+  /** Files found shorter than the keeper last read them (truncated or replaced). */
+  truncated: string[];
+  /** Followed files that are gone (their turns stay in the shard). */
+  gone: string[];
+}
+
+export interface KeeperStats {
+  batches: number;
+  files_read: number;
+  turns_added: number;
+  sessions: number;
+  polls: number;
+  poll_cpu_ms: number;
+  /** Rediscoveries after the first one (which is `first_discovery_cpu_ms`). */
+  rescans: number;
+  rescan_cpu_ms: number;
+  first_discovery_cpu_ms: number;
+}
+
+interface Source {
+  kind: SourceKind;
+  reader: SourceReader;
+  roots: string[];
+  /** Problems of the last discovery (folders that cannot be read). */
+  problems: ImportProblem[];
+  /** Folders seen appearing under watched ones: watched too, even while they hold no file yet. */
+  extra: Set<string>;
+  lastRescan: number;
+  /** How long the last rediscovery took (wall clock, ms). */
+  rescanCost: number;
+  files: number;
+  unwatched: number;
+}
+
+interface Fingerprint {
+  size: number;
+  mtimeMs: number;
+  ino: number;
+  /** A SQLite file's -wal: its writes land there first. */
+  wal: string;
+}
+
+interface FileState {
+  source: Source;
+  fp: Fingerprint | undefined;
+  changedAt: number;
+  settled: boolean;
+  /** Read it at the next batch even when its fingerprint is unchanged (a -wal change, a locked shard). */
+  force: boolean;
+  /** The size at the last reading: a smaller file was truncated or replaced. */
+  offset: number;
+}
+
+const SQLITE_FILE = /\.(db|sqlite3?)$/;
+/**
+ * Rediscovery of one source at most once a second, and never more than a twentieth of the time (its last one's
+ * duration times 20 apart): a tool writing its own logs or temporary files beside its history, in a watched folder,
+ * costs the keeper at most about 5% of a core while it writes, nothing once it stops.
+ */
+const RESCAN_MIN_MS = 1000;
+const RESCAN_SHARE = 20;
+/** A newly seen folder is walked this deep for folders to watch (a `mkdir -p` of a new day: year/month/day). */
+const NEW_FOLDER_DEPTH = 3;
+
+function fingerprint(file: string, st: Stats): Fingerprint {
+  let wal = '';
+  if (SQLITE_FILE.test(file)) {
+    try {
+      const w = statSync(`${file}-wal`);
+      wal = `${w.size}:${w.mtimeMs}:${w.ino}`;
+    } catch {
+      // no -wal
+    }
+  }
+  return { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino, wal };
+}
+
+function sameFp(a: Fingerprint | undefined, b: Fingerprint): boolean {
+  return (
+    a !== undefined && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ino === b.ino && a.wal === b.wal
+  );
+}
+
+function statOf(p: string): Stats | undefined {
+  try {
+    return statSync(p);
+  } catch {
+    return undefined;
+  }
+}
+
+function problemKey(p: ImportProblem): string {
+  return `${p.file}\0${p.line}\0${p.reason}`;
+}
+
+function cpuMs(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+}
+
+export class Keeper {
+  readonly sources: Source[];
+  private readonly files = new Map<string, FileState>();
+  private readonly watchers = new Map<string, { w: FSWatcher; source: Source }>();
+  private readonly dirty = new Set<string>();
+  private readonly rescanWanted = new Set<Source>();
+  private readonly settleDue = new Map<string, number>();
+  /** Problems of each file's last reading. */
+  private readonly fileProblems = new Map<string, ImportProblem[]>();
+  private readonly said = new Set<string>();
+  private lastEvent = 0;
+  private wake: (() => void) | undefined;
+  private shardTrouble = '';
+  private shardRetryAt = 0;
+  /** Rediscoveries wanted wait until then (RESCAN_MIN_MS after the last one). */
+  private rescanAt = 0;
+  readonly stats: KeeperStats = {
+    batches: 0,
+    files_read: 0,
+    turns_added: 0,
+    sessions: 0,
+    polls: 0,
+    poll_cpu_ms: 0,
+    rescans: 0,
+    rescan_cpu_ms: 0,
+    first_discovery_cpu_ms: 0,
+  };
+
+  constructor(
+    private readonly shard: Shard,
+    private readonly opts: KeeperOptions,
+  ) {
+    this.sources = SOURCE_KINDS.filter((k) => SOURCES[k].findable).map((kind) => {
+      const reader = SOURCES[kind].reader({ sidechains: opts.sidechains });
+      return {
+        kind,
+        reader,
+        roots: reader.defaultPaths(opts.env),
+        problems: [],
+        extra: new Set<string>(),
+        lastRescan: 0,
+        rescanCost: 0,
+        files: 0,
+        unwatched: 0,
+      };
+    });
+  }
+
+  get fileCount(): number {
+    return this.files.size;
+  }
+
+  /** Folders under fs.watch (at the end of a run, how many there were). */
+  get watchedCount(): number {
+    return this.watchers.size > 0 ? this.watchers.size : this.watchedAtEnd;
+  }
+
+  private watchedAtEnd = 0;
+
+  get unwatchedCount(): number {
+    return this.sources.reduce((a, s) => a + s.unwatched, 0);
+  }
+
+  /** Files and folders whose last reading had problems. */
+  problems(): ImportProblem[] {
+    const out: ImportProblem[] = [];
+    for (const s of this.sources) out.push(...s.problems);
+    for (const ps of this.fileProblems.values()) out.push(...ps);
+    return out;
+  }
+
+  /** Runs until the signal: discovers everything, imports it, then follows. */
+  async run(): Promise<KeeperStats> {
+    const { signal } = this.opts;
+    const onAbort = () => this.wake?.();
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      for (const s of this.sources) this.rescan(s);
+      // The first discovery is the start's cost, not the idle cost the counters are for (bench/keep.ts).
+      this.stats.first_discovery_cpu_ms = this.stats.rescan_cpu_ms;
+      this.stats.rescans = 0;
+      this.stats.rescan_cpu_ms = 0;
+      this.opts.onReady?.();
+      const t0 = Date.now();
+      let nextPoll = t0 + this.pollInterval();
+      let nextRescan = t0 + this.opts.rescanMs;
+      let lastFullPoll = t0;
+      while (!signal.aborted) {
+        const now = Date.now();
+        if (now >= nextPoll) {
+          // Every file at the slow poll; between those, only files in folders nobody watches.
+          const all = now - lastFullPoll >= this.opts.pollMs;
+          if (all) lastFullPoll = now;
+          this.poll(all);
+          nextPoll = now + this.pollInterval();
+        }
+        if (now >= nextRescan) {
+          for (const s of this.sources) this.rescanWanted.add(s);
+          nextRescan = now + this.opts.rescanMs;
+        }
+        for (const [f, due] of this.settleDue)
+          if (due <= now) {
+            this.settleDue.delete(f);
+            this.dirty.add(f);
+          }
+        const work = this.dirty.size > 0 || (this.rescanWanted.size > 0 && now >= this.rescanAt);
+        if (work && now - this.lastEvent >= this.opts.debounceMs && now >= this.shardRetryAt) {
+          this.batch();
+          await new Promise((r) => setImmediate(r)); // signals are handled between batches
+          continue;
+        }
+        let next = Math.min(nextPoll, nextRescan, ...this.settleDue.values());
+        if (this.rescanWanted.size > 0) next = Math.min(next, Math.max(this.rescanAt, now + 1));
+        if (work) next = Math.min(next, Math.max(this.lastEvent + this.opts.debounceMs, this.shardRetryAt));
+        // At most an hour at a time: setTimeout takes no more than 2^31-1 ms (a longer one fires at once).
+        await this.sleep(Math.min(Math.max(1, next - now), 3_600_000));
+      }
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      this.watchedAtEnd = this.watchers.size;
+      for (const { w } of this.watchers.values()) w.close();
+      this.watchers.clear();
+    }
+    return this.stats;
+  }
+
+  private pollInterval(): number {
+    return this.unwatchedCount > 0 ? Math.min(this.opts.fastPollMs, this.opts.pollMs) : this.opts.pollMs;
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(done, ms);
+      const self = this;
+      function done() {
+        clearTimeout(t);
+        self.wake = undefined;
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+
+  /** Something happened: a batch after the debounce. */
+  private touch(): void {
+    this.lastEvent = Date.now();
+    this.wake?.();
+  }
+
+  /** Sizes and times of the files (all, or those in folders nobody watches): a changed one is marked. */
+  private poll(all: boolean): void {
+    const c0 = cpuMs();
+    let marked = false;
+    for (const [file, state] of this.files) {
+      if (!all && this.watchers.has(dirname(file))) continue;
+      const st = statOf(file);
+      if (!st || !sameFp(state.fp, fingerprint(file, st))) {
+        this.dirty.add(file);
+        marked = true;
+      }
+    }
+    // A root that was not there at the last discovery (a tool installed since) is looked for by the rescan.
+    this.stats.polls++;
+    this.stats.poll_cpu_ms += cpuMs() - c0;
+    if (marked) this.touch();
+  }
+
+  /** Discovers a source's files again, and sets the watches on its folders. */
+  private rescan(s: Source): void {
+    const c0 = cpuMs();
+    const t0 = performance.now();
+    s.lastRescan = Date.now();
+    const problems: ImportProblem[] = [];
+    const found: string[] = [];
+    const wanted = new Set<string>();
+    for (const root of s.roots) {
+      const st = statOf(root);
+      if (!st) continue;
+      const top = st.isDirectory() ? root : dirname(root);
+      wanted.add(top);
+      try {
+        for (const f of s.reader.discover(root, problems)) {
+          found.push(f);
+          // The file's folder and every folder up to the root: a new sibling anywhere on the way is seen.
+          // (a folder already wanted has its own chain wanted: stop there).
+          for (let d = dirname(f); d.startsWith(top + sep) && !wanted.has(d); d = dirname(d)) wanted.add(d);
+        }
+      } catch (e) {
+        problems.push({ file: root, line: 0, reason: (e as Error).message.split('\n')[0] });
+      }
+    }
+    for (const d of s.extra) {
+      if (statOf(d)?.isDirectory()) wanted.add(d);
+      else s.extra.delete(d);
+    }
+    s.problems = problems;
+    this.setWatches(s, wanted);
+    const seen = new Set(found);
+    for (const f of found)
+      if (!this.files.has(f)) {
+        this.files.set(f, {
+          source: s,
+          fp: undefined,
+          changedAt: 0,
+          settled: false,
+          force: false,
+          offset: 0,
+        });
+        this.dirty.add(f);
+      }
+    for (const [f, state] of this.files)
+      if (state.source === s && !seen.has(f) && !statOf(f)) this.dirty.add(f); // the batch says it is gone
+    s.files = found.length;
+    s.rescanCost = performance.now() - t0;
+    this.stats.rescans++;
+    this.stats.rescan_cpu_ms += cpuMs() - c0;
+  }
+
+  private setWatches(s: Source, wanted: Set<string>): void {
+    for (const [d, w] of this.watchers)
+      if (w.source === s && !wanted.has(d)) {
+        w.w.close();
+        this.watchers.delete(d);
+      }
+    let unwatched = 0;
+    for (const d of wanted) {
+      if (this.watchers.has(d)) continue;
+      if (this.watchers.size >= this.opts.maxWatches) {
+        unwatched++;
+        continue;
+      }
+      try {
+        const w = watch(d, { persistent: true }, (_event, name) => this.onEvent(s, d, name));
+        // A folder removed, or a watch the system takes back: forget it; the next discovery decides again.
+        w.on('error', () => {
+          w.close();
+          if (this.watchers.get(d)?.w === w) this.watchers.delete(d);
+          this.rescanWanted.add(s);
+          this.touch();
+        });
+        this.watchers.set(d, { w, source: s });
+      } catch {
+        unwatched++; // ENOSPC (the watch table is full), EMFILE, or a file system without notifications
+      }
+    }
+    s.unwatched = unwatched;
+  }
+
+  private onEvent(s: Source, dir: string, name: string | Buffer | null): void {
+    if (name === null) {
+      this.rescanWanted.add(s);
+      this.touch();
+      return;
+    }
+    const full = join(dir, name.toString());
+    const known = this.files.has(full) ? full : full.replace(/-(wal|shm|journal)$/, '');
+    const state = this.files.get(known);
+    if (state) {
+      this.dirty.add(known);
+      if (known !== full) state.force = true; // a SQLite file's -wal moved: its own size and time may not
+    } else {
+      // A new file or folder (a new project, a new day): that source is discovered again.
+      const st = statOf(full);
+      if (st?.isDirectory()) this.addFolder(s, full, 0);
+      this.rescanWanted.add(s);
+    }
+    this.touch();
+  }
+
+  private addFolder(s: Source, dir: string, depth: number): void {
+    if (s.extra.has(dir) || s.extra.size >= this.opts.maxWatches) return;
+    s.extra.add(dir);
+    if (depth >= NEW_FOLDER_DEPTH) return;
+    try {
+      for (const e of readdirSync(dir, { withFileTypes: true }))
+        if (e.isDirectory()) this.addFolder(s, join(dir, e.name), depth + 1);
+    } catch {
+      // gone again, or unreadable: the discovery says so
+    }
+  }
+
+  /** One batch: the sources to discover again, then at most `batchFiles` marked files. */
+  private batch(): void {
+    const now = Date.now();
+    const folderProblems: ImportProblem[] = [];
+    this.rescanAt = Number.POSITIVE_INFINITY;
+    for (const s of [...this.rescanWanted]) {
+      const gap = Math.max(RESCAN_MIN_MS, s.rescanCost * RESCAN_SHARE);
+      if (now - s.lastRescan < gap) {
+        this.rescanAt = Math.min(this.rescanAt, s.lastRescan + gap);
+        continue;
+      }
+      this.rescanWanted.delete(s);
+      this.rescan(s);
+      folderProblems.push(...s.problems);
+    }
+    if (this.rescanWanted.size === 0) this.rescanAt = 0;
+    const report: BatchReport = {
+      files: 0,
+      turns_added: 0,
+      sessions: 0,
+      turns_waiting: 0,
+      by_source: {},
+      problems: [],
+      truncated: [],
+      gone: [],
+    };
+    for (const p of folderProblems) this.tellProblem(p, report);
+    let taken = 0;
+    for (const file of [...this.dirty]) {
+      if (taken >= this.opts.batchFiles) break;
+      this.dirty.delete(file);
+      const read = this.readFile(file, report);
+      if (read === 'stop') break;
+      if (read) {
+        taken++;
+        if (this.opts.delayMs)
+          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, this.opts.delayMs);
+      }
+    }
+    // Our connections leave checkpoints to quiet moments (Shard.idle): after a batch that wrote is one, so a keeper
+    // running for weeks keeps the WAL small. Cheap when there is nothing to do; a shard busy elsewhere waits.
+    if (report.files > 0) {
+      try {
+        this.shard.idle();
+      } catch {
+        // housekeeping only: a shard in trouble says so at the next write, through readFile
+      }
+    }
+    this.stats.batches++;
+    this.stats.files_read += report.files;
+    this.stats.turns_added += report.turns_added;
+    this.stats.sessions += report.sessions;
+    this.opts.onBatch(report);
+  }
+
+  /** Reads one marked file if it changed (or waited long enough); false when there was nothing to read. */
+  private readFile(file: string, report: BatchReport): boolean | 'stop' {
+    const state = this.files.get(file);
+    if (!state) return false;
+    const now = Date.now();
+    const st = statOf(file);
+    if (!st) {
+      this.files.delete(file);
+      this.settleDue.delete(file);
+      this.fileProblems.delete(file);
+      report.gone.push(file);
+      return false;
+    }
+    const fp = fingerprint(file, st);
+    const fresh = state.fp === undefined;
+    const changed = !sameFp(state.fp, fp);
+    if (changed) {
+      state.fp = fp;
+      // Seen for the first time: it changed when its time says (a file untouched for a day is quiet already).
+      state.changedAt = fresh ? Math.min(now, st.mtimeMs) : now;
+      state.settled = false;
+    }
+    const quiet = now - state.changedAt >= this.opts.settleMs;
+    if (!changed && !state.force && (state.settled || !quiet)) return false;
+    // A JSONL line still being written: wait for its newline (or for the file to be quiet).
+    if (/\.jsonl(\.|$)/.test(file) && !quiet && !lastLineEnded(file, st.size)) {
+      this.settleDue.set(file, state.changedAt + this.opts.settleMs);
+      return false;
+    }
+    if (st.size < state.offset) report.truncated.push(file);
+    const one = emptyImportSummary();
+    try {
+      importFile(this.shard, state.source.reader, file, { waitForIncomplete: !quiet }, one);
+    } catch (err) {
+      if (!stopsImport(err)) throw err;
+      // The shard is locked past its busy timeout, full or read-only: this file again later, the others with it.
+      const msg = (err as Error).message;
+      if (msg !== this.shardTrouble) this.opts.onNote(`cannot write the shard now (${msg}); trying again`);
+      this.shardTrouble = msg;
+      state.force = true;
+      this.dirty.add(file);
+      this.shardRetryAt = now + 1000;
+      return 'stop';
+    }
+    if (this.shardTrouble !== '') this.opts.onNote('the shard takes writes again');
+    this.shardTrouble = '';
+    state.force = false;
+    state.offset = st.size;
+    if (quiet) {
+      state.settled = true;
+      this.settleDue.delete(file);
+    } else this.settleDue.set(file, state.changedAt + this.opts.settleMs);
+    report.files++;
+    report.turns_added += one.turns_added;
+    report.sessions += one.sessions;
+    report.turns_waiting += one.turns_waiting;
+    if (one.turns_added > 0) {
+      const k = state.source.kind;
+      report.by_source[k] = (report.by_source[k] ?? 0) + one.turns_added;
+    }
+    if (one.problems.length > 0) this.fileProblems.set(file, one.problems);
+    else this.fileProblems.delete(file);
+    for (const p of one.problems) this.tellProblem(p, report);
+    return true;
+  }
+
+  /** A problem goes into the batch's report once, however often the file is read again. */
+  private tellProblem(p: ImportProblem, report: BatchReport): void {
+    const key = problemKey(p);
+    if (this.said.has(key)) return;
+    this.said.add(key);
+    report.problems.push(p);
+  }
+}
+
+/** endsWithNewline, or true when the file cannot be opened: reading it then says why, as the file's problem. */
+function lastLineEnded(file: string, size: number): boolean {
+  try {
+    return endsWithNewline(file, size);
+  } catch {
+    return true;
+  }
+}

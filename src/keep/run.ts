@@ -1,0 +1,141 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { arboristHome } from '../config/index.js';
+import type { Shard } from '../store/index.js';
+import { type BatchReport, Keeper, type KeeperOptions, type KeeperStats } from './keeper.js';
+import { acquireLock, KEEPER_TITLE, LockHeld, type LockInfo, releaseLock } from './lock.js';
+import { KeepLog, LOG_MAX_BYTES } from './log.js';
+import { type KeeperState, localDay, writeState } from './state.js';
+
+/**
+ * `arborist keep` around its engine: the lock (one keeper per shard), the log, the state file status reads, and the
+ * words of each line. The CLI gives it a shard, a signal and somewhere to print.
+ */
+
+export { LockHeld };
+
+export function keepLogPath(env: NodeJS.ProcessEnv): string {
+  return join(arboristHome(env), 'keep.log');
+}
+
+/** Problems listed in the state file (status shows them); the count says how many there are in all. */
+const STATE_PROBLEMS = 20;
+
+export interface KeepRun {
+  dbPath: string;
+  engine: Omit<KeeperOptions, 'onBatch' | 'onNote'>;
+  /** Each log line, as written (one line, sanitised), for the terminal. */
+  print: (line: string) => void;
+}
+
+export interface KeepSummary extends KeeperStats {
+  started: string;
+  stopped: string;
+  files: number;
+}
+
+function batchWords(b: BatchReport): string | undefined {
+  const parts: string[] = [];
+  if (b.turns_added > 0) {
+    const by = Object.entries(b.by_source)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ');
+    parts.push(`+${b.turns_added} turns (${by})`);
+  }
+  if (b.sessions > 0) parts.push(`${b.sessions} new sessions`);
+  for (const f of b.truncated) parts.push(`${f} is shorter than when last read (truncated or replaced)`);
+  for (const f of b.gone) parts.push(`${f} is gone; its turns stay in the shard`);
+  for (const p of b.problems.slice(0, 5)) parts.push(`problem ${p.file}:${p.line}: ${p.reason}`);
+  if (b.problems.length > 5) parts.push(`${b.problems.length - 5} more problems`);
+  return parts.length > 0 ? parts.join('; ') : undefined;
+}
+
+export async function runKeeper(shard: Shard, run: KeepRun): Promise<KeepSummary> {
+  const { dbPath, engine, print } = run;
+  const started = new Date().toISOString();
+  process.title = KEEPER_TITLE;
+  mkdirSync(dirname(dbPath), { recursive: true });
+  const lock: LockInfo = { pid: process.pid, started, shard: dbPath };
+  acquireLock(dbPath, lock);
+  const maxLog = Number(engine.env.ARBORIST_KEEP_LOG_MAX) || LOG_MAX_BYTES;
+  const log = new KeepLog(keepLogPath(engine.env), maxLog);
+  const say = (text: string) => print(log.line(text));
+  let lastImport: string | null = null;
+  let day = localDay(new Date());
+  let today = 0;
+  let keeper: Keeper | undefined;
+  const state = (stopped: string | null): KeeperState => {
+    const problems = keeper?.problems() ?? [];
+    return {
+      pid: process.pid,
+      started,
+      updated: new Date().toISOString(),
+      last_import: lastImport,
+      day,
+      turns_today: today,
+      turns_added: keeper?.stats.turns_added ?? 0,
+      files: keeper?.fileCount ?? 0,
+      watched: keeper?.watchedCount ?? 0,
+      unwatched: keeper?.unwatchedCount ?? 0,
+      sources: (keeper?.sources ?? []).map((s) => ({ kind: s.kind, paths: s.roots, files: s.files })),
+      problems: problems.slice(0, STATE_PROBLEMS).map((p) => ({ file: p.file, reason: p.reason })),
+      problem_count: problems.length,
+      stopped,
+    };
+  };
+  const save = (stopped: string | null = null) => {
+    try {
+      writeState(dbPath, state(stopped));
+    } catch {
+      // status is told less; the turns are what matter
+    }
+  };
+  try {
+    keeper = new Keeper(shard, {
+      ...engine,
+      onNote: say,
+      onReady: () => {
+        const k = keeper!;
+        const found = k.sources.filter((s) => s.files > 0).map((s) => `${s.kind} ${s.files} files`);
+        const beyond =
+          k.unwatchedCount > 0 ? ` (${k.unwatchedCount} more beyond the watch limit, polled)` : '';
+        say(
+          `following ${found.length > 0 ? found.join(', ') : 'no history yet'}; ${k.watchedCount} folders watched${beyond}`,
+        );
+        save();
+      },
+      onBatch: (b) => {
+        const now = new Date();
+        const d = localDay(now);
+        if (d !== day) {
+          day = d;
+          today = 0;
+        }
+        today += b.turns_added;
+        if (b.turns_added > 0) lastImport = now.toISOString();
+        const words = batchWords(b);
+        if (words !== undefined) {
+          say(words);
+          save();
+        }
+      },
+    });
+    say(`keeper ${process.pid} started on ${dbPath}`);
+    const stats = await keeper.run();
+    const summary: KeepSummary = {
+      ...stats,
+      started,
+      stopped: new Date().toISOString(),
+      files: keeper.fileCount,
+    };
+    say(
+      `keeper ${process.pid} stopped: ${stats.turns_added} turns kept (${stats.sessions} new sessions) from ` +
+        `${stats.files_read} file readings in ${stats.batches} batches; ${keeper.fileCount} files followed, ` +
+        `${keeper.watchedCount} folders watched`,
+    );
+    save(summary.stopped);
+    return summary;
+  } finally {
+    releaseLock(dbPath, process.pid);
+  }
+}

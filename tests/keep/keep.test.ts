@@ -1,0 +1,428 @@
+import { spawnSync } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { BIN, cli } from '../support/cli.js';
+import { tempDb, tempDir } from '../support/tmp.js';
+import {
+  appendTurn,
+  fakeHome,
+  type Home,
+  logText,
+  questions,
+  ready,
+  startKeeper,
+  turnIds,
+  until,
+  writeTurn,
+} from './helpers.js';
+
+/** `arborist keep` through the built binary over a fake home (docs/keep.md). */
+
+const SID_A = 'aaaa0000-0000-4000-8000-000000000001';
+const FILE_A = `${SID_A}.jsonl`;
+const FILE_B = 'bbbb0000-0000-4000-8000-000000000002.jsonl';
+const CODEX_DAY = join('sessions', '2026', '01', '02');
+const CODEX_ID = '019b7f94-51b4-7593-922e-ba12b5b73b52';
+
+/** What a one-shot `arborist import` of the home holds now, in a shard of its own: what the keeper must hold. */
+function expected(h: Home): string[] {
+  const db = tempDb();
+  const r = cli(['import', '--db', db], { env: h.env });
+  expect(r.code, r.stderr).toBeLessThan(2);
+  return turnIds(db).sort();
+}
+
+function same(db: string, want: string[]): boolean {
+  const have = turnIds(db).sort();
+  return have.length === want.length && have.every((x, i) => x === want[i]);
+}
+
+/** A Codex rollout for a new day: the fixture under another session id, in a folder made for it. */
+function newCodexDay(h: Home, day: string, id: string): void {
+  const src = readFileSync(join(h.codex, CODEX_DAY, `rollout-2026-01-02T18-39-45-${CODEX_ID}.jsonl`), 'utf8');
+  const dir = join(h.codex, 'sessions', '2026', '12', day);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, `rollout-2026-12-${day}T10-00-00-${id}.jsonl`), src.replaceAll(CODEX_ID, id));
+}
+
+async function stop(k: ReturnType<typeof startKeeper>): Promise<number | null> {
+  k.child.kill('SIGTERM');
+  return k.exit;
+}
+
+describe('arborist keep', () => {
+  it('keeps every source, appended turns, a new project folder and a new day folder, by notification alone', async () => {
+    const h = fakeHome();
+    const k = startKeeper(h); // poll and rediscovery an hour apart: only notifications find what follows
+    await ready(h);
+    await until('the first import', () => same(h.db, expected(h)));
+    const kinds = new Set(turnIds(h.db).map((id) => id.split('/')[0]));
+    expect([...kinds].sort()).toEqual(['claude', 'codex', 'openclaw']);
+
+    appendTurn(join(h.claude, FILE_A), SID_A, 'k1', 'r-a2', 'appended while kept');
+    const ms = await until('the appended turn', () => questions(h.db).includes('appended while kept'), 5000);
+    expect(ms).toBeLessThan(5000);
+
+    // A new project: its folder first (empty), its transcript a moment later.
+    const p2 = join(h.home, '.claude', 'projects', 'p2');
+    mkdirSync(p2);
+    await new Promise((r) => setTimeout(r, 300)); // the folder alone for a moment, as a tool makes it
+    writeTurn(
+      join(p2, 'cccc0000-0000-4000-8000-00000000000c.jsonl'),
+      'cccc0000-0000-4000-8000-00000000000c',
+      'k2',
+      'in a new project',
+    );
+    await until('the new project', () => questions(h.db).includes('in a new project'), 5000);
+
+    // A new day of Codex: year/month/day folders made at once, the rollout in them.
+    newCodexDay(h, '07', '019c0000-0000-7000-8000-000000000007');
+    await until('the new day', () => same(h.db, expected(h)), 5000);
+
+    const code = await stop(k);
+    expect(code).toBe(0);
+    expect(k.out()).toMatch(
+      /^kept \d+ turns \(\d+ new sessions\) from \d+ file readings in \d+ batches; \d+ files followed\n$/,
+    );
+    expect(existsSync(`${h.db}.keep.lock`)).toBe(false);
+    expect(logText(h)).toMatch(/keeper \d+ stopped: /);
+    expect(cli(['check', '--db', h.db]).code).toBe(0);
+  });
+
+  it('a truncated, a rotated and a deleted file lose no turn the shard holds', async () => {
+    const h = fakeHome();
+    const k = startKeeper(h);
+    await ready(h);
+    await until('the first import', () => same(h.db, expected(h)));
+    const before = turnIds(h.db);
+
+    rmSync(join(h.claude, FILE_B));
+    await until('the deletion is seen', () =>
+      /bbbb0000-0000-4000-8000-000000000002\.jsonl is gone; its turns stay/.test(logText(h)),
+    );
+    expect(turnIds(h.db)).toEqual(before);
+
+    const a = join(h.claude, FILE_A);
+    truncateSync(a, 0);
+    await until('the truncation is seen', () => /is shorter than when last read/.test(logText(h)));
+    appendTurn(a, SID_A, 't1', null, 'after the truncation');
+    await until('a turn after the truncation', () => questions(h.db).includes('after the truncation'), 5000);
+
+    renameSync(a, `${a}.1`);
+    writeTurn(a, SID_A, 't2', 'after the rotation');
+    await until('a turn after the rotation', () => questions(h.db).includes('after the rotation'), 5000);
+
+    const after = turnIds(h.db);
+    for (const id of before) expect(after).toContain(id);
+    expect(new Set(after).size).toBe(after.length);
+    expect(await stop(k)).toBe(0);
+    expect(cli(['check', '--db', h.db]).code).toBe(0);
+  });
+
+  it('killed with SIGKILL inside a batch and started again: nothing lost, nothing twice, check clean', async () => {
+    const h = fakeHome();
+    const want = expected(h);
+    // A pause after each file of a batch, so that the kill lands inside the first one.
+    const k = startKeeper(h, [], { ARBORIST_KEEP_TEST_DELAY_MS: '250' });
+    await until(
+      'some turns, not all',
+      () => {
+        const n = turnIds(h.db).length;
+        return n > 0 && n < want.length;
+      },
+      20_000,
+    );
+    k.child.kill('SIGKILL');
+    await k.exit;
+    expect(turnIds(h.db).length).toBeLessThan(want.length);
+    expect(existsSync(`${h.db}.keep.lock`)).toBe(true); // left behind: the next keeper finds it stale
+
+    const st = cli(['keep', '--status', '--json'], { env: h.env });
+    expect(st.json()).toMatchObject({ running: false, stale: true, pid: k.child.pid });
+
+    const k2 = startKeeper(h);
+    await until('everything, once', () => same(h.db, want), 20_000);
+    const ids = turnIds(h.db);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(await stop(k2)).toBe(0);
+    const check = cli(['check', '--db', h.db]);
+    expect(check.code, check.stdout + check.stderr).toBe(0);
+  });
+
+  it('one keeper per shard: a second says so and exits 2; status tells which one runs', async () => {
+    const h = fakeHome();
+    const k = startKeeper(h);
+    await ready(h);
+    const second = startKeeper(h);
+    expect(await second.exit).toBe(2);
+    expect(second.err()).toMatch(
+      new RegExp(`^arborist: a keeper already runs on .*sessions\\.db \\(pid ${k.child.pid}, since \\d{4}-`),
+    );
+    expect(k.child.exitCode).toBeNull();
+
+    const st = cli(['keep', '--status', '--json'], { env: h.env }).json();
+    expect(st).toMatchObject({ running: true, stale: false, pid: k.child.pid });
+    await until(
+      'a batch is recorded',
+      () => cli(['keep', '--status', '--json'], { env: h.env }).json().turns_today > 0,
+    );
+    const status = cli(['status', '--json'], { env: h.env });
+    expect(status.json().keeper).toMatchObject({ running: true, pid: k.child.pid });
+    expect(cli(['status', '--short', '--keeper'], { env: h.env }).stdout).toMatch(/ · keep ✓\n$/);
+    expect(cli(['keep', '--status'], { env: h.env }).stdout).toMatch(/^keeper running \(pid \d+, since /);
+
+    expect(await stop(k)).toBe(0);
+    expect(cli(['keep', '--status', '--json'], { env: h.env }).json()).toMatchObject({
+      running: false,
+      stale: false,
+    });
+    expect(cli(['status', '--short', '--keeper'], { env: h.env }).stdout).toMatch(/ · keep ✗\n$/);
+  });
+
+  it('two keepers started at once: one keeps, the other exits 2', async () => {
+    const h = fakeHome();
+    mkdirSync(join(h.home, '.arborist'), { recursive: true });
+    const a = startKeeper(h);
+    const b = startKeeper(h);
+    const first = await Promise.race([a.exit.then(() => a), b.exit.then(() => b)]);
+    expect(first.child.exitCode).toBe(2);
+    const other = first === a ? b : a;
+    await ready(h);
+    expect(other.child.exitCode).toBeNull();
+    expect(JSON.parse(readFileSync(`${h.db}.keep.lock`, 'utf8')).pid).toBe(other.child.pid);
+    expect(await stop(other)).toBe(0);
+  });
+
+  it('usage: the modes do not mix, and each refuses the options of the others', () => {
+    const h = fakeHome();
+    for (const args of [
+      ['keep', '--status', '--install'],
+      ['keep', '--dry-run'],
+      ['keep', '--status', '--poll', '1s'],
+      ['keep', '--install', '--poll', '1s'],
+      ['keep', '--poll', 'soon'],
+      ['keep', '--install', '--service', 'upstart'],
+      ['keep', 'extra'],
+    ]) {
+      const r = cli(args, { env: h.env });
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(/^arborist: .+\n$/);
+    }
+  });
+
+  it('status lists what it could not read, and the turns it kept today', async () => {
+    const h = fakeHome();
+    // A FIFO under a transcript's name: the reader refuses it (reading would block), the keeper goes on.
+    spawnSync('mkfifo', [join(h.claude, 'ffff0000-0000-4000-8000-00000000000f.jsonl')]);
+    const k = startKeeper(h);
+    await ready(h);
+    await until('the first import', () => same(h.db, expected(h)));
+    await until(
+      'the state is saved',
+      () => cli(['keep', '--status', '--json'], { env: h.env }).json().problem_count > 2,
+    );
+    const st = cli(['keep', '--status', '--json'], { env: h.env }).json();
+    // What a one-shot import adds (the archive tier's turns included: OpenClaw's deleted sessions go there).
+    const once = cli(['import', '--db', tempDb(), '--json'], { env: h.env }).json().total.turns_added;
+    expect(st.turns_today).toBe(once);
+    expect(st.problems).toContainEqual({
+      file: join(h.claude, 'ffff0000-0000-4000-8000-00000000000f.jsonl'),
+      reason: expect.stringMatching(/not a regular file \(a FIFO\)/),
+    });
+    const text = cli(['keep', '--status'], { env: h.env }).stdout;
+    expect(text).toMatch(/\nproblems in what it read \(\d+\):\n/);
+    expect(text).toContain('ffff0000-0000-4000-8000-00000000000f.jsonl: ');
+    expect(await stop(k)).toBe(0);
+  });
+
+  it('a lock left by a process that is no keeper is stale: a keeper takes it over', async () => {
+    const h = fakeHome();
+    mkdirSync(join(h.home, '.arborist'), { recursive: true });
+    // This test runner: alive, but no arborist keeper.
+    writeFileSync(`${h.db}.keep.lock`, JSON.stringify({ pid: process.pid, started: 'x', shard: h.db }));
+    expect(cli(['keep', '--status', '--json'], { env: h.env }).json()).toMatchObject({
+      running: false,
+      stale: true,
+    });
+    const k = startKeeper(h);
+    await ready(h);
+    expect(JSON.parse(readFileSync(`${h.db}.keep.lock`, 'utf8')).pid).toBe(k.child.pid);
+    expect(await stop(k)).toBe(0);
+  });
+
+  it('writes the shard beside another writer (an import in another process) and loses nothing', async () => {
+    const h = fakeHome();
+    const other = tempDir();
+    for (let i = 0; i < 30; i++)
+      writeTurn(
+        join(other, `eeee0000-0000-4000-8000-0000000000${String(i).padStart(2, '0')}.jsonl`),
+        `eeee0000-0000-4000-8000-0000000000${String(i).padStart(2, '0')}`,
+        `o${i}`,
+        `other ${i}`,
+      );
+    const k = startKeeper(h);
+    await ready(h);
+    const writer = spawnSync(
+      process.execPath,
+      [join(import.meta.dirname, '../../bin/arborist'), 'import', 'claude', other, '--db', h.db],
+      { env: h.env, encoding: 'utf8' },
+    );
+    for (let i = 0; i < 5; i++) appendTurn(join(h.claude, FILE_A), SID_A, `c${i}`, null, `concurrent ${i}`);
+    expect(writer.status, writer.stderr).toBe(0);
+    await until('both writers', () => {
+      const q = questions(h.db);
+      return (
+        q.filter((x) => x.startsWith('other ')).length === 30 &&
+        q.filter((x) => x.startsWith('concurrent ')).length === 5
+      );
+    });
+    expect(await stop(k)).toBe(0);
+    expect(cli(['check', '--db', h.db]).code).toBe(0);
+  });
+
+  it('its log is one sanitised line a batch, rotated past its bound', async () => {
+    const h = fakeHome();
+    const k = startKeeper(h, [], { ARBORIST_KEEP_LOG_MAX: '700' });
+    await ready(h);
+    // A transcript whose name carries an escape sequence and whose last line is no JSON: a problem, in the log.
+    const evil = join(h.claude, 'evil\x1b[2Jname.jsonl');
+    writeFileSync(evil, 'not json at all\n');
+    await until('the problem is logged', () =>
+      /problem \S+evilname\.jsonl:1: not valid JSON/.test(logText(h)),
+    );
+    expect(logText(h)).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f]/);
+    for (let i = 0; i < 8; i++) {
+      appendTurn(join(h.claude, FILE_A), SID_A, `l${i}`, null, `logged ${i}`);
+      await until(`turn ${i}`, () => questions(h.db).includes(`logged ${i}`), 5000);
+    }
+    expect(await stop(k)).toBe(0);
+    const log = readFileSync(h.log, 'utf8');
+    const older = readFileSync(`${h.log}.1`, 'utf8');
+    expect(statSync(h.log).size).toBeLessThanOrEqual(700);
+    expect(statSync(`${h.log}.1`).size).toBeLessThanOrEqual(700);
+    expect(log + older).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f]/);
+    for (const line of (older + log).trimEnd().split('\n'))
+      expect(line).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z /);
+  });
+});
+
+describe('arborist keep --install', () => {
+  it('--dry-run prints the systemd unit and the commands, and writes nothing', () => {
+    const h = fakeHome();
+    const r = cli(['keep', '--install', '--dry-run', '--service', 'systemd'], { env: h.env });
+    expect(r.code, r.stderr).toBe(0);
+    const unit = join(h.home, '.config', 'systemd', 'user', 'arborist-keep.service');
+    const lines = r.stdout.split('\n');
+    expect(lines[0]).toBe(`would write ${unit}:`);
+    expect(r.stdout).toContain(
+      `  ExecStart="${process.execPath}" "${join(import.meta.dirname, '..', '..', 'bin', 'arborist')}" "keep" "--db" "${h.db}"\n`,
+    );
+    expect(r.stdout).toContain(`  Environment="ARBORIST_HOME=${h.env.ARBORIST_HOME}"\n`);
+    expect(r.stdout).toContain('  RestartPreventExitStatus=2\n');
+    expect(r.stdout).toContain('  WantedBy=default.target\n');
+    expect(
+      r.stdout.endsWith(
+        'would run systemctl --user daemon-reload\nwould run systemctl --user enable --now arborist-keep.service\n',
+      ),
+    ).toBe(true);
+    expect(existsSync(unit)).toBe(false);
+
+    const un = cli(['keep', '--uninstall', '--dry-run', '--service', 'systemd'], { env: h.env });
+    expect(un.stdout).toBe(
+      `would run systemctl --user disable --now arborist-keep.service\nwould remove ${unit}\nwould run systemctl --user daemon-reload\n`,
+    );
+  });
+
+  it('--dry-run for launchd prints the agent plist and the launchctl command', () => {
+    const h = fakeHome();
+    const r = cli(['keep', '--install', '--dry-run', '--service', 'launchd', '--json'], { env: h.env });
+    expect(r.code).toBe(0);
+    const plan = r.json();
+    const path = join(h.home, 'Library', 'LaunchAgents', 'dev.arborist.keep.plist');
+    expect(plan.write[0].path).toBe(path);
+    expect(plan.write[0].content).toContain('<key>Label</key><string>dev.arborist.keep</string>');
+    expect(plan.write[0].content).toContain(`    <string>${h.db}</string>\n`);
+    expect(plan.run).toEqual([['launchctl', 'bootstrap', `gui/${process.getuid!()}`, path]]);
+  });
+
+  it('where there is no service manager it says so, prints a crontab and a tmux line, and installs nothing', () => {
+    const h = fakeHome();
+    const r = cli(['keep', '--install', '--service', 'none'], { env: h.env });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toMatch(/^no service manager here/);
+    expect(r.stdout).toMatch(/\n {2}@reboot ARBORIST_HOME=\S+ \S+ \S+ keep --db \S+ >\/dev\/null 2>&1\n/);
+    expect(r.stdout).toMatch(/\n {2}tmux new-session -d -s arborist-keep '/);
+    expect(existsSync(join(h.home, '.config', 'systemd'))).toBe(false);
+  });
+
+  const userSystemd =
+    process.platform === 'linux' &&
+    spawnSync('systemctl', ['--user', 'show-environment'], { stdio: 'ignore' }).status === 0;
+  // Skipped where no systemd user manager runs (containers, CI): `--dry-run` above checks what would be done.
+  it.skipIf(!userSystemd)('installs, starts and uninstalls the systemd user unit', () => {
+    const h = fakeHome();
+    const env = { ...h.env, HOME: process.env.HOME, XDG_RUNTIME_DIR: process.env.XDG_RUNTIME_DIR };
+    const unit = join(process.env.HOME!, '.config', 'systemd', 'user', 'arborist-keep.service');
+    if (existsSync(unit)) return; // the user's own keeper: never replaced by a test
+    const r = cli(['keep', '--install'], { env });
+    try {
+      expect(r.code, r.stderr).toBe(0);
+      expect(existsSync(unit)).toBe(true);
+      expect(
+        spawnSync('systemctl', ['--user', 'is-enabled', 'arborist-keep.service'], {
+          encoding: 'utf8',
+        }).stdout.trim(),
+      ).toBe('enabled');
+    } finally {
+      const u = cli(['keep', '--uninstall'], { env });
+      expect(u.code, u.stderr).toBe(0);
+    }
+    expect(existsSync(unit)).toBe(false);
+  });
+});
+
+describe('arborist keep on a terminal', () => {
+  it('prints each log line as it is written, sanitised, and its summary on Ctrl-C', async () => {
+    const pty = createRequire(import.meta.url)('node-pty') as typeof import('node-pty');
+    const h = fakeHome();
+    writeFileSync(join(h.claude, 'evil\x1b]0;pwned\x07\x1b[2Jname.jsonl'), 'not json at all\n');
+    const term = pty.spawn(
+      process.execPath,
+      [BIN, 'keep', '--poll', '1h', '--rescan', '1h', '--settle', '500ms'],
+      {
+        cols: 200,
+        rows: 50,
+        env: { ...h.env, NO_COLOR: '1', TERM: 'xterm' } as Record<string, string>,
+      },
+    );
+    let raw = '';
+    term.onData((d) => (raw += d));
+    const exit = new Promise<number>((resolve) => term.onExit((e) => resolve(e.exitCode)));
+    try {
+      await until('the first batch on the terminal', () => /\+\d+ turns \(claude/.test(raw));
+      appendTurn(join(h.claude, FILE_A), SID_A, 'tty1', 'r-a2', 'seen on a terminal');
+      await until('its line', () => /\+1 turns \(claude 1\)/.test(raw));
+      term.write('\x03');
+      expect(await exit).toBe(0);
+    } finally {
+      term.kill();
+    }
+    expect(raw).toMatch(/following claude 3 files, openclaw 5 files, codex 2 files; \d+ folders watched/);
+    expect(raw).toMatch(/problem \S+evil\S*name\.jsonl:1: not valid JSON/);
+    expect(raw).toMatch(/kept \d+ turns/);
+    // With NO_COLOR nothing of ours is an escape: none came through from the file's name either.
+    expect(raw).not.toContain('\x1b');
+    expect(raw).not.toContain('\x07');
+  });
+});
