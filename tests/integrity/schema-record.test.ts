@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { Shard } from '../../src/store/index.js';
 import { cli } from '../support/cli.js';
+import { dropSince0010 } from '../support/older.js';
 import { tempDir } from '../support/tmp.js';
 
 /**
@@ -93,7 +94,7 @@ describe("a shard whose schema record was changed behind arborist's back", () =>
   it('an honest old shard (before the names were kept) still upgrades, once, with one shard.migrate event', () => {
     const path = shard();
     edit(path, (db) => {
-      db.exec('DROP TABLE schema_migrations; DROP TABLE import_fingerprints');
+      dropSince0010(db);
       db.pragma('user_version = 9');
     });
     expect(cli(['list', '--db', path]).code).toBe(0);
@@ -117,7 +118,7 @@ describe("a shard whose schema record was changed behind arborist's back", () =>
     expect(readFileSync(path).equals(before)).toBe(true);
     // A shard due an upgrade is not upgraded by a check (it would move the head the check compares): one line.
     edit(path, (db) => {
-      db.exec('DROP TABLE schema_migrations; DROP TABLE import_fingerprints');
+      dropSince0010(db);
       db.pragma('user_version = 9');
     });
     const old = readFileSync(path);

@@ -15,6 +15,7 @@ import {
   setEntry,
 } from '../../src/store/index.js';
 import { AuditLog, dbOf, MIGRATIONS } from '../../src/store/testing.js';
+import { dropSince0010 } from '../support/older.js';
 import { tempDb } from '../support/tmp.js';
 import { archivedSids, errorOf, healthy, kinds, open, session, sessionsOf } from './util.js';
 
@@ -140,7 +141,7 @@ describe('entries', () => {
       DROP TABLE source_chunks;
       DROP TABLE fts_terms;
       DROP TABLE questions_fts;`);
-    dbOf(s1).exec('DROP TABLE IF EXISTS schema_migrations; DROP TABLE IF EXISTS import_fingerprints'); // 0010, 0011
+    dropSince0010(dbOf(s1));
     dbOf(s1).pragma('user_version = 2');
     s1.close();
     const s = open(path);

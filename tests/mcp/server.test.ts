@@ -15,6 +15,7 @@ import { BUDGET_BYTES } from '../../src/mcp/page.js';
 import { Shard } from '../../src/store/index.js';
 import { tamper } from '../support/attacker.js';
 import { BIN, cli } from '../support/cli.js';
+import { dropSince0010 } from '../support/older.js';
 import { tempDb, tempDir } from '../support/tmp.js';
 import { call, connect, fails, type Json, ok, shardBytes } from './support.js';
 
@@ -348,7 +349,7 @@ describe('arborist mcp', () => {
     tamper(
       db,
       (raw) => {
-        raw.exec('DROP TABLE schema_migrations');
+        dropSince0010(raw);
         raw.pragma('user_version = 9');
       },
       { rehash: false },

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { hashes, SCHEMA_VERSION, type Shard } from '../../src/store/index.js';
 import { type BulkTurn, dbOf } from '../../src/store/testing.js';
 import { tamper } from '../support/attacker.js';
+import { dropSince0010 } from '../support/older.js';
 import { tempDb } from '../support/tmp.js';
 import { errorOf, newShard, rootBytes, subtreeBytes } from './util.js';
 
@@ -290,7 +291,7 @@ describe('migration 6', () => {
       `DROP INDEX nodes_source; DROP TABLE session_sources; DROP TABLE node_sources; DROP TABLE source_chunks;
        DROP TABLE fts_terms; DROP TABLE questions_fts;`,
     );
-    dbOf(old).exec('DROP TABLE IF EXISTS schema_migrations; DROP TABLE IF EXISTS import_fingerprints'); // 0010, 0011
+    dropSince0010(dbOf(old));
     dbOf(old).pragma('user_version = 5');
     old.close();
     const s = newShard(path);

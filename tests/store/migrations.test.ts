@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { SCHEMA_VERSION, Shard } from '../../src/store/index.js';
 import { dbOf, GUARDS, guardSql, MIGRATIONS } from '../../src/store/testing.js';
+import { dropSince0010 } from '../support/older.js';
 import { tempDb } from '../support/tmp.js';
 import { errorOf } from './util.js';
 
@@ -65,7 +66,7 @@ describe('migrations', () => {
     const path = tempDb();
     const s1 = Shard.open(path);
     const t = s1.addTurn({ question: 'kept across the upgrade?', answer_text: 'yes' });
-    dbOf(s1).exec('DROP TABLE schema_migrations; DROP TABLE import_fingerprints');
+    dropSince0010(dbOf(s1));
     dbOf(s1).pragma('user_version = 9');
     s1.close();
     const s = Shard.open(path);

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { SCHEMA_VERSION, Shard } from '../../src/store/index.js';
 import { dbOf } from '../../src/store/testing.js';
+import { dropSince0010 } from '../support/older.js';
 import { openShard } from '../support/shard.js';
 import { tempDb } from '../support/tmp.js';
 
@@ -46,7 +47,7 @@ describe('newestSessions and sessionCount', () => {
     const old = Shard.open(db);
     manySessions(old, 4);
     dbOf(old).exec('DROP INDEX sessions_newest');
-    dbOf(old).exec('DROP TABLE IF EXISTS schema_migrations; DROP TABLE IF EXISTS import_fingerprints'); // 0010, 0011
+    dropSince0010(dbOf(old));
     dbOf(old).pragma('user_version = 7'); // migration 8 adds it
     old.close();
     const s = openShard(db);

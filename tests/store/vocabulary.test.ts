@@ -7,6 +7,7 @@ import {
   type Shard as ShardT,
 } from '../../src/store/index.js';
 import { countTerms, dbOf, indexTerms, rebuildVocabulary } from '../../src/store/testing.js';
+import { dropSince0010 } from '../support/older.js';
 import { tempDb } from '../support/tmp.js';
 import { newShard } from './util.js';
 
@@ -238,7 +239,7 @@ describe('migration 7', () => {
       CREATE VIRTUAL TABLE nodes_vocab USING fts5vocab(nodes_fts, 'row');
       INSERT INTO nodes_fts (rowid, question, answer_text, cited_titles_json)
         SELECT id, question, answer_text, cited_titles_json FROM nodes WHERE id NOT IN (SELECT id FROM fts_pending);`);
-    dbOf(old).exec('DROP TABLE IF EXISTS schema_migrations; DROP TABLE IF EXISTS import_fingerprints'); // 0010, 0011
+    dropSince0010(dbOf(old));
     dbOf(old).pragma('user_version = 6');
     dbOf(old).close();
     const s = newShard(path);
@@ -266,7 +267,7 @@ describe('migration 7', () => {
         INSERT INTO nodes (bates, sid, seq, is_top, depth, question, answer_text, audit, created_at, node_hash)
           SELECT '${sid}-' || printf('%06d', i), '${sid}', i, 1, 0, 'q ' || i, 'a', 'grounded', '2026-01-01', x'00'
           FROM k;`);
-      dbOf(old).exec('DROP TABLE IF EXISTS schema_migrations; DROP TABLE IF EXISTS import_fingerprints'); // 0010, 0011
+      dropSince0010(dbOf(old));
       dbOf(old).pragma('user_version = 6');
       dbOf(old).close();
       const notes: string[] = [];
