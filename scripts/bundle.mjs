@@ -66,6 +66,28 @@ const neoBlessedParts = {
   },
 };
 
+/**
+ * The markdown parser and the highlighter (src/ui/features/transcript/engines.ts) are required on first use, through
+ * createRequire. Dropping that line leaves `require` to the bundler, which inlines both packages and evaluates them
+ * only when first required: a command that never renders an answer pays nothing but the bytes, and lowlight (an ES
+ * module) never meets Node 20's own require.
+ */
+const lazyEngines = {
+  name: 'lazy-engines',
+  setup(b) {
+    b.onLoad({ filter: /src[\\/]ui[\\/]features[\\/]transcript[\\/]engines\.ts$/ }, async (args) => {
+      const text = replaceOnce(await readFile(args.path, 'utf8'), 'const require = createRequire(import.meta.url);', '', args.path);
+      // lowlight required whole would bring its 190 grammars; this module of ours imports only the common ones.
+      return { loader: 'ts', contents: replaceOnce(text, "require('lowlight')", "require('./lowlight-common.js')", args.path) };
+    });
+  },
+};
+
+/** Packages inlined into the CLI's bundle (with what they import) rather than left external: the engines above. */
+const INLINED = new Set(['markdown-it', 'lowlight']);
+const pkg = JSON.parse(await readFile('package.json', 'utf8'));
+const externalPackages = Object.keys(pkg.dependencies).filter((n) => !INLINED.has(n));
+
 const results = await Promise.all([
   build({
     ...common,
@@ -81,6 +103,9 @@ const results = await Promise.all([
       // The browser's launcher: runs tui-body.cjs (below) with its code cache.
       tui: 'src/cli/tui-launch.ts',
     },
+    packages: undefined,
+    external: externalPackages,
+    plugins: [lazyEngines],
   }),
   // `arborist` with no command (bin/arborist picks it): the browser without the other commands and their packages,
   // as one CommonJS file that tui.js (src/cli/tui-launch.ts) runs through V8's code cache (src/cli/code-cache.ts):
@@ -97,7 +122,7 @@ const results = await Promise.all([
     packages: undefined,
     // neo-blessed's package.json is only looked up (require.resolve), to find its folder on disk.
     external: ['better-sqlite3', 'neo-blessed/package.json'],
-    plugins: [neoBlessedParts],
+    plugins: [neoBlessedParts, lazyEngines],
     // Worker files and createRequire are found from import.meta.url: here, the bundle's own file.
     define: { 'import.meta.url': '__bundle_url' },
     // "use strict" first, before the banner's line: the sources are ES modules, always strict, and a directive

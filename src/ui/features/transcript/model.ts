@@ -7,7 +7,9 @@ import type { TurnNode } from '../../../store/index.js';
 import { shortTime } from '../../../text/format.js';
 import { oneLine, sanitize } from '../../../text/sanitize.js';
 import { wrap } from '../../../text/width.js';
+import { Style } from '../../term/canvas.js';
 import { foldedCall, type Piece, parseAnswer } from './calls.js';
+import { renderMarkdown, type Span } from './markdown.js';
 
 export type Role =
   | 'session'
@@ -31,6 +33,8 @@ export interface TLine {
   lead?: boolean;
   /** On the first line of a tool call: its index among the turn's calls (what the fold keys act on). */
   call?: number;
+  /** Rendered markdown: the line's text in styled runs (their texts joined are `text`); without, one style. */
+  spans?: Span[];
 }
 
 export type Turn = Pick<
@@ -116,7 +120,7 @@ function layPieces(turn: Turn, w: number): Laid[] {
   const laid = answerPieces(turn).map((p): Laid => {
     switch (p.kind) {
       case 'text':
-        return { folded: lines('a', p.lines.join('\n')), open: null };
+        return { folded: markdownLines(p.lines.join('\n'), inner), open: null };
       case 'error':
         return { folded: lines('error', `[error] ${p.text}`), open: null };
       case 'steer':
@@ -143,6 +147,17 @@ function layPieces(turn: Turn, w: number): Laid[] {
   });
   byWidth.set(w, laid);
   return laid;
+}
+
+const INDENT: Span = ['  ', Style.normal];
+
+/** An answer's prose rendered as markdown, indented two columns for the "A " label. */
+function markdownLines(text: string, inner: number): TLine[] {
+  return renderMarkdown(text, inner).map((l) => ({
+    role: 'a',
+    text: `  ${l.text}`,
+    spans: [INDENT, ...l.spans],
+  }));
 }
 
 /** How many tool calls a turn's answer holds. */

@@ -7,7 +7,7 @@ import { selectedBates, selectedOutlineRow } from '../../core/selectors.js';
 import type { State } from '../../core/state.js';
 import { type Frame, Style } from '../../term/canvas.js';
 import { transcriptDoc, transcriptPos } from './doc.js';
-import { type Role, windowLines } from './model.js';
+import { type Role, type TLine, windowLines } from './model.js';
 
 const ROLE_STYLE: Record<Role, Style> = {
   session: Style.banner,
@@ -24,6 +24,21 @@ const ROLE_STYLE: Record<Role, Style> = {
   tool: Style.link,
   result: Style.dim,
 };
+
+/** Paints a rendered line's styled runs from its `skip`-th UTF-16 unit on (past a label drawn apart), clipped
+ * to `max` cells. */
+export function drawSpans(f: Frame, x: number, y: number, line: TLine, skip: number, max: number): void {
+  let cx = x;
+  let left = skip;
+  for (const [text, style] of line.spans ?? []) {
+    const t = left >= text.length ? '' : left > 0 ? text.slice(left) : text;
+    left = Math.max(0, left - text.length);
+    if (t === '') continue;
+    const used = f.text(cx, y, t, style, max - (cx - x));
+    cx += used;
+    if (cx - x >= max) break;
+  }
+}
 
 export function drawTranscript(f: Frame, s: State, box: Rect, inner: Rect): void {
   const focus = s.focus === 'transcript' && !s.overlay;
@@ -60,8 +75,10 @@ export function drawTranscript(f: Frame, s: State, box: Rect, inner: Rect): void
     if (y === callRow) style = Style.selBlur;
     if (line.lead) {
       f.text(inner.x, yy, line.text.slice(0, 2), line.role === 'q' ? Style.qLabel : Style.aLabel, inner.w);
-      f.text(inner.x + 2, yy, line.text.slice(2), line.role === 'q' ? Style.label : style, inner.w - 2);
-    } else f.text(inner.x, yy, line.text, style, inner.w);
+      if (line.spans) drawSpans(f, inner.x + 2, yy, line, 2, inner.w - 2);
+      else f.text(inner.x + 2, yy, line.text.slice(2), line.role === 'q' ? Style.label : style, inner.w - 2);
+    } else if (line.spans && y !== callRow) drawSpans(f, inner.x, yy, line, 0, inner.w);
+    else f.text(inner.x, yy, line.text, style, inner.w);
   }
   if (orow && doc.n > 0 && box.w > 20) {
     const more =
