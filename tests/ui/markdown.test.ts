@@ -129,6 +129,10 @@ describe('markdown in answers', () => {
     expect(out).toEqual(['┌─', '│ abcdefghij', '↪   klmnopqr', '↪ st', '│   indented', '└─']);
   });
 
+  it('shows text that renders to nothing (a link definition alone) as it is', () => {
+    expect(texts(renderMarkdown('[ref]: https://x.dev/a', 40))).toEqual(['[ref]: https://x.dev/a']);
+  });
+
   it('shows HTML as the text it is', () => {
     expect(texts(renderMarkdown('<div onclick="x">hi</div>\n\n<b>bold?</b>', 40))).toEqual([
       '<div onclick="x">hi</div>',

@@ -75,7 +75,9 @@ export function renderMarkdown(text: string, width: number): MdLine[] {
   }
   // At the cap the parser skips the rest of the block: show the text plain rather than lose any of it.
   for (const t of tokens) if (t.level >= MAX_NESTING - 1) return plainLines(text, w);
-  return new Layout(w).run(tokens);
+  const out = new Layout(w).run(tokens);
+  // Text that renders to nothing (only link definitions, say) is still shown: what is there is never hidden.
+  return out.length === 0 && text.trim() !== '' ? plainLines(text, w) : out;
 }
 
 // ---- inline -----------------------------------------------------------------------------------------------------
