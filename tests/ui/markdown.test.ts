@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { displayWidth, type Run, wrap, wrapRuns } from '../../src/text/width.js';
 import { highlightLines } from '../../src/ui/features/transcript/highlight.js';
-import { type MdLine, renderMarkdown } from '../../src/ui/features/transcript/markdown.js';
+import { type MdLine, renderMarkdown, warmStep } from '../../src/ui/features/transcript/markdown.js';
 import { type Turn, turnBlock } from '../../src/ui/features/transcript/model.js';
 import { Style } from '../../src/ui/term/canvas.js';
 import { attrTable } from '../../src/ui/term/terminal.js';
@@ -151,6 +151,18 @@ describe('markdown in answers', () => {
     const code = 'fn main() {\n    let s = "x"; /* multi\n line */\n}\n';
     const lines = highlightLines('rust', code)!;
     expect(lines.map((l) => l.map((r) => r[0]).join('')).join('\n')).toBe(code);
+  });
+});
+
+describe('loading ahead of need', () => {
+  it('warms the parser and the common grammars step by step, then stops', () => {
+    let steps = 1;
+    while (warmStep()) steps++;
+    expect(steps).toBeGreaterThan(2);
+    expect(steps).toBeLessThan(12);
+    expect(warmStep()).toBe(false);
+    // Rendering still works after (the steps load, they do not configure).
+    expect(styleOf(renderMarkdown('```python\ndef f(): pass\n```', 40), 'def')).toBe(Style.hlKeyword);
   });
 });
 
