@@ -42,19 +42,50 @@ function md(): MarkdownIt {
   return parser;
 }
 
-/** What warmStep() loads, in turn: the parser, then the grammars answers use most. */
-const WARM = ['', 'ts', 'python', 'bash', 'json', 'js', 'diff'];
+/** What warmStep() loads, in turn: the parser, a sample laid out (x3), then the grammars answers use most. */
+const WARM = ['', '*', '*', '*', 'ts', 'python', 'bash', 'json', 'js', 'diff'];
 let warmed = 0;
+
+/** A page of the markdown answers hold, laid out a few times ahead of need: the first long answer otherwise runs
+ * the parser's and the layout's code cold (a 10,000-line answer: ~1 s cold, ~0.2 s warm, on a loaded machine). */
+function sample(): string {
+  const para =
+    'Some **strong** and *soft* words with `code` and [a link](https://example.com/a), then more words.';
+  const block = [
+    '## A heading',
+    para,
+    para,
+    '',
+    '- one item',
+    '- two items',
+    '  - nested [ ] item',
+    '1. first',
+    '2. second',
+    '',
+    '> quoted words',
+    '',
+    '| a | b |',
+    '|---|--:|',
+    '| x | 1 |',
+    '',
+    '```',
+    'plain code',
+    '```',
+    '',
+  ].join('\n');
+  return block.repeat(20);
+}
 
 /**
  * One step of loading the renderer before it is needed (the browser calls it in quiet moments), so the first
- * answer with code in a common language does not pay for the parser or its grammar on a key press: each step
- * is one of them (~5-40 ms). False once all are loaded.
+ * answer does not pay on a key press for the parser, for running its code cold, or for the grammar of a common
+ * language: each step is one of them (~5-40 ms). False once all are done.
  */
 export function warmStep(): boolean {
   if (warmed >= WARM.length) return false;
   const lang = WARM[warmed++];
   if (lang === '') md();
+  else if (lang === '*') renderMarkdown(sample(), 100);
   else highlightLines(lang, 'x');
   return warmed < WARM.length;
 }
