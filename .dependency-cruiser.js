@@ -2,6 +2,7 @@
 // The layers of src/, each allowed to import only the layers below it:
 //
 //   cli ──> ui ──> keymap
+//    ├──> mcp ──────────> store
 //    │       │
 //    ├───────┼──> agent ──> import ──> store
 //    │       │      └─────> ask ─────> store
@@ -12,19 +13,22 @@
 //   config: the user's paths, config.json and keys.json, read in one place; the layers above store may use it.
 //   import: reads other tools' histories; imports store and text; cli uses it.
 //   export: reads the store (the Shard facade), renders with text; only the CLI uses it.
+//   mcp: the shard as a read-only MCP server for agents (`arborist mcp`): the CLI's read commands through the same
+//        store calls, over the MCP SDK; only the CLI starts it.
 //   agent: continues a Claude Code session from a turn (writes its transcript, runs it, imports what it adds);
-//          the CLI and the TUI use it; it is the TUI's only way into the import layer.
+//          the CLI and the TUI use it; it is the TUI's way into the import layer, but for one module:
+//          src/import/details.ts (a turn's details read back from its source records), which ui may import.
 //
 // Arrows are transitive (cli may use store directly; a layer below is below). Each rule below is an allow-list,
 // so a new folder under src/ is refused by all of them until it is given a place here.
 
-/** A rule that a layer imports only itself and the layers it may use. */
-const layer = (name, mayUse, comment) => ({
+/** A rule that a layer imports only itself and the layers it may use (and, `modules`, single modules named). */
+const layer = (name, mayUse, comment, modules = []) => ({
   name: `${name}-imports-only-below`,
   comment,
   severity: 'error',
   from: { path: `^src/${name}/` },
-  to: { path: '^src/', pathNot: `^src/(${[name, ...mayUse].join('|')})/` },
+  to: { path: '^src/', pathNot: [`^src/(${[name, ...mayUse].join('|')})/`, ...modules] },
 });
 
 export default {
@@ -51,7 +55,11 @@ export default {
     layer(
       'ui',
       ['keymap', 'agent', 'ask', 'config', 'store', 'text'],
-      'ui runs the TUI on top of keymap, agent, ask and store; the CLI starts it, so ui must not import cli.',
+      'ui runs the TUI on top of keymap, agent, ask and store; the CLI starts it, so ui must not import cli. One ' +
+        "module of import is open to it: src/import/details.ts, the readers' details of a turn (thinking, whole " +
+        'calls) from its source records, which only a reader can read; ui loads it lazily (src/ui/runtime/details.ts) ' +
+        'and reaches nothing else of import (agent remains the way to run and import).',
+      ['^src/import/details\\.ts$'],
     ),
     layer(
       'export',
@@ -60,8 +68,13 @@ export default {
     ),
     layer(
       'cli',
-      ['ui', 'keymap', 'agent', 'ask', 'import', 'export', 'config', 'store', 'text'],
+      ['ui', 'keymap', 'agent', 'ask', 'import', 'export', 'mcp', 'config', 'store', 'text'],
       'cli is the top: it parses arguments and calls the layers below; none of them may import it.',
+    ),
+    layer(
+      'mcp',
+      ['store', 'text'],
+      'mcp serves the shard read-only to agents over the MCP SDK; it knows no terminal, UI, importer or CLI (which starts it).',
     ),
     layer('import', ['config', 'store', 'text'], 'import reads other tools\' histories into the store through its bulk API, nothing else.'),
     layer(
@@ -74,7 +87,7 @@ export default {
       name: 'src-has-only-known-layers',
       comment: 'Every folder of src/ is one of the layers above; give a new one a rule here before using it.',
       severity: 'error',
-      from: { path: '^src/', pathNot: '^src/(cli|ui|keymap|agent|ask|config|store|text|import|export)/' },
+      from: { path: '^src/', pathNot: '^src/(cli|ui|keymap|agent|ask|config|store|text|import|export|mcp)/' },
       to: {},
     },
     {

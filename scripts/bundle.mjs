@@ -102,6 +102,8 @@ const results = await Promise.all([
       'fts-build-worker': 'src/store/find/fts-build-worker.ts',
       // The browser's launcher: runs tui-body.cjs (below) with its code cache.
       tui: 'src/cli/tui-launch.ts',
+      // The MCP server's launcher: runs mcp-body.cjs (below) with its code cache.
+      mcp: 'src/cli/mcp-launch.ts',
     },
     packages: undefined,
     external: externalPackages,
@@ -127,6 +129,19 @@ const results = await Promise.all([
     define: { 'import.meta.url': '__bundle_url' },
     // "use strict" first, before the banner's line: the sources are ES modules, always strict, and a directive
     // after another statement is only a string (the bundle would run sloppy).
+    banner: { js: '"use strict";\nvar __bundle_url = require("node:url").pathToFileURL(__filename).href;' },
+  }),
+  // `arborist mcp` alone (bin/arborist picks it): an agent starts it and waits. As the browser's: a launcher (mcp.js)
+  // that runs the body through V8's code cache, the body one CommonJS script with the SDK and zod inlined (as ~240
+  // ES modules loaded one by one from node_modules they cost ~300 ms of its start; docs/mcp.md, "Start-up").
+  build({
+    ...common,
+    entryPoints: { 'mcp-body': 'src/cli/mcp-main.ts' },
+    format: 'cjs',
+    outExtension: { '.js': '.cjs' },
+    packages: undefined,
+    external: ['better-sqlite3'],
+    define: { 'import.meta.url': '__bundle_url' },
     banner: { js: '"use strict";\nvar __bundle_url = require("node:url").pathToFileURL(__filename).href;' },
   }),
 ]);

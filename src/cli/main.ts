@@ -9,6 +9,7 @@ import { exportCmd } from './commands/export.js';
 import { findCmd } from './commands/find.js';
 import { importCmd } from './commands/import.js';
 import { deleteCmd, maintainCmd, resetCmd } from './commands/maintain.js';
+import { mcpCmd } from './commands/mcp.js';
 import { newCmd } from './commands/new.js';
 import { branchesCmd, listCmd, pathCmd, showCmd, treeCmd } from './commands/read.js';
 import { resumeCmd } from './commands/resume.js';
@@ -43,6 +44,7 @@ const ALL: Command[] = [
   maintainCmd,
   importCmd,
   resumeCmd,
+  mcpCmd,
   demoCmd,
 ];
 

@@ -37,8 +37,8 @@ export function reportError(err: unknown, json: boolean): number {
   return EXIT_INTERNAL_ERROR;
 }
 
-/** The three entry points' bundles: the whole CLI, the browser, the status line. */
-export type Entry = 'main' | 'browser' | 'status';
+/** The entry points' bundles: the whole CLI, the browser, the status line, the MCP server. */
+export type Entry = 'main' | 'browser' | 'status' | 'mcp';
 
 /**
  * Runs an entry point under the one error policy: its exit code, or reportError's. A closed stdout ends it quietly.

@@ -82,6 +82,12 @@ export const ACTIONS = [
       "Open or fold all the tool calls of that call's turn (of the selected turn when none is on screen)",
   },
   {
+    id: 'thinking.toggle',
+    group: 'Panes',
+    keys: ['t'],
+    description: "Show or hide every turn's thinking (reasoning)",
+  },
+  {
     id: 'select',
     group: 'Panes',
     keys: ['enter', 'space'],

@@ -3,13 +3,14 @@ import { cli } from '../support/cli.js';
 import { tempDb } from '../support/tmp.js';
 
 /**
- * The one error policy of the three entry points (src/cli/report.ts): a user's mistake is one line and exit 2; a
+ * The one error policy of the entry points (src/cli/report.ts): a user's mistake is one line and exit 2; a
  * bug in arborist is told apart, with exit 70 and a line saying so, so that scripts and people can tell them apart.
  */
 const ENTRIES: { entry: string; args: string[] }[] = [
   { entry: 'main', args: ['list'] },
   { entry: 'browser', args: [] },
   { entry: 'status', args: ['status'] },
+  { entry: 'mcp', args: ['mcp'] },
 ];
 
 describe('one error policy for every entry point', () => {

@@ -107,8 +107,14 @@ describe('browsing the demo shard', () => {
     expect(help).toContain('Move');
     expect(help).toMatch(/↓ j\s+Next row/);
     expect(help).toContain('Esc closes');
-    t.press('pagedown');
-    await t.waitFor(/a\s+Ask a follow-up under the selected turn/);
+    // Page down until the Turns group shows (how many pages it takes depends on how many keys come before it).
+    const ask = /a\s+Ask a follow-up under the selected turn/;
+    for (let i = 0; i < 4 && !ask.test(t.screen()); i++) {
+      const page = t.screen();
+      t.press('pagedown');
+      await t.waitFor((x) => x.screen() !== page);
+    }
+    await t.waitFor(ask);
     t.press('escape');
     await t.waitFor((x) => !x.screen().includes('┌ keys'));
   });

@@ -21,9 +21,14 @@ describe('tool calls in the transcript', () => {
     expect(t.screen()).not.toContain('    Hello, Alice!');
     t.press('o');
     await t.waitFor('A → Bash  python /tmp/decorator_example.py');
+    // Its whole input and result, read from the turn's source records (src/import/details.ts).
+    await t.waitFor('⎿ result · 3 lines');
     const lines = t.lines();
     const at = lines.findIndex((l) => l.includes('A → Bash  python /tmp/decorator_example.py'));
-    for (let i = 1; i <= 3; i++) expect(lines[at + i]).toContain('│     Hello, Alice!');
+    expect(lines[at + 1]).toContain('│     command: python');
+    const res = lines.findIndex((l) => l.includes('⎿ result · 3 lines'));
+    expect(res).toBeGreaterThan(at + 1);
+    for (let i = 1; i <= 3; i++) expect(lines[res + i]).toContain('│       Hello, Alice!');
     t.press('o');
     await t.waitFor(/A → Bash .*· 3 lines/);
     expect(t.screen()).not.toContain('    Hello, Alice!');

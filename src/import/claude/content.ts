@@ -132,7 +132,7 @@ export function promptText(content: unknown): string {
 }
 
 /** A tool result's content (a string, or text and image blocks) as text. */
-function resultText(content: unknown): string {
+export function resultText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return content === undefined || content === null ? '' : String(content);
   const parts: string[] = [];

@@ -86,7 +86,7 @@ function answerOf(msgs: Message[]): Built {
 }
 
 /** A tool call's result: its `result` parts, else its `resultDisplay` when that is text. */
-function resultOf(call: Json): { text: string; error: boolean } | null {
+export function resultOf(call: Json): { text: string; error: boolean } | null {
   if (call.result !== undefined && call.result !== null) {
     const r = resultText(call.result);
     if (r.text.trim() !== '') return r;

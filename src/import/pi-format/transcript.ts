@@ -84,7 +84,7 @@ export function contentText(content: unknown): string {
 }
 
 /** A tool call's arguments: `arguments` when it has any, else `partialJson` (parsed when it parses). */
-function callArgs(block: Json): unknown {
+export function callArgs(block: Json): unknown {
   const args = block.arguments;
   const hasArgs =
     args !== undefined && args !== null && !(obj(args) && Object.keys(args as Json).length === 0);

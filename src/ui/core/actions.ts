@@ -4,6 +4,7 @@ import type { Follow } from '../features/command/model.js';
 import type { HitLine } from '../features/find/model.js';
 import type { MaintenanceAction } from '../features/maintenance/model.js';
 import type { ResumeAction } from '../features/resume/model.js';
+import type { Shown } from '../features/transcript/details.js';
 import type { Turn } from '../features/transcript/model.js';
 import type { Origin } from '../features/tree/groups.js';
 import type { SessionLike } from '../features/tree/model.js';
@@ -24,6 +25,8 @@ export type Action =
   | { type: 'sessions'; sessions: readonly SessionLike[]; archived?: readonly SessionLike[]; total?: number }
   | { type: 'outline'; sid: string; nodes: OutlineNode[]; reveal?: string }
   | { type: 'path'; bates: string; turns: Turn[]; error?: string }
+  /** Turns' details read from their source records (null: none); `ms`, the reading's time (for the trace). */
+  | { type: 'details'; entries: [bates: string, details: Shown | null][]; ms?: number }
   /** Titles (a source's own, else the first question) and the agent and project of the same sessions. */
   | { type: 'titles'; titles: [sid: string, title: string][]; origins?: [sid: string, origin: Origin][] }
   /** Origins of the sessions asked (loadOrigins); `of`: the sessions list they complete. */

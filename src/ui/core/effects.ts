@@ -8,6 +8,8 @@ export type Effect =
   | { type: 'loadSessions' }
   | { type: 'loadOutline'; sid: string; reveal?: string }
   | { type: 'loadPath'; bates: string }
+  /** The details of these turns (the ones on screen), from their source records; answered by `details`, later. */
+  | { type: 'loadDetails'; turns: { bates: string; sid: string }[] }
   /** The titles and origins of these sessions (the visible rows). */
   | { type: 'loadTitles'; sids: string[] }
   /** The origins of every session the state lists that it lacks (once the pane is grouped or filtered). */

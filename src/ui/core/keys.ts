@@ -16,7 +16,7 @@ import {
   toggleArchived,
 } from '../features/maintenance/update.js';
 import { keyResume, openResume } from '../features/resume/update.js';
-import { keyTranscript, scrollText, toggleCalls } from '../features/transcript/update.js';
+import { keyTranscript, scrollText, toggleCalls, toggleThinking } from '../features/transcript/update.js';
 import { keyFilter, openFilter } from '../features/tree/filter.js';
 import { keyTree, toggleGrouping } from '../features/tree/update.js';
 import { msg, type Result } from './selectors.js';
@@ -88,6 +88,8 @@ function onPaneKey(s: State, id: KeyAction): Result {
     case 'tools.toggle':
     case 'tools.all':
       return toggleCalls(s, id === 'tools.all');
+    case 'thinking.toggle':
+      return toggleThinking(s);
     case 'ask':
     case 'fork':
       return askOrFork(s, id);

@@ -9,6 +9,7 @@ import type { CommandOverlay } from '../features/command/model.js';
 import type { FindMemory, FindOverlay } from '../features/find/model.js';
 import type { ConfirmOverlay, EntriesOverlay } from '../features/maintenance/model.js';
 import type { ResumeOverlay } from '../features/resume/model.js';
+import type { DetailsEntry } from '../features/transcript/details.js';
 import type { TPos, Turn } from '../features/transcript/model.js';
 import {
   type AgentLabel,
@@ -146,6 +147,10 @@ export interface State {
   tpos: TPos | null;
   /** Per turn (bates), the tool calls shown whole in the transcript; the others are one line each. */
   toolsOpen: ReadonlyMap<string, ReadonlySet<number>>;
+  /** Per turn (bates), what its source records add (thinking, whole calls), loaded for the turns on screen. */
+  details: ReadonlyMap<string, DetailsEntry>;
+  /** Thinking shown in the transcript (hidden by default: one line says where it was). */
+  showThinking: boolean;
   overlay: Overlay | null;
   ask: AskRun | null;
   chain: ChainView;
@@ -223,6 +228,8 @@ export function initialState(opts: {
     path: null,
     tpos: null,
     toolsOpen: new Map(),
+    details: new Map(),
+    showThinking: false,
     overlay: null,
     ask: null,
     chain: {

@@ -10,7 +10,7 @@ import { onFindFailed, onFound } from '../features/find/update.js';
 import { onMaintenance } from '../features/maintenance/update.js';
 import { onResume } from '../features/resume/update.js';
 import { onChainDone, onChainProgress, onChainStart, onStateDone } from '../features/status/update.js';
-import { onPath } from '../features/transcript/update.js';
+import { onDetails, onPath, withDetails } from '../features/transcript/update.js';
 import { select } from '../features/tree/select.js';
 import { onMouse, onOrigins, onOutline, onSessions, onTitles } from '../features/tree/update.js';
 import type { Action } from './actions.js';
@@ -20,10 +20,11 @@ import { msg, type Result, selectedBates, treeHeight } from './selectors.js';
 import type { State } from './state.js';
 
 export function update(s: State, a: Action): Result {
-  const [n, fx] = step(s, a);
-  withPath(n, fx);
-  if (a.type !== 'titles') withTitles(n, fx);
-  if (a.type !== 'origins') withOrigins(n, fx);
+  const [m, fx] = step(s, a);
+  withPath(m, fx);
+  if (a.type !== 'titles') withTitles(m, fx);
+  if (a.type !== 'origins') withOrigins(m, fx);
+  const n = withDetails(m, fx);
   return [n, fx];
 }
 
@@ -52,6 +53,8 @@ function step(s: State, a: Action): Result {
       return onOrigins(s, a.origins, a.of);
     case 'path':
       return onPath(s, a.bates, a.turns, a.error);
+    case 'details':
+      return onDetails(s, a.entries);
     case 'dataChanged':
       return onDataChanged(s);
     case 'chainStart':

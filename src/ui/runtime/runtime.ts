@@ -12,6 +12,7 @@ import { archivedSet } from '../features/maintenance/model.js';
 import { ChainChecker, type ChainCheckOptions } from './chain-check.js';
 import { buildDemo } from './demo.js';
 import { describe } from './describe.js';
+import { DetailsLoader } from './details.js';
 import { type FindOptions, FindScheduler } from './find-search.js';
 import { importHistories } from './import-histories.js';
 import { Maintenance } from './maintenance.js';
@@ -43,6 +44,7 @@ export class Runtime {
   private readonly maint: Maintenance;
   private readonly state: StateChecker;
   private readonly resumer: Resumer;
+  private readonly details: DetailsLoader;
   private stateTimer: NodeJS.Timeout | null = null;
   private abort: AbortController | null = null;
   private lastVersion = -1;
@@ -64,6 +66,7 @@ export class Runtime {
     this.maint = new Maintenance(shard);
     this.state = new StateChecker(shard.path, dispatch, opts.verifyCommand ?? null);
     this.resumer = new Resumer(shard, dispatch, opts.runOutside ?? null);
+    this.details = new DetailsLoader(shard, dispatch);
   }
 
   /** Runs the effects in order; each may dispatch actions (which may run more effects). */
@@ -95,6 +98,9 @@ export class Runtime {
         return;
       case 'loadPath':
         this.dispatch({ type: 'path', bates: e.bates, turns: src.pathTo(e.bates) });
+        return;
+      case 'loadDetails':
+        this.details.load(e.turns);
         return;
       case 'loadTitles':
         this.dispatch({ type: 'titles', ...src.titles(e.sids) });

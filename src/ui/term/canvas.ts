@@ -46,6 +46,10 @@ export enum Style {
   badge,
   project,
   heading,
+  /** An edit's diff in the transcript: added and deleted lines, hunk and file headers (their marks say it in mono). */
+  diffAdd,
+  diffDel,
+  diffHunk,
   // Rendered markdown in answers (src/ui/features/transcript/markdown.ts): headings by level, emphasis, inline
   // code, links and their address, quote bars, list bullets, rules and table/code frames, code text.
   mdH1,

@@ -61,7 +61,18 @@ export function transcriptDoc(s: State): Doc {
   }
   const turns = path ? path.turns : [];
   const pending = s.ask && s.ask.parent === bates ? s.ask : null;
-  return pathDoc(turns, w, labelOf(s), pending, (b) => s.toolsOpen.get(b));
+  const key = s.keyOf['thinking.toggle'] ?? 'thinking.toggle';
+  return pathDoc(
+    turns,
+    w,
+    labelOf(s),
+    pending,
+    (b) => s.toolsOpen.get(b),
+    (b) => {
+      const d = s.details.get(b);
+      return d && d !== 'pending' ? { details: d, thinking: s.showThinking, key } : undefined;
+    },
+  );
 }
 
 /** The transcript's top position on screen (resolving the automatic one). */

@@ -9,7 +9,15 @@ import { oneLine, sanitize } from '../../../text/sanitize.js';
 import { wrap } from '../../../text/width.js';
 import { Style } from '../../term/canvas.js';
 import { foldedCall, type Piece, parseAnswer } from './calls.js';
+import { alignCalls, openCallLines, type Shown, thinkingLines } from './details.js';
 import { renderMarkdown, type Span } from './markdown.js';
+
+/** What a turn shows beyond its answer: its details once loaded, whether thinking is shown, the key that shows it. */
+export interface TurnExtra {
+  details?: Shown | null;
+  thinking: boolean;
+  key: string;
+}
 
 export type Role =
   | 'session'
@@ -24,7 +32,13 @@ export type Role =
   | 'info'
   | 'error'
   | 'tool'
-  | 'result';
+  | 'result'
+  /** From the turn's source records (details.ts): thinking, a call's input, an edit's diff lines. */
+  | 'thinking'
+  | 'input'
+  | 'diffAdd'
+  | 'diffDel'
+  | 'diffHunk';
 
 export interface TLine {
   role: Role;
@@ -102,22 +116,47 @@ interface Laid {
   folded: TLine[];
   open: TLine[] | null;
 }
-const laidCache = new WeakMap<Turn, Map<number, Laid[]>>();
+const laidCache = new WeakMap<Turn, Map<number | string, Laid[]>>();
 
-/** The pieces laid out at a width, once per turn and width, so opening a call only joins ready lines. */
-function layPieces(turn: Turn, w: number): Laid[] {
+/** The pieces laid out at a width, once per turn, width and details, so opening a call only joins ready lines. */
+function layPieces(turn: Turn, w: number, extra?: TurnExtra): Laid[] {
   let byWidth = laidCache.get(turn);
   if (!byWidth) {
     byWidth = new Map();
     laidCache.set(turn, byWidth);
   }
-  const hit = byWidth.get(w);
+  const d = extra?.details ?? null;
+  const cacheKey = d ? `${w}|d|${extra?.thinking ? 't' : ''}|${extra?.key}` : w;
+  const hit = byWidth.get(cacheKey);
   if (hit) return hit;
   const inner = Math.max(1, w - 2);
   const lines = (role: Role, text: string): TLine[] =>
     wrap(text, inner).map((l) => ({ role, text: `  ${l}` }));
+  const pieces = answerPieces(turn);
+  const names = pieces.flatMap((p) => (p.kind === 'call' ? [p.name] : []));
+  const aligned = d ? alignCalls(names, d.calls) : [];
+  // Thinking stands where it was: after the calls that came before it (grouped, so a run of blocks is one line).
+  const thinking = new Map<number, Shown['thinking']>();
+  for (const t of d?.thinking ?? []) {
+    const at = Math.min(t.before, names.length);
+    thinking.set(at, [...(thinking.get(at) ?? []), t]);
+  }
+  const thinkingAt = (k: number): Laid[] => {
+    const g = thinking.get(k);
+    if (!g) return [];
+    const folded = thinkingLines(g, extra?.thinking === true, extra?.key ?? '', inner).map((l) => ({
+      role: l.role,
+      text: `  ${l.text}`,
+    }));
+    return [{ folded, open: null }];
+  };
   let calls = 0;
-  const laid = answerPieces(turn).map((p): Laid => {
+  const laid = thinkingAt(0);
+  for (const p of pieces) laid.push(layPiece(p), ...(p.kind === 'call' ? thinkingAt(calls) : []));
+  byWidth.set(cacheKey, laid);
+  return laid;
+
+  function layPiece(p: Piece): Laid {
     switch (p.kind) {
       case 'text':
         return { folded: markdownLines(p.lines.join('\n'), inner), open: null };
@@ -130,6 +169,11 @@ function layPieces(turn: Turn, w: number): Laid[] {
         const folded: TLine[] = [{ role: 'tool', text: `  ${foldedCall(p, inner)}`, call }];
         const open = lines('tool', `→ ${p.name}${p.arg === '' ? '' : `  ${p.arg}`}`);
         open[0] = { ...open[0], call };
+        const detail = aligned[call];
+        if (detail) {
+          for (const l of openCallLines(p, detail, inner)) open.push({ role: l.role, text: `  ${l.text}` });
+          return { folded, open };
+        }
         // Result lines sit two columns under their call, continuation lines too.
         const under = (role: Role, text: string): void => {
           for (const l of wrap(text, Math.max(1, inner - 2))) open.push({ role, text: `    ${l}` });
@@ -144,9 +188,7 @@ function layPieces(turn: Turn, w: number): Laid[] {
         return { folded, open };
       }
     }
-  });
-  byWidth.set(w, laid);
-  return laid;
+  }
 }
 
 const INDENT: Span = ['  ', Style.normal];
@@ -169,8 +211,8 @@ export function callCount(turn: Turn): number {
 
 /** The answer's lines: each call one line unless `open` holds its index; a blank line between pieces, none
  * between two calls, so a run of calls reads as a list. */
-function answerLines(turn: Turn, w: number, open: ReadonlySet<number>): TLine[] {
-  const laid = layPieces(turn, w);
+function answerLines(turn: Turn, w: number, open: ReadonlySet<number>, extra?: TurnExtra): TLine[] {
+  const laid = layPieces(turn, w, extra);
   const out: TLine[] = [];
   let prevCall: boolean | null = null;
   let call = 0;
@@ -195,9 +237,12 @@ export function turnBlock(
   width: number,
   label: string | null,
   open: ReadonlySet<number> = NONE,
+  extra?: TurnExtra,
 ): TLine[] {
   const openKey = open.size === 0 ? '' : [...open].sort((a, b) => a - b).join(',');
-  const key = `${turn.bates}|${turn.subtree_hash}|${width}|${prev ? prev.sid : '-'}|${label ?? ''}|${openKey}`;
+  // Details change the lines once they arrive; thinking shown or not, only when there are details.
+  const extraKey = extra?.details ? `|d${extra.thinking ? 't' : ''}|${extra.key}` : '';
+  const key = `${turn.bates}|${turn.subtree_hash}|${width}|${prev ? prev.sid : '-'}|${label ?? ''}|${openKey}${extraKey}`;
   const hit = cache.get(key);
   if (hit) {
     cache.delete(key);
@@ -224,7 +269,7 @@ export function turnBlock(
     out.push({ role: 'meta', text: l });
   }
   pushAll(out, labelled('q', sanitize(turn.question), w));
-  pushAll(out, answerLines(turn, w, open));
+  pushAll(out, answerLines(turn, w, open, extra));
   if (turn.cited_titles.length > 0) {
     const cited = `cited: ${turn.cited_titles.map((t) => oneLine(t)).join(' · ')}`;
     for (const l of wrap(cited, Math.max(1, w - 2))) out.push({ role: 'cite', text: `  ${l}` });
@@ -263,6 +308,7 @@ export function pathDoc(
   labelOf: (sid: string) => string | null,
   pending?: PendingAsk | null,
   open: (bates: string) => ReadonlySet<number> | undefined = () => undefined,
+  extra: (bates: string) => TurnExtra | undefined = () => undefined,
 ): Doc {
   const n = path.length + (pending ? 1 : 0);
   return {
@@ -275,6 +321,7 @@ export function pathDoc(
           width,
           labelOf(path[i].sid),
           open(path[i].bates),
+          extra(path[i].bates),
         );
       return pending ? pendingBlock(pending, width) : [];
     },

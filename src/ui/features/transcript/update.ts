@@ -1,7 +1,9 @@
 /** The transcript pane: scrolling it, and the path the runtime loaded for the selection. */
 import type { KeyAction } from '../../../keymap/index.js';
+import type { Effect } from '../../core/effects.js';
 import { msg, type Result, selectedBates, textSize } from '../../core/selectors.js';
 import type { State } from '../../core/state.js';
+import type { DetailsEntry, Shown } from './details.js';
 import { transcriptDoc, transcriptPos } from './doc.js';
 import { callCount, maxPos, scrollBy, type TPos, type Turn, windowLines } from './model.js';
 
@@ -76,4 +78,48 @@ export function toggleCalls(s: State, all: boolean): Result {
   const pos = transcriptPos(s);
   const next = { ...s, toolsOpen };
   return [{ ...next, tpos: scrollBy(transcriptDoc(next), pos, 0, textSize(s).h) }, []];
+}
+
+/** Shows or hides every turn's thinking, keeping the pane where it was. */
+export function toggleThinking(s: State): Result {
+  const pos = transcriptPos(s);
+  const next = { ...s, showThinking: !s.showThinking };
+  const tpos = s.tpos === null ? null : scrollBy(transcriptDoc(next), pos, 0, textSize(s).h);
+  return [{ ...next, tpos }, []];
+}
+
+/** Turns' details arrived: kept by Bates id (a turn's records never change), the pane held where it was. */
+export function onDetails(s: State, entries: readonly [string, Shown | null][]): Result {
+  const details = new Map(s.details);
+  for (const [bates, d] of entries) details.set(bates, d);
+  const pos = s.tpos;
+  const next = { ...s, details };
+  return [pos === null ? next : { ...next, tpos: scrollBy(transcriptDoc(next), pos, 0, textSize(s).h) }, []];
+}
+
+/** Turns of the shown path with details kept, at most: an old path's are dropped beyond it (they reload cheaply). */
+const DETAILS_KEPT = 2000;
+
+/**
+ * After any step: the turns of the shown path that are on screen and whose details were never asked for are asked
+ * (marked pending, so each is asked once). Only the window's turns: a 300-turn path costs what is seen.
+ */
+export function withDetails(s: State, fx: Effect[]): State {
+  const turns = s.path && s.path.bates === selectedBates(s) && !s.path.error ? s.path.turns : null;
+  if (!turns || turns.length === 0) return s;
+  const doc = transcriptDoc(s);
+  const want: { bates: string; sid: string }[] = [];
+  let last = -1;
+  for (const { turn } of windowLines(doc, transcriptPos(s, doc), textSize(s).h)) {
+    if (turn === last || turn >= turns.length) continue;
+    last = turn;
+    const t = turns[turn];
+    if (s.details.has(t.bates)) continue;
+    want.push({ bates: t.bates, sid: t.sid });
+  }
+  if (want.length === 0) return s;
+  const details = new Map<string, DetailsEntry>(s.details.size > DETAILS_KEPT ? [] : s.details);
+  for (const t of want) details.set(t.bates, 'pending');
+  fx.push({ type: 'loadDetails', turns: want });
+  return { ...s, details };
 }

@@ -23,6 +23,11 @@ const ROLE_STYLE: Record<Role, Style> = {
   error: Style.error,
   tool: Style.link,
   result: Style.dim,
+  thinking: Style.dim,
+  input: Style.normal,
+  diffAdd: Style.diffAdd,
+  diffDel: Style.diffDel,
+  diffHunk: Style.diffHunk,
 };
 
 /** Paints a rendered line's styled runs from its `skip`-th UTF-16 unit on (past a label drawn apart), clipped

@@ -1,0 +1,27 @@
+import { serveStdio } from '../../mcp/server.js';
+import { exactPositionals, type Parsed } from '../args.js';
+import type { Command } from '../command.js';
+
+const USAGE = 'arborist mcp [--db PATH]';
+
+/** Serves until the client closes stdin; the shard is found as every command finds it (--db, $ARBORIST_DB...). */
+export async function runMcp(p: Parsed, dbPath: string): Promise<number> {
+  exactPositionals(p, 0, USAGE);
+  await serveStdio(dbPath);
+  return 0;
+}
+
+/**
+ * `arborist mcp`: the shard as an MCP server on stdin/stdout, for the agents themselves (docs/mcp.md). Read-only.
+ * bin/arborist runs it from its own bundle (mcp-main.ts), which loads none of the other commands.
+ */
+export const mcpCmd: Command = {
+  name: 'mcp',
+  usage: USAGE,
+  summary: 'serve the shard to AI agents: a read-only MCP server over stdio (docs/mcp.md)',
+  details: () =>
+    'Tools: find, show, path, tree, list, check. Resource: arborist://turn/BATES.\n' +
+    'Set-up for Claude Code, Codex, Gemini CLI and OpenCode: docs/mcp.md.\n',
+  options: {},
+  run: (p, ctx) => runMcp(p, ctx.dbPath),
+};

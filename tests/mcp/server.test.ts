@@ -1,0 +1,400 @@
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { BUDGET_BYTES } from '../../src/mcp/page.js';
+import { Shard } from '../../src/store/index.js';
+import { tamper } from '../support/attacker.js';
+import { BIN, cli } from '../support/cli.js';
+import { tempDb, tempDir } from '../support/tmp.js';
+import { call, connect, fails, type Json, ok, shardBytes } from './support.js';
+
+/**
+ * `arborist mcp` as an agent meets it: the real SDK client drives the real built server over stdio. Every bad
+ * argument is one tool error of one line, and the next call is served as if nothing had happened.
+ */
+
+const ESC = '\x1b';
+/** Stored text that must never reach a client raw: a colour, a title change, an 8-bit CSI, a bidi override. */
+const HOSTILE = `${ESC}[31mred${ESC}[0m ${ESC}]0;pwned\x07 \x9b2J \u202eevil`;
+
+/** A claude session in project "shop" (a fork of it too), a codex one, one asked here. */
+function shard(): string {
+  const db = tempDb();
+  const s = Shard.open(db);
+  s.createSession({
+    sid: 'cccc',
+    source: { source: 'claude', source_session: 'C1', info: { cwd: '/home/ana/shop', project: 'shop' } },
+  });
+  s.createSession({
+    sid: 'xxxx',
+    source: { source: 'codex', source_session: 'X1', info: { cwd: '/home/ana/garden' } },
+  });
+  s.createSession({ sid: 'aaaa', label: 'here' });
+  const add = (session: string, day: string, question: string, answer: string, parent?: string) =>
+    s.addTurn({ session, parent, question, answer_text: answer, created_at: `${day}T12:00:00.000Z` });
+  add('cccc', '2026-10-15', 'lifetime of a cart', 'carts expire after a day');
+  add(
+    'cccc',
+    '2026-10-16',
+    'and the wal checkpoint?',
+    'we decided to checkpoint the WAL when idle',
+    'cccc-000001',
+  );
+  add('xxxx', '2026-11-02', 'codex question', 'the lifetime is bound by the borrow; see NEAR( and "a');
+  add('aaaa', '2026-11-20', `lifetime in arborist ${HOSTILE}`, `asked here ${HOSTILE}`);
+  s.close();
+  return db;
+}
+
+describe('arborist mcp', () => {
+  it('initializes as arborist and lists its six tools, each described, with a schema', async () => {
+    const c = await connect(shard());
+    expect(c.getServerVersion()?.name).toBe('arborist');
+    expect(c.getInstructions()).toMatch(/Bates id/);
+    const { tools } = await c.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(['check', 'find', 'list', 'path', 'show', 'tree']);
+    for (const t of tools) {
+      expect(t.description?.length, t.name).toBeGreaterThan(80);
+      expect(t.inputSchema.type).toBe('object');
+      expect(t.annotations?.readOnlyHint).toBe(true);
+    }
+    const find = tools.find((t) => t.name === 'find')!;
+    expect(Object.keys(find.inputSchema.properties ?? {}).sort()).toEqual(
+      ['after', 'agent', 'before', 'cursor', 'in', 'limit', 'project', 'query', 'session'].sort(),
+    );
+    expect(find.inputSchema.required).toEqual(['query']);
+  });
+
+  it('finds with the CLI’s filters, and a hit’s Bates id opens with show, path and the turn resource', async () => {
+    const db = shard();
+    const c = await connect(db);
+    const all = await ok(c, 'find', { query: 'lifetime' });
+    expect(all.hits).toHaveLength(3);
+    for (const h of all.hits) expect(h.bates).toMatch(/^[a-z]{4}-\d{6}$/);
+    const codex = await ok(c, 'find', { query: 'lifetime', agent: 'codex' });
+    expect(codex.hits).toHaveLength(1);
+    expect(codex.hits[0]).toMatchObject({
+      agent: 'codex',
+      project: '/home/ana/garden',
+      question: 'codex question',
+    });
+    expect(codex.hits[0].created_at).toMatch(/^2026-11-02/);
+    expect(
+      (await ok(c, 'find', { query: 'lifetime', project: 'shop' })).hits.map((h: Json) => h.bates),
+    ).toEqual(['cccc-000001']);
+    const dated = await ok(c, 'find', { query: 'lifetime', after: '2026-11-01', before: '2026-11-10' });
+    expect(dated.hits.map((h: Json) => h.question)).toEqual(['codex question']);
+    expect((await ok(c, 'find', { query: 'lifetime', in: 'question' })).hits).toHaveLength(2);
+    expect((await ok(c, 'find', { query: 'lifetime', session: 'here' })).hits).toHaveLength(1);
+    // No words but a filter: the newest turns that pass it, as `arborist find agent:codex` gives.
+    expect((await ok(c, 'find', { query: '', agent: 'claude' })).hits).toHaveLength(2);
+
+    const wal = await ok(c, 'find', { query: 'decided WAL' });
+    const bates = wal.hits[0].bates;
+    const turn = await ok(c, 'show', { bates });
+    expect(turn).toMatchObject({
+      bates,
+      sid: 'cccc',
+      agent: 'arborist',
+      project: 'shop',
+      parent: 'cccc-000001',
+      question: 'and the wal checkpoint?',
+      answer: 'we decided to checkpoint the WAL when idle',
+    });
+    expect(turn.next_cursor).toBeUndefined();
+    expect(cli(['show', bates, '--db', db, '--json']).json().answer_text).toBe(turn.answer);
+
+    const path = await ok(c, 'path', { bates });
+    expect(path.turns.map((t: Json) => t.bates)).toEqual(['cccc-000001', bates]);
+    const tree = await ok(c, 'tree', { session: 'cccc' });
+    expect(tree.tree.map((t: Json) => [t.bates, t.depth])).toEqual([
+      ['cccc-000001', 0],
+      [bates, 1],
+    ]);
+    const list = await ok(c, 'list');
+    expect(list.sessions.map((s: Json) => s.sid).sort()).toEqual(['aaaa', 'cccc', 'xxxx']);
+    expect(list.sessions.find((s: Json) => s.sid === 'xxxx')).toMatchObject({ agent: 'codex', turns: 1 });
+    const check = await ok(c, 'check');
+    expect(check).toMatchObject({ ok: true, first_broken_seq: null });
+    expect(check.head).toBe(cli(['chain-check', '--db', db, '--json']).json().head);
+
+    const { resourceTemplates } = await c.listResourceTemplates();
+    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(['arborist://turn/{bates}']);
+    const res = await c.readResource({ uri: `arborist://turn/${bates}` });
+    expect((res.contents[0] as { text: string }).text).toMatch(/we decided to checkpoint the WAL when idle/);
+    await expect(c.readResource({ uri: 'arborist://turn/zzzz-000009' })).rejects.toThrow(
+      /no turn zzzz-000009/,
+    );
+  });
+
+  it('answers every bad argument with one tool error line and goes on serving', async () => {
+    const c = await connect(shard());
+    const good = async () => expect((await ok(c, 'find', { query: 'lifetime' })).hits).toHaveLength(3);
+    const first = await ok(c, 'find', { query: 'lifetime', limit: 1 });
+    const bad: [string, Record<string, unknown>, RegExp][] = [
+      ['show', { bates: 'zzzz-000001' }, /no turn zzzz-000001/],
+      ['show', { bates: '' }, /bates is empty/],
+      ['show', { bates: 'cccc' }, /is a session; show takes a turn/],
+      ['path', { bates: 'zzzz-000001' }, /no turn zzzz-000001/],
+      ['tree', { session: 'nope' }, /no session 'nope'/],
+      ['find', { query: '' }, /query is empty/],
+      ['find', { query: '   ' }, /query is empty/],
+      ['find', { query: 'x '.repeat(50 * 1024) }, /query is too long/],
+      ['find', { query: 'lifetime', after: 'soon' }, /after: wants a date like 2026-11-01, not 'soon'/],
+      ['find', { query: 'lifetime', agent: 'gemini' }, /no agent 'gemini' in this shard/],
+      ['find', { query: 'lifetime', project: '/home/ana' }, /project: '\/home\/ana' cannot be used/],
+      ['find', { query: 'lifetime', limit: 0 }, /limit/],
+      ['find', { query: 'lifetime', cursor: 'garbage!' }, /cursor is not one this server gave/],
+      ['find', { query: 'lifetime', cursor: 'eyJ0IjoiZmluZCJ9' }, /cursor is not one this server gave/],
+      ['find', { query: 'borrow', cursor: first.next_cursor }, /cursor was given for other arguments/],
+      ['list', { cursor: first.next_cursor }, /cursor is from the find tool, not list/],
+      ['find', { query: 7 }, /expected string/],
+    ];
+    for (const [tool, args, want] of bad) {
+      expect(await fails(c, tool, args), `${tool} ${JSON.stringify(args).slice(0, 80)}`).toMatch(want);
+      await good();
+    }
+    // FTS5 syntax is searched as words (as `arborist find` does), never handed to FTS5 as a query.
+    for (const query of ['"a', 'NEAR(', 'NEAR(a b)', 'a AND OR', '*', '(']) {
+      const r = await call(c, 'find', { query });
+      expect(r.error, query).toBeUndefined();
+      await good();
+    }
+    expect((await ok(c, 'find', { query: 'NEAR(' })).hits.map((h: Json) => h.question)).toEqual([
+      'codex question',
+    ]);
+  });
+
+  it('sends no escape or control sequence of stored text', async () => {
+    const c = await connect(shard());
+    const texts = [
+      (await call(c, 'find', { query: 'arborist' })).text,
+      (await call(c, 'show', { bates: 'aaaa-000001' })).text,
+      (await call(c, 'path', { bates: 'aaaa-000001' })).text,
+      (await call(c, 'tree', { session: 'aaaa' })).text,
+      (await call(c, 'list')).text,
+    ];
+    for (const t of texts) {
+      expect(t).toMatch(/red/);
+      // JSON escapes C0 itself; the server must also leave no ESC-free remnant (C1, bidi) and no escaped ESC.
+      expect(t).not.toMatch(/\\u001b|[\x7f-\x9f\u202a-\u202e\u2066-\u2069]|\\u009b|\\u202e|pwned/);
+    }
+    const turn = await ok(c, 'show', { bates: 'aaaa-000001' });
+    expect(turn.answer).toBe('asked here red   evil');
+  });
+
+  it('pages a 2 MB answer and a long result list within the byte budget', async () => {
+    const db = tempDb();
+    const s = Shard.open(db);
+    s.createSession({ sid: 'bbbb' });
+    // Multi-byte text and characters JSON escapes, so that the budget is kept in bytes, not characters.
+    const unit = 'déjà vu "quoted" \\ 日本語 line\n';
+    const answer = unit.repeat(Math.ceil((2 * 1024 * 1024) / unit.length));
+    s.addTurn({ session: 'bbbb', question: 'the big one', answer_text: answer });
+    for (let i = 0; i < 120; i++)
+      s.addTurn({ session: 'bbbb', question: `needle ${i} ${'q'.repeat(400)}`, answer_text: 'x' });
+    s.close();
+    const c = await connect(db);
+
+    let got = '';
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const r = await call(c, 'show', { bates: 'bbbb-000001', ...(cursor ? { cursor } : {}) });
+      expect(r.error).toBeUndefined();
+      expect(Buffer.byteLength(r.text)).toBeLessThanOrEqual(BUDGET_BYTES);
+      if (pages === 0) expect(r.json.question).toBe('the big one');
+      expect(r.json.answer_range[0]).toBe(got.length);
+      got += r.json.answer;
+      cursor = r.json.next_cursor;
+      pages++;
+    } while (cursor !== undefined);
+    expect(got).toBe(answer);
+    expect(pages).toBeGreaterThan(80);
+
+    const seen: string[] = [];
+    cursor = undefined;
+    do {
+      const r = await call(c, 'find', { query: 'needle', limit: 50, ...(cursor ? { cursor } : {}) });
+      expect(r.error).toBeUndefined();
+      expect(Buffer.byteLength(r.text)).toBeLessThanOrEqual(BUDGET_BYTES);
+      seen.push(...r.json.hits.map((h: Json) => h.bates));
+      cursor = r.json.next_cursor;
+    } while (cursor !== undefined);
+    expect(new Set(seen).size).toBe(120);
+
+    const tree: string[] = [];
+    cursor = undefined;
+    do {
+      const r = await ok(c, 'tree', { session: 'bbbb', limit: 500, ...(cursor ? { cursor } : {}) });
+      tree.push(...r.tree.map((t: Json) => t.bates));
+      cursor = r.next_cursor;
+    } while (cursor !== undefined);
+    expect(tree).toHaveLength(121);
+  });
+
+  it('leaves the shard’s bytes as they were, with a writer’s uncheckpointed WAL beside it', async () => {
+    const db = shard();
+    const closed = shardBytes(db);
+    let c = await connect(db);
+    for (const tool of ['find', 'show', 'path', 'tree', 'list', 'check'])
+      await call(c, tool, { query: 'lifetime', bates: 'cccc-000002', session: 'cccc' });
+    await c.close();
+    expect(shardBytes(db)).toBe(closed);
+
+    // A writer still open, its last turn only in the -wal: the server sees it, and changes neither file.
+    const writer = Shard.open(db);
+    try {
+      writer.addTurn({ session: 'xxxx', question: 'fresh in the wal', answer_text: 'not checkpointed' });
+      const live = shardBytes(db);
+      c = await connect(db);
+      expect((await ok(c, 'find', { query: 'fresh' })).hits.map((h: Json) => h.question)).toEqual([
+        'fresh in the wal',
+      ]);
+      await ok(c, 'check');
+      await c.close();
+      expect(shardBytes(db)).toBe(live);
+    } finally {
+      writer.close();
+    }
+
+    // A writer killed before it could checkpoint: its frames are in the -wal, and no connection is left. A server
+    // opened for writing would checkpoint them into the file on closing, as the last connection; this one reads them.
+    const store = new URL('../../dist/src/store/index.js', import.meta.url).href;
+    const killed = spawnSync(process.execPath, [
+      '--input-type=module',
+      '-e',
+      `const { Shard } = await import(${JSON.stringify(store)});
+       const s = Shard.open(${JSON.stringify(db)});
+       s.addTurn({ session: 'xxxx', question: 'left in a crashed wal', answer_text: 'never checkpointed' });
+       process.kill(process.pid, 'SIGKILL');`,
+    ]);
+    expect(killed.signal).toBe('SIGKILL');
+    expect(statSync(`${db}-wal`).size).toBeGreaterThan(0);
+    const crashed = shardBytes(db);
+    c = await connect(db);
+    expect((await ok(c, 'find', { query: 'crashed' })).hits).toHaveLength(1);
+    await ok(c, 'list');
+    await c.close();
+    expect(shardBytes(db)).toBe(crashed);
+  });
+
+  it('check says where a tampered chain breaks, as a result, not an error', async () => {
+    const db = shard();
+    tamper(
+      db,
+      (raw) =>
+        raw
+          .prepare(
+            "UPDATE audit_events SET body = CAST(replace(CAST(body AS TEXT), 'a', 'b') AS BLOB) WHERE seq = 5",
+          )
+          .run(),
+      { rehash: false },
+    );
+    const c = await connect(db);
+    const check = await ok(c, 'check');
+    expect(check).toMatchObject({ ok: false, first_broken_seq: 5 });
+    expect(check.reason).toMatch(/\S/);
+    expect(check.head).toBe(cli(['chain-check', '--db', db, '--json']).json().head);
+  });
+
+  it('neither indexes nor upgrades the shard: a shard due an upgrade is a tool error of one line', async () => {
+    const db = shard();
+    // Turns waiting to be indexed: a writable open indexes them; this server searches them as they wait.
+    tamper(db, (raw) => raw.exec('INSERT INTO fts_pending SELECT id FROM nodes'), { rehash: false });
+    const waiting = shardBytes(db);
+    let c = await connect(db);
+    expect((await ok(c, 'find', { query: 'lifetime' })).hits).toHaveLength(3);
+    await c.close();
+    expect(shardBytes(db)).toBe(waiting);
+
+    tamper(
+      db,
+      (raw) => {
+        raw.exec('DROP TABLE schema_migrations');
+        raw.pragma('user_version = 9');
+      },
+      { rehash: false },
+    );
+    const old = shardBytes(db);
+    c = await connect(db);
+    expect(await fails(c, 'find', { query: 'lifetime' })).toMatch(/needs a schema upgrade \(schema 9/);
+    expect(await fails(c, 'list')).toMatch(/needs a schema upgrade/);
+    await c.close();
+    expect(shardBytes(db)).toBe(old);
+  });
+
+  it('says what is wrong with the shard as a tool error, and serves it once it is there', async () => {
+    const dir = tempDir();
+    const db = join(dir, 'later.db');
+    const c = await connect(db);
+    expect(await fails(c, 'list')).toMatch(/no shard at .*later\.db/);
+    copyFileSync(shard(), db);
+    expect((await ok(c, 'list')).sessions).toHaveLength(3);
+
+    const junk = join(dir, 'junk.db');
+    writeFileSync(junk, 'not a database at all, just text');
+    const j = await connect(junk);
+    expect(await fails(j, 'find', { query: 'x' })).toMatch(/is not an SQLite database/);
+    expect(await fails(j, 'check')).toMatch(/is not an SQLite database/);
+  });
+
+  it('runs from its own bundle; the whole CLI serves the same and does not load the SDK for other commands', async () => {
+    const root = fileURLToPath(new URL('../../', import.meta.url));
+    const main = join(root, 'dist/bundle/main.js');
+    const mainText = readFileSync(main, 'utf8');
+    expect(mainText).not.toMatch(/from "(@modelcontextprotocol|zod)/);
+    expect(mainText).toMatch(/import\("@modelcontextprotocol\/sdk\/server\/mcp\.js"\)/);
+    expect(readFileSync(BIN, 'utf8')).toContain("mcp: 'mcp.js'");
+    // mcp.js is the launcher (node: builtins only): the server is mcp-body.cjs, run through V8's code cache.
+    const launcher = readFileSync(join(root, 'dist/bundle/mcp.js'), 'utf8');
+    expect(launcher).toContain('mcp-body.cjs');
+    expect([...launcher.matchAll(/from "([^"]+)"/g)].every((m) => m[1].startsWith('node:'))).toBe(true);
+    const body = readFileSync(join(root, 'dist/bundle/mcp-body.cjs'), 'utf8');
+    // (one comment of the SDK's says `import()`, in backquotes)
+    expect(body).not.toMatch(/(?<!`)\bimport\(/);
+    expect(body).not.toContain('import.meta');
+    const cacheHome = tempDir();
+    const cached = await connect(shard(), BIN, { ARBORIST_CODE_CACHE: '', XDG_CACHE_HOME: cacheHome });
+    await ok(cached, 'list');
+    // The cache is written 1.5 s after start (code-cache.ts); the next server compiles nothing and serves the same.
+    await new Promise((r) => setTimeout(r, 2000));
+    await cached.close();
+    expect(readdirSync(join(cacheHome, 'arborist')).filter((f) => f.startsWith('mcp-body-'))).toHaveLength(1);
+    const again = await connect(shard(), BIN, { ARBORIST_CODE_CACHE: '', XDG_CACHE_HOME: cacheHome });
+    expect((await ok(again, 'find', { query: 'lifetime' })).hits).toHaveLength(3);
+    const viaMain = await connect(shard(), main);
+    expect((await ok(viaMain, 'list')).sessions).toHaveLength(3);
+    for (const args of [
+      ['mcp', '--help'],
+      ['mcp', 'extra'],
+      ['mcp', '--bogus'],
+      ['mcp', '--db='],
+    ]) {
+      const a = cli(args);
+      const b = spawnSync(process.execPath, [main, ...args], {
+        encoding: 'utf8',
+        input: '',
+        env: { PATH: process.env.PATH },
+      });
+      expect({ args, code: a.code, out: a.stdout, err: a.stderr }).toEqual({
+        args,
+        code: b.status,
+        out: b.stdout,
+        err: b.stderr,
+      });
+    }
+  });
+
+  it('takes no argument but --db, and says how it is used', () => {
+    const help = cli(['mcp', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/usage: arborist mcp \[--db PATH\]/);
+    const extra = cli(['mcp', 'extra', '--db', tempDb()]);
+    expect(extra.code).toBe(2);
+    expect(extra.stderr).toMatch(/usage: arborist mcp/);
+    expect(cli(['--help']).stdout).toMatch(/\n {2}mcp {10}/);
+  });
+});
