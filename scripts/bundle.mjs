@@ -66,6 +66,40 @@ const neoBlessedParts = {
   },
 };
 
+/**
+ * The markdown parser and the highlighter (src/ui/features/transcript/engines.ts) are required on first use, through
+ * createRequire. Dropping that line leaves `require` to the bundler. In the commands' bundle (`inline`) it inlines
+ * both packages, evaluated only when first required: a command that never renders an answer pays nothing but the
+ * bytes, and lowlight (an ES module) never meets Node 20's own require. The browser's bundle (`split`) requires them
+ * from md-engines.cjs beside it instead: its first screen reads and checks every byte of its bundle (the code cache
+ * is keyed by them), and the engines are ~600 KB that the first screen does not need (+10-15% on it when inlined).
+ */
+function lazyEngines(mode) {
+  return {
+    name: 'lazy-engines',
+    setup(b) {
+      b.onLoad({ filter: /src[\\/]ui[\\/]features[\\/]transcript[\\/]engines\.ts$/ }, async (args) => {
+        let text = replaceOnce(await readFile(args.path, 'utf8'), 'const require = createRequire(import.meta.url);', '', args.path);
+        if (mode === 'split') {
+          text = replaceOnce(text, "require('markdown-it')", "require('./md-engines.cjs').markdownIt", args.path);
+          text = replaceOnce(text, "require('lowlight')", "require('./md-engines.cjs')", args.path);
+        } else {
+          // lowlight required whole would bring its 190 grammars; this module of ours imports only the common ones.
+          text = replaceOnce(text, "require('lowlight')", "require('./lowlight-common.js')", args.path);
+        }
+        return { loader: 'ts', contents: text };
+      });
+      // Found beside the browser's bundle at run time (code-cache.ts gives it a require from its own file).
+      b.onResolve({ filter: /^\.\/md-engines\.cjs$/ }, (args) => ({ path: args.path, external: true }));
+    },
+  };
+}
+
+/** Packages inlined into the CLI's bundle (with what they import) rather than left external: the engines above. */
+const INLINED = new Set(['markdown-it', 'lowlight']);
+const pkg = JSON.parse(await readFile('package.json', 'utf8'));
+const externalPackages = Object.keys(pkg.dependencies).filter((n) => !INLINED.has(n));
+
 const results = await Promise.all([
   build({
     ...common,
@@ -83,6 +117,9 @@ const results = await Promise.all([
       // The MCP server's launcher: runs mcp-body.cjs (below) with its code cache.
       mcp: 'src/cli/mcp-launch.ts',
     },
+    packages: undefined,
+    external: externalPackages,
+    plugins: [lazyEngines('inline')],
   }),
   // `arborist` with no command (bin/arborist picks it): the browser without the other commands and their packages,
   // as one CommonJS file that tui.js (src/cli/tui-launch.ts) runs through V8's code cache (src/cli/code-cache.ts):
@@ -99,7 +136,7 @@ const results = await Promise.all([
     packages: undefined,
     // neo-blessed's package.json is only looked up (require.resolve), to find its folder on disk.
     external: ['better-sqlite3', 'neo-blessed/package.json'],
-    plugins: [neoBlessedParts],
+    plugins: [neoBlessedParts, lazyEngines('split')],
     // Worker files and createRequire are found from import.meta.url: here, the bundle's own file.
     define: { 'import.meta.url': '__bundle_url' },
     // "use strict" first, before the banner's line: the sources are ES modules, always strict, and a directive
@@ -118,6 +155,14 @@ const results = await Promise.all([
     external: ['better-sqlite3'],
     define: { 'import.meta.url': '__bundle_url' },
     banner: { js: '"use strict";\nvar __bundle_url = require("node:url").pathToFileURL(__filename).href;' },
+  }),
+  // The browser's markdown parser and highlighter, required from tui-body.cjs on first use (lazyEngines above).
+  build({
+    ...common,
+    entryPoints: { 'md-engines': 'src/ui/features/transcript/engines-entry.ts' },
+    format: 'cjs',
+    outExtension: { '.js': '.cjs' },
+    packages: undefined,
   }),
 ]);
 for (const r of results) if (r.metafile) process.stdout.write(`${JSON.stringify(r.metafile)}\n`);

@@ -57,6 +57,16 @@ export function oneLine(text: string): string {
     .normalize('NFC');
 }
 
+const UNSAFE_OR_BREAK = /[\x00-\x1f\x7f-\x9f\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069\ufeff\u2028\u2029]/;
+
+/**
+ * oneLine() for text that was sanitised once and then passed through a parser that may have produced new code
+ * points (a markdown parser decodes `&#x202e;` and friends); a no-op, without copying, when nothing is unsafe.
+ */
+export function safeLine(text: string): string {
+  return UNSAFE_OR_BREAK.test(text) ? oneLine(text) : text;
+}
+
 /** True for a code point that must never be written to the terminal (the canvas's last line of defence). */
 export function isUnsafeCodePoint(cp: number): boolean {
   return (

@@ -143,3 +143,110 @@ export function wrap(text: string, width: number): string[] {
   }
   return out;
 }
+
+/** The end index (UTF-16) of the longest run of `s` from `from` that fits in `max` cells; zero-width marks stay
+ * with the character before them. Scans only as far as it needs, so cutting a 1 MB line stays linear. */
+function fitEnd(s: string, from: number, max: number): number {
+  let w = 0;
+  let i = from;
+  while (i < s.length) {
+    const c = s.charCodeAt(i);
+    if (c >= 0x20 && c < 0x7f) {
+      if (w + 1 > max) break;
+      w++;
+      i++;
+      continue;
+    }
+    const cp = s.codePointAt(i)!;
+    const cw = cpWidth(cp);
+    if (cw > 0 && w + cw > max) break;
+    w += cw;
+    i += cp > 0xffff ? 2 : 1;
+  }
+  return i;
+}
+
+/**
+ * Where one line (no newline) breaks at `width` cells, as [start, end) ranges into it: at spaces when `words`
+ * (spaces at a break dropped, as wrap() does), else at exactly the width (code, kept as written). Linear in the
+ * line's length, so a 1 MB line costs one pass.
+ */
+export function wrapRanges(line: string, width: number, words = true): [number, number][] {
+  const w = Math.max(1, width);
+  const out: [number, number][] = [];
+  const n = line.length;
+  if (n === 0) return [[0, 0]];
+  let pos = 0;
+  while (pos < n) {
+    let end = fitEnd(line, pos, w);
+    if (end >= n) {
+      out.push([pos, n]);
+      break;
+    }
+    if (end === pos) {
+      // A character wider than the line: take it anyway so we always progress.
+      end = pos + (line.codePointAt(pos)! > 0xffff ? 2 : 1);
+      out.push([pos, end]);
+      pos = end;
+      continue;
+    }
+    if (!words) {
+      out.push([pos, end]);
+      pos = end;
+      continue;
+    }
+    let cut = end;
+    if (line[end] !== ' ') {
+      // The last space of the fitting part, looked for only within it.
+      for (let k = end - 1; k > pos; k--) {
+        if (line[k] === ' ') {
+          cut = k;
+          break;
+        }
+      }
+    }
+    let stop = cut;
+    while (stop > pos && line[stop - 1] === ' ') stop--;
+    out.push([pos, stop]);
+    pos = cut;
+    while (pos < n && line[pos] === ' ') pos++;
+  }
+  return out;
+}
+
+/** A run of text drawn in one style (whatever the caller's tag for a style is). */
+export type Run<T> = readonly [text: string, tag: T];
+
+/**
+ * Word-wraps one line made of styled runs to `width` cells, keeping each piece's style: the runs' joined text is
+ * broken as wrapRanges() breaks it, then each line takes the parts of the runs it covers. `words` false cuts at
+ * the width (code).
+ */
+export function wrapRuns<T>(runs: readonly Run<T>[], width: number, words = true): Run<T>[][] {
+  let text = '';
+  for (const r of runs) text += r[0];
+  const ranges = wrapRanges(text, width, words);
+  const out: Run<T>[][] = [];
+  let ri = 0;
+  let rStart = 0;
+  for (const [a, b] of ranges) {
+    // Skip runs wholly before this line (the ranges only move forward).
+    while (ri < runs.length && rStart + runs[ri][0].length <= a) {
+      rStart += runs[ri][0].length;
+      ri++;
+    }
+    const line: Run<T>[] = [];
+    let k = ri;
+    let s = rStart;
+    while (k < runs.length && s < b) {
+      const len = runs[k][0].length;
+      const from = Math.max(a, s);
+      const to = Math.min(b, s + len);
+      if (to > from) line.push([runs[k][0].slice(from - s, to - s), runs[k][1]]);
+      s += len;
+      k++;
+    }
+    out.push(line);
+  }
+  return out;
+}

@@ -37,6 +37,18 @@ describe('arborist with no command starts the browser bundle', () => {
     expect(tui).not.toContain('import every history found on this machine');
     expect(readFileSync(MAIN, 'utf8')).toContain('import every history found on this machine');
     expect(readFileSync(MAIN, 'utf8')).toMatch(/from "chalk"/);
+    // The markdown parser and the grammars are a bundle of their own beside it, required on first use: inlined,
+    // their ~600 KB made the first screen 10-15% slower (docs/dependencies.md). The commands' bundle inlines them.
+    // Marks of each package's own code: markdown-it's check of its input, lowlight's unknown-language error.
+    const MARKS = ['Input data should be a String', 'is not registered'];
+    const engines = readFileSync(join(ROOT, 'dist/bundle/md-engines.cjs'), 'utf8');
+    for (const m of MARKS) {
+      expect(engines).toContain(m);
+      expect(tui).not.toContain(m);
+      expect(readFileSync(MAIN, 'utf8')).toContain(m);
+    }
+    expect(tui).toContain('require("./md-engines.cjs")');
+    expect(readFileSync(MAIN, 'utf8')).not.toMatch(/from "(markdown-it|lowlight)"/);
   });
 
   it('the browser bundle is one script: no import() (experimental in a Node 20 vm.Script), no module syntax', () => {

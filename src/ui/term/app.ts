@@ -8,6 +8,7 @@ import type { Action } from '../core/actions.js';
 import { type HistoryOffer, initialState, type State } from '../core/state.js';
 import { update } from '../core/update.js';
 import { ASCII_GLYPHS, type Glyphs, UNICODE_GLYPHS, view } from '../core/view.js';
+import { warmStep } from '../features/transcript/markdown.js';
 import { Runtime } from '../runtime/runtime.js';
 import { type BlessedKey, keyName, loadKeymap } from './keys.js';
 import { leaveScreen } from './outside.js';
@@ -100,6 +101,8 @@ class Program {
   private renderQueued = false;
   private lastProgress = 0;
   private lastInput = Date.now();
+  /** The markdown renderer still has parts to load in quiet moments (features/transcript/markdown.ts). */
+  private warming = true;
   private lastIdle = 0;
   /** The agent has the terminal (`r`): nothing is drawn, and `back` takes the screen again. */
   private outside: { run: AgentRun | null; back: () => void } | null = null;
@@ -281,7 +284,7 @@ class Program {
     if (now - this.lastInput > QUIET_MS && now - this.lastIdle > IDLE_EVERY_MS && !this.state.ask) {
       this.lastIdle = now;
       this.shard.idle();
-    }
+    } else if (now - this.lastInput > QUIET_MS && this.warming) this.warming = warmStep();
   }
 
   private cleanup(): void {

@@ -50,6 +50,31 @@ export enum Style {
   diffAdd,
   diffDel,
   diffHunk,
+  // Rendered markdown in answers (src/ui/features/transcript/markdown.ts): headings by level, emphasis, inline
+  // code, links and their address, quote bars, list bullets, rules and table/code frames, code text.
+  mdH1,
+  mdH2,
+  mdH3,
+  mdStrong,
+  mdEm,
+  mdCode,
+  mdLink,
+  mdUrl,
+  mdQuote,
+  mdBullet,
+  mdRule,
+  mdCodeText,
+  // Highlighted code, by highlight.js scope (src/ui/features/transcript/highlight.ts).
+  hlKeyword,
+  hlString,
+  hlComment,
+  hlNumber,
+  hlTitle,
+  hlType,
+  hlAttr,
+  hlMeta,
+  hlAdd,
+  hlDel,
 }
 
 export class Frame {

@@ -106,6 +106,28 @@ const T256: Partial<Record<Style, Spec>> = {
   [Style.diffAdd]: [114, DEF, 0],
   [Style.diffDel]: [210, DEF, 0],
   [Style.diffHunk]: [81, DEF, 0],
+  [Style.mdH1]: [213, DEF, BOLD | UNDERLINE],
+  [Style.mdH2]: [81, DEF, BOLD],
+  [Style.mdH3]: [117, DEF, BOLD],
+  [Style.mdStrong]: [DEF, DEF, BOLD],
+  [Style.mdEm]: [223, DEF, 0],
+  [Style.mdCode]: [180, 236, 0],
+  [Style.mdLink]: [75, DEF, UNDERLINE],
+  [Style.mdUrl]: [244, DEF, 0],
+  [Style.mdQuote]: [244, DEF, 0],
+  [Style.mdBullet]: [179, DEF, 0],
+  [Style.mdRule]: [240, DEF, 0],
+  [Style.mdCodeText]: [252, DEF, 0],
+  [Style.hlKeyword]: [170, DEF, 0],
+  [Style.hlString]: [114, DEF, 0],
+  [Style.hlComment]: [244, DEF, 0],
+  [Style.hlNumber]: [179, DEF, 0],
+  [Style.hlTitle]: [75, DEF, 0],
+  [Style.hlType]: [80, DEF, 0],
+  [Style.hlAttr]: [180, DEF, 0],
+  [Style.hlMeta]: [139, DEF, 0],
+  [Style.hlAdd]: [114, DEF, 0],
+  [Style.hlDel]: [203, DEF, 0],
 };
 
 const T8: Partial<Record<Style, Spec>> = {
@@ -141,6 +163,24 @@ const T8: Partial<Record<Style, Spec>> = {
   [Style.diffAdd]: [2, DEF, 0],
   [Style.diffDel]: [1, DEF, 0],
   [Style.diffHunk]: [6, DEF, 0],
+  [Style.mdH1]: [5, DEF, BOLD | UNDERLINE],
+  [Style.mdH2]: [6, DEF, BOLD],
+  [Style.mdH3]: [4, DEF, BOLD],
+  [Style.mdStrong]: [DEF, DEF, BOLD],
+  [Style.mdEm]: [DEF, DEF, UNDERLINE],
+  [Style.mdCode]: [3, DEF, 0],
+  [Style.mdLink]: [4, DEF, UNDERLINE],
+  [Style.mdBullet]: [3, DEF, 0],
+  [Style.hlKeyword]: [5, DEF, 0],
+  [Style.hlString]: [2, DEF, 0],
+  [Style.hlComment]: [6, DEF, 0],
+  [Style.hlNumber]: [3, DEF, 0],
+  [Style.hlTitle]: [4, DEF, 0],
+  [Style.hlType]: [6, DEF, 0],
+  [Style.hlAttr]: [3, DEF, 0],
+  [Style.hlMeta]: [5, DEF, 0],
+  [Style.hlAdd]: [2, DEF, 0],
+  [Style.hlDel]: [1, DEF, 0],
 };
 
 /** NO_COLOR: attributes only. */
@@ -167,12 +207,26 @@ const TMONO: Partial<Record<Style, Spec>> = {
   [Style.match]: [DEF, DEF, BOLD | UNDERLINE],
   [Style.heading]: [DEF, DEF, BOLD],
   [Style.matchSel]: [DEF, DEF, INVERSE | BOLD | UNDERLINE],
+  // Markdown keeps its structure without colour: heading levels by weight and underline, code by inverse video,
+  // links underlined; bullets, bars, rules and frames are characters anyway. Highlighted code: keywords bold.
+  [Style.mdH1]: [DEF, DEF, BOLD | UNDERLINE],
+  [Style.mdH2]: [DEF, DEF, BOLD],
+  [Style.mdH3]: [DEF, DEF, UNDERLINE],
+  [Style.mdStrong]: [DEF, DEF, BOLD],
+  [Style.mdEm]: [DEF, DEF, UNDERLINE],
+  [Style.mdCode]: [DEF, DEF, INVERSE],
+  [Style.mdLink]: [DEF, DEF, UNDERLINE],
+  [Style.mdBullet]: [DEF, DEF, BOLD],
+  [Style.hlKeyword]: [DEF, DEF, BOLD],
+  [Style.hlAdd]: [DEF, DEF, BOLD],
+  [Style.hlDel]: [DEF, DEF, UNDERLINE],
 };
 
 /** blessed's attribute word for each style: (flags << 18) | (fg << 9) | bg. */
 export function attrTable(mode: ColorMode): Int32Array {
   const t = mode === '256' ? T256 : mode === '8' ? T8 : TMONO;
-  const out = new Int32Array(64);
+  // Room for every style a Frame cell can name (its styles are bytes).
+  const out = new Int32Array(256);
   for (let i = 0; i < out.length; i++) {
     const [fg, bg, flags] = t[i as Style] ?? [DEF, DEF, 0];
     out[i] = (flags << 18) | (fg << 9) | bg;

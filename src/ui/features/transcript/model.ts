@@ -7,8 +7,10 @@ import type { TurnNode } from '../../../store/index.js';
 import { shortTime } from '../../../text/format.js';
 import { oneLine, sanitize } from '../../../text/sanitize.js';
 import { wrap } from '../../../text/width.js';
+import { Style } from '../../term/canvas.js';
 import { foldedCall, type Piece, parseAnswer } from './calls.js';
 import { alignCalls, openCallLines, type Shown, thinkingLines } from './details.js';
+import { renderMarkdown, type Span } from './markdown.js';
 
 /** What a turn shows beyond its answer: its details once loaded, whether thinking is shown, the key that shows it. */
 export interface TurnExtra {
@@ -45,6 +47,8 @@ export interface TLine {
   lead?: boolean;
   /** On the first line of a tool call: its index among the turn's calls (what the fold keys act on). */
   call?: number;
+  /** Rendered markdown: the line's text in styled runs (their texts joined are `text`); without, one style. */
+  spans?: Span[];
 }
 
 export type Turn = Pick<
@@ -156,7 +160,7 @@ function layPieces(turn: Turn, w: number, extra?: TurnExtra): Laid[] {
   function layPiece(p: Piece): Laid {
     switch (p.kind) {
       case 'text':
-        return { folded: lines('a', p.lines.join('\n')), open: null };
+        return { folded: markdownLines(p.lines.join('\n'), inner), open: null };
       case 'error':
         return { folded: lines('error', `[error] ${p.text}`), open: null };
       case 'steer':
@@ -186,6 +190,17 @@ function layPieces(turn: Turn, w: number, extra?: TurnExtra): Laid[] {
       }
     }
   }
+}
+
+const INDENT: Span = ['  ', Style.normal];
+
+/** An answer's prose rendered as markdown, indented two columns for the "A " label. */
+function markdownLines(text: string, inner: number): TLine[] {
+  return renderMarkdown(text, inner).map((l) => ({
+    role: 'a',
+    text: `  ${l.text}`,
+    spans: [INDENT, ...l.spans],
+  }));
 }
 
 /** How many tool calls a turn's answer holds. */

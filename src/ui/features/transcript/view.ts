@@ -30,12 +30,39 @@ export const ROLE_STYLE: Record<Role, Style> = {
   diffHunk: Style.diffHunk,
 };
 
-/** One laid-out line, its "Q "/"A " label styled apart; the find preview paints its lines with it too. */
-export function drawLine(f: Frame, x: number, y: number, w: number, line: TLine, style: Style): void {
+/** Paints a rendered line's styled runs from its `skip`-th UTF-16 unit on (past a label drawn apart), clipped
+ * to `max` cells. */
+export function drawSpans(f: Frame, x: number, y: number, line: TLine, skip: number, max: number): void {
+  let cx = x;
+  let left = skip;
+  for (const [text, style] of line.spans ?? []) {
+    const t = left >= text.length ? '' : left > 0 ? text.slice(left) : text;
+    left = Math.max(0, left - text.length);
+    if (t === '') continue;
+    const used = f.text(cx, y, t, style, max - (cx - x));
+    cx += used;
+    if (cx - x >= max) break;
+  }
+}
+
+/** One laid-out line, its "Q "/"A " label styled apart, its rendered runs in their own styles unless `plain`
+ * (a line painted as selected reads in one style); the find preview paints its lines with it too. */
+export function drawLine(
+  f: Frame,
+  x: number,
+  y: number,
+  w: number,
+  line: TLine,
+  style: Style,
+  plain = false,
+): void {
+  const spans = plain ? undefined : line.spans;
   if (line.lead) {
     f.text(x, y, line.text.slice(0, 2), line.role === 'q' ? Style.qLabel : Style.aLabel, w);
-    f.text(x + 2, y, line.text.slice(2), line.role === 'q' ? Style.label : style, w - 2);
-  } else f.text(x, y, line.text, style, w);
+    if (spans) drawSpans(f, x + 2, y, line, 2, w - 2);
+    else f.text(x + 2, y, line.text.slice(2), line.role === 'q' ? Style.label : style, w - 2);
+  } else if (spans) drawSpans(f, x, y, line, 0, w);
+  else f.text(x, y, line.text, style, w);
 }
 
 export function drawTranscript(f: Frame, s: State, box: Rect, inner: Rect): void {
@@ -71,7 +98,7 @@ export function drawTranscript(f: Frame, s: State, box: Rect, inner: Rect): void
     let style = ROLE_STYLE[line.role];
     if (line.role === 'header' && turn === selectedTurn && doc.n > 1) style = Style.headerSel;
     if (y === callRow) style = Style.selBlur;
-    drawLine(f, inner.x, yy, inner.w, line, style);
+    drawLine(f, inner.x, yy, inner.w, line, style, y === callRow);
   }
   if (orow && doc.n > 0 && box.w > 20) {
     const more =
