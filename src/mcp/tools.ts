@@ -1,4 +1,4 @@
-import { ArboristError, type SessionSource, type Shard, type TurnNode } from '../store/index.js';
+import { ArboristError, projectOf, type SessionSource, type Shard, type TurnNode } from '../store/index.js';
 import { oneLine, stripControls } from '../text/sanitize.js';
 import { BUDGET_BYTES, cursorOffset, jsonBytes, makeCursor, takePage } from './page.js';
 
@@ -62,10 +62,10 @@ function line(s: string | null | undefined, max = LINE_CHARS): string {
 
 /** A session's agent and project as its source recorded them (`arborist` for one asked in arborist itself). */
 function origin(o: SessionSource | undefined): { agent: string; project: string | null } {
-  const p = o?.info.project ?? o?.info.cwd;
+  const p = projectOf(o?.info);
   return {
     agent: o ? line(o.source, 40) : 'arborist',
-    project: typeof p === 'string' && p !== '' ? line(p) : null,
+    project: p === null ? null : line(p),
   };
 }
 

@@ -95,5 +95,5 @@ export { ShardBuild } from './write/build.js';
 export type { BulkAdded, BulkEvent, BulkResult, BulkTurn } from './write/bulk.js';
 export type { ImportFingerprint } from './write/fingerprints.js';
 export { type ResumeRecord, recordResume } from './write/resume.js';
-export type { SessionSource, SessionSourceInfo } from './write/sources.js';
+export { projectOf, type SessionSource, type SessionSourceInfo } from './write/sources.js';
 export type { AddedTurn, NewTurn } from './write/turns.js';

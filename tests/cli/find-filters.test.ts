@@ -46,7 +46,36 @@ describe('arborist find with filters', () => {
     expect(hit.created_at).toMatch(/^2026-11-02/);
     const text = cli(['find', 'cart', '--db', db]);
     expect(text.code).toBe(0);
-    expect(text.stdout).toMatch(/claude · shop · 2026-10-15 · /);
+    expect(text.stdout).toMatch(/claude · \/home\/ana\/shop · 2026-10-15 · /);
+  });
+
+  it('names a session’s project the same in find, list and show: its working directory, else its own name', () => {
+    const db = shard();
+    const s = Shard.open(db);
+    s.createSession({
+      sid: 'nnnn',
+      source: { source: 'claude', source_session: 'N1', info: { project: 'named-only' } },
+    });
+    s.addTurn({
+      session: 'nnnn',
+      question: 'walnut',
+      answer_text: 'a walnut',
+      created_at: '2026-11-21T12:00:00.000Z',
+    });
+    s.close();
+    const projectIn = (sid: string) => {
+      const listed = (cli(['list', '--db', db, '--json']).json() as { sid: string; project: string }[]).find(
+        (r) => r.sid === sid,
+      );
+      const shown = cli(['show', `${sid}-000001`, '--db', db, '--json']).json() as { project?: string };
+      return [listed?.project, shown.project];
+    };
+    const [cart] = cli(['find', 'cart', '--db', db, '--json']).json() as { project: string }[];
+    expect(cart.project).toBe('/home/ana/shop');
+    expect(projectIn('cccc')).toEqual(['/home/ana/shop', '/home/ana/shop']);
+    const [walnut] = cli(['find', 'walnut', '--db', db, '--json']).json() as { project: string }[];
+    expect(walnut.project).toBe('named-only');
+    expect(projectIn('nnnn')).toEqual(['named-only', 'named-only']);
   });
 
   it('refuses a filter it cannot use, in one line, and notes an unknown one', () => {

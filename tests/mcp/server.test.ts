@@ -107,7 +107,7 @@ describe('arborist mcp', () => {
       bates,
       sid: 'cccc',
       agent: 'arborist',
-      project: 'shop',
+      project: '/home/ana/shop',
       parent: 'cccc-000001',
       question: 'and the wal checkpoint?',
       answer: 'we decided to checkpoint the WAL when idle',

@@ -105,7 +105,7 @@ describe('find filters, applied by the engine', () => {
     const s = corpus();
     const r = q(s, 'agent:claude');
     expect(r.hits.map((h) => h.question)).toEqual(['checkout flow', 'lifetime of a cart']);
-    expect(r.hits[0]).toMatchObject({ agent: 'claude', project: 'shop' });
+    expect(r.hits[0]).toMatchObject({ agent: 'claude', project: '/home/ana/shop' });
     expect(q(s, 'codex').hits[0]).toMatchObject({ agent: 'codex', project: '/home/ana/garden' });
     expect(q(s, 'arborist').hits[0]).toMatchObject({ agent: null, project: null });
   });

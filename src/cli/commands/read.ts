@@ -1,4 +1,4 @@
-import { ArboristError, type SessionSource } from '../../store/index.js';
+import { ArboristError, projectOf, type SessionSource } from '../../store/index.js';
 import { exactPositionals } from '../args.js';
 import type { Command } from '../command.js';
 import { oneLine, printJson, stripControls, table, truncate, truncateLeft } from '../output.js';
@@ -57,7 +57,7 @@ export const listCmd: Command = {
 
 /**
  * A session's agent (the source it was imported from, `arborist` for one asked here), its project (the working
- * directory the source recorded) and the source's own title for it.
+ * directory the source recorded, else its own name for it: projectOf) and the source's own title for it.
  */
 function originOf(o: SessionSource | undefined): {
   agent: string;
@@ -65,7 +65,7 @@ function originOf(o: SessionSource | undefined): {
   title: string | null;
 } {
   const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
-  return { agent: o?.source ?? 'arborist', project: text(o?.info.cwd), title: text(o?.info.title) };
+  return { agent: o?.source ?? 'arborist', project: projectOf(o?.info), title: text(o?.info.title) };
 }
 
 export const showCmd: Command = {

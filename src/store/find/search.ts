@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { cachedStatement, type RowMode } from '../db/statements.js';
-import { type SessionSourceInfo, sessionOriginsOf } from '../write/sources.js';
+import { projectOf, sessionOriginsOf } from '../write/sources.js';
 import {
   newestFilteredMatches,
   newestMatches,
@@ -363,10 +363,4 @@ function matchOf(
   });
   const prefix = prefixMark !== undefined && prefixMark.length >= 2 ? prefixMark : null;
   return { words: [...words], prefix };
-}
-
-/** A session's project: the source's own name for it, else its working directory. */
-function projectOf(info: SessionSourceInfo | undefined): string | null {
-  const p = info?.project ?? info?.cwd;
-  return typeof p === 'string' && p !== '' ? p : null;
 }

@@ -15,6 +15,16 @@ export interface SessionSourceInfo {
   title?: string;
 }
 
+/**
+ * A session's project as every view shows it (browser, list, show, find, the MCP server): the working directory
+ * the source recorded, else the source's own name for it (a folder or project name). One rule, so a session reads
+ * as the same project everywhere. Info is parsed JSON, so a value that is not text counts as none.
+ */
+export function projectOf(info: SessionSourceInfo | undefined): string | null {
+  for (const v of [info?.cwd, info?.project]) if (typeof v === 'string' && v !== '') return v;
+  return null;
+}
+
 export interface SessionSource {
   source: string;
   source_session: string;

@@ -7,6 +7,7 @@ import {
   listArchives,
   type SessionSource as Mapping,
   parseBates,
+  projectOf,
   type Shard,
   type TurnNode,
 } from '../../store/index.js';
@@ -125,7 +126,6 @@ export class SessionSource {
 
 /** A session's agent (its import source; arborist for one asked here) and project (the recorded working directory). */
 function originOf(m: Mapping | undefined): Origin {
-  const cwd = m?.info.cwd;
   if (!m) return { agent: HERE_AGENT, project: '', here: true };
-  return { agent: m.source, project: typeof cwd === 'string' ? cwd : '' };
+  return { agent: m.source, project: projectOf(m.info) ?? '' };
 }
