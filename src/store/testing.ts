@@ -16,7 +16,7 @@ export { EVENTS_NOT_BYTES, firstGuarded, GUARDS, guardSql, NODES_ODD, SUBTREES_O
 export { MIGRATIONS } from './db/migrations.js';
 export { integerList } from './db/page-lists.js';
 export { markedSnippet } from './find/terms.js';
-export { countTerms, indexTerms, rebuildVocabulary } from './find/vocabulary.js';
+export { indexTerms, rebuildVocabulary, termCounts } from './find/vocabulary.js';
 export { dbOf } from './shard.js';
 export { inWalkOrder, MERKLE_SQL } from './tree/merkle.js';
 export { verifyThreadCount } from './verify/parallel.js';

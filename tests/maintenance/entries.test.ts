@@ -140,7 +140,9 @@ describe('entries', () => {
       DROP TABLE source_chunks;
       DROP TABLE fts_terms;
       DROP TABLE questions_fts;`);
-    dbOf(s1).exec('DROP TABLE IF EXISTS schema_migrations'); // 0010 on: the names that ran
+    dbOf(s1).exec(
+      'DROP TABLE IF EXISTS schema_migrations; DROP TRIGGER node_days_insert; DROP TABLE node_days',
+    ); // 0010, 0012
     dbOf(s1).pragma('user_version = 2');
     s1.close();
     const s = open(path);

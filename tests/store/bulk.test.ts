@@ -290,7 +290,9 @@ describe('migration 6', () => {
       `DROP INDEX nodes_source; DROP TABLE session_sources; DROP TABLE node_sources; DROP TABLE source_chunks;
        DROP TABLE fts_terms; DROP TABLE questions_fts;`,
     );
-    dbOf(old).exec('DROP TABLE IF EXISTS schema_migrations'); // 0010 on: the names that ran
+    dbOf(old).exec(
+      'DROP TABLE IF EXISTS schema_migrations; DROP TRIGGER node_days_insert; DROP TABLE node_days',
+    ); // 0010, 0012
     dbOf(old).pragma('user_version = 5');
     old.close();
     const s = newShard(path);

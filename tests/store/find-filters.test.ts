@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseQuery, type Shard } from '../../src/store/index.js';
-import { markedSnippet } from '../../src/store/testing.js';
+import { dbOf, markedSnippet } from '../../src/store/testing.js';
 import { newShard } from './util.js';
 
 /** Three agents' sessions in two projects, turns on three days; every turn mentions "lifetime". */
@@ -91,6 +91,44 @@ describe('find filters, applied by the engine', () => {
     const bad = q(s, 'lifetime after:yesterday');
     expect(bad.hits).toEqual([]);
     expect(bad.problems[0]).toMatch(/after: wants a date/);
+  });
+
+  it('dates bound the walk by turn id, and a turn imported later with an older date is still found', () => {
+    // Ids follow writes, dates follow the sources: the newest id can be the oldest day. Bulk, one by one, archived.
+    const s = newShard();
+    const sid = s.createSession({ created_at: '2020-01-01T00:00:00.000Z' }).sid;
+    const day = (d: string) => `${d}T08:00:00.000Z`;
+    const turn = (question: string, d: string) => ({
+      sid,
+      parent: null,
+      content: { question, answer_text: 'a', created_at: day(d) },
+    });
+    s.addTurnsBulk([turn('needle march', '2026-03-01'), turn('needle june', '2026-06-01')], {
+      kind: 'nodes.bulk',
+      data: { generator: 'test', seed: 0 },
+    });
+    s.addTurn({ session: sid, question: 'needle january', answer_text: 'a', created_at: day('2026-01-01') });
+    s.addTurn({ session: sid, question: 'needle december', answer_text: 'a', created_at: day('2026-12-01') });
+    s.addTurnsBulk([turn('needle february', '2026-02-01')], {
+      kind: 'nodes.bulk',
+      data: { generator: 't', seed: 1 },
+    });
+    const days = (text: string) => where(s, text).map((x) => x.split(' ')[1]);
+    expect(days('needle before:2026-03-01')).toEqual(['february', 'january']);
+    expect(days('needle before:2026-03-02')).toEqual(['february', 'january', 'march']);
+    expect(days('needle after:2026-06-01')).toEqual(['december', 'june']);
+    expect(days('needle after:2026-02 before:2026-07')).toEqual(['february', 'june', 'march']);
+    expect(days('before:2026-02-01')).toEqual(['january']);
+    expect(days('needle before:2026-01-01')).toEqual([]);
+    expect(days('needle after:2027-01-01')).toEqual([]);
+    // What bounds the walk: the largest id before a day, the smallest from it, read per day.
+    const bounds = dbOf(s).prepare('SELECT day, min_id, max_id FROM node_days ORDER BY day').raw(true).all();
+    expect(bounds).toEqual(
+      dbOf(s)
+        .prepare('SELECT substr(created_at, 1, 10), min(id), max(id) FROM nodes GROUP BY 1 ORDER BY 1')
+        .raw(true)
+        .all(),
+    );
   });
 
   it('in:question leaves out turns that match only in the answer', () => {

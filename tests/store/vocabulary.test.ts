@@ -6,7 +6,7 @@ import {
   Shard,
   type Shard as ShardT,
 } from '../../src/store/index.js';
-import { countTerms, dbOf, indexTerms, rebuildVocabulary } from '../../src/store/testing.js';
+import { dbOf, indexTerms, rebuildVocabulary, termCounts } from '../../src/store/testing.js';
 import { tempDb } from '../support/tmp.js';
 import { newShard } from './util.js';
 
@@ -59,13 +59,28 @@ const TEXTS = [
 ];
 
 describe('the vocabulary beside the FTS index', () => {
-  it('counts the terms of a text folded as the index folds them', () => {
-    const m = new Map<string, number>();
-    countTerms('The the THE café Café cafe', m);
-    expect(Object.fromEntries(m)).toEqual({ the: 3, cafe: 3 });
-    const long = new Map<string, number>();
-    countTerms(`${'x'.repeat(65)} short`, long);
-    expect([...long.keys()]).toEqual(['short']);
+  it('counts the turns holding each term, folded as the index folds them', () => {
+    const s = newShard();
+    const row = (id: number, question: string, answer_text = '') => ({
+      id,
+      question,
+      answer_text,
+      cited_titles_json: '[]',
+    });
+    const counts = termCounts(dbOf(s), [
+      row(1, 'The the THE café', 'Café cafe'),
+      row(2, 'the end', `${'x'.repeat(65)} short`),
+    ]);
+    expect(Object.fromEntries(counts)).toEqual({ the: 2, cafe: 1, end: 1, short: 1 });
+    // the same through the store: a turn counts once however often it says a word
+    s.addTurn({ question: 'The the THE café', answer_text: 'Café cafe' });
+    s.addTurn({ question: 'the end', answer_text: `${'x'.repeat(65)} short` });
+    expect(vocabulary(s)).toEqual([
+      ['cafe', 1],
+      ['end', 1],
+      ['short', 1],
+      ['the', 2],
+    ]);
   });
 
   it('a run of millions of letters in non-ASCII text is one term, not a stack overflow', () => {
@@ -135,12 +150,6 @@ describe('the vocabulary beside the FTS index', () => {
     expect(vocabulary(s).some(([t]) => t === 'thimble')).toBe(false);
     expect(vocabulary(s)).toEqual(rebuilt(s));
     expect(indexesIntact(s)).toBe(true);
-    // A rebuild that applies its counts page by page (as on a large shard) comes out the same.
-    const whole = rebuilt(s);
-    dbOf(s).exec('SAVEPOINT paged');
-    rebuildVocabulary(dbOf(s), 3);
-    expect(vocabulary(s)).toEqual(whole);
-    dbOf(s).exec('ROLLBACK TO paged; RELEASE paged');
     restoreArchives(s, [other.sid]);
     expect(vocabulary(s).find(([t]) => t === 'thimble')).toEqual(['thimble', 1]);
     expect(vocabulary(s)).toEqual(rebuilt(s));
@@ -238,7 +247,9 @@ describe('migration 7', () => {
       CREATE VIRTUAL TABLE nodes_vocab USING fts5vocab(nodes_fts, 'row');
       INSERT INTO nodes_fts (rowid, question, answer_text, cited_titles_json)
         SELECT id, question, answer_text, cited_titles_json FROM nodes WHERE id NOT IN (SELECT id FROM fts_pending);`);
-    dbOf(old).exec('DROP TABLE IF EXISTS schema_migrations'); // 0010 on: the names that ran
+    dbOf(old).exec(
+      'DROP TABLE IF EXISTS schema_migrations; DROP TRIGGER node_days_insert; DROP TABLE node_days',
+    ); // 0010, 0012
     dbOf(old).pragma('user_version = 6');
     dbOf(old).close();
     const s = newShard(path);
@@ -266,7 +277,9 @@ describe('migration 7', () => {
         INSERT INTO nodes (bates, sid, seq, is_top, depth, question, answer_text, audit, created_at, node_hash)
           SELECT '${sid}-' || printf('%06d', i), '${sid}', i, 1, 0, 'q ' || i, 'a', 'grounded', '2026-01-01', x'00'
           FROM k;`);
-      dbOf(old).exec('DROP TABLE IF EXISTS schema_migrations'); // 0010 on: the names that ran
+      dbOf(old).exec(
+        'DROP TABLE IF EXISTS schema_migrations; DROP TRIGGER node_days_insert; DROP TABLE node_days',
+      ); // 0010, 0012
       dbOf(old).pragma('user_version = 6');
       dbOf(old).close();
       const notes: string[] = [];
