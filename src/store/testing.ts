@@ -15,6 +15,7 @@ export { AUDIT_EVENTS_TABLE } from './db/events-table.js';
 export { EVENTS_NOT_BYTES, firstGuarded, GUARDS, guardSql, NODES_ODD, SUBTREES_ODD } from './db/guards.js';
 export { MIGRATIONS } from './db/migrations.js';
 export { integerList } from './db/page-lists.js';
+export { newestFilteredMatches } from './find/candidates.js';
 export { markedSnippet } from './find/terms.js';
 export { indexTerms, rebuildVocabulary, termCounts } from './find/vocabulary.js';
 export { dbOf } from './shard.js';

@@ -102,6 +102,8 @@ export function newestFilteredMatches(
   /** Conditions on `f.rowid` bounding the walk (filters.ts `rowidBounds`): ` AND f.rowid <= @maxId`. */
   bounds = '',
 ): number[] {
+  if (!overlaid.has(db) && typeof params.maxId === 'number')
+    return newestBelow(db, table, expr, limit, where, params, params.maxId, Number(params.minId ?? 1));
   const sql = overlaid.has(db)
     ? `SELECT f.id FROM (
     SELECT rowid AS id FROM ${table} WHERE ${table} MATCH @expr
@@ -111,6 +113,48 @@ export function newestFilteredMatches(
     : `SELECT f.rowid FROM ${table} f CROSS JOIN nodes n ON n.id = f.rowid
      WHERE ${table} MATCH @expr${bounds} AND ${where} ORDER BY f.rowid DESC LIMIT @limit`;
   return cachedStatement(db, sql, 'pluck').all({ ...params, expr, limit }) as number[];
+}
+
+/** The first window below an upper bound, in turn ids; each next one, further back, is WINDOW_GROWTH times wider. */
+const FIRST_WINDOW = 2048;
+const WINDOW_GROWTH = 4;
+
+/**
+ * The newest `limit` matches at or below `maxId` (a `before:` date's bound), walked in windows of ids going back.
+ * FTS5 seeks to a lower rowid bound by its doclist index, but an upper bound costs it a walk over the entries past
+ * it: "the" at or below 125,000 of 1,000,000 turns cost 52 ms newest first, 120 ms at or below 0, and 50 ms for a
+ * window of 2,048 ids with both bounds, against 5 ms for the same window asked as "from its lowest id, at most
+ * 2,048 rows" (a window holds no more rows than ids). So each window is asked that way, the filter returned as a
+ * column rather than applied (a condition would keep the walk going past the window to fill the limit), and the
+ * rows past the window dropped here. The first windows holding `limit` matches end the walk; a rare word takes a
+ * handful of windows, each four times the last.
+ */
+function newestBelow(
+  db: Database.Database,
+  table: 'questions_fts' | 'nodes_fts',
+  expr: string,
+  limit: number,
+  where: string,
+  params: Record<string, unknown>,
+  maxId: number,
+  minId: number,
+): number[] {
+  const st = cachedStatement(
+    db,
+    `SELECT f.rowid, CASE WHEN ${where} THEN 1 ELSE 0 END FROM ${table} f CROSS JOIN nodes n ON n.id = f.rowid
+     WHERE ${table} MATCH @expr AND f.rowid >= @lo ORDER BY f.rowid LIMIT @width`,
+    'raw',
+  );
+  const out: number[] = [];
+  let hi = maxId;
+  for (let width = FIRST_WINDOW; hi >= minId && out.length < limit; width *= WINDOW_GROWTH) {
+    const lo = Math.max(minId, hi - width + 1);
+    const rows = st.all({ ...params, expr, lo, width: hi - lo + 1 }) as [number, number][];
+    for (let i = rows.length - 1; i >= 0 && out.length < limit; i--)
+      if (rows[i][0] <= hi && rows[i][1] === 1) out.push(rows[i][0]);
+    hi = lo - 1;
+  }
+  return out;
 }
 
 /** The newest `limit` turns that pass a filter, whatever they say (a query of filters alone: `agent:codex`). */
