@@ -125,8 +125,9 @@ const WINDOW_GROWTH = 4;
  * it: "the" at or below 125,000 of 1,000,000 turns cost 52 ms newest first, 120 ms at or below 0, and 50 ms for a
  * window of 2,048 ids with both bounds, against 5 ms for the same window asked as "from its lowest id, at most
  * 2,048 rows" (a window holds no more rows than ids). So each window is asked that way, the filter returned as a
- * column rather than applied (a condition would keep the walk going past the window to fill the limit), and the
- * rows past the window dropped here. The first windows holding `limit` matches end the walk; a rare word takes a
+ * column rather than applied (a condition would keep the walk going past the window to fill the limit), read only
+ * for the window's rows (a sparse word's read runs on past the window to its row limit), and the rows past the
+ * window dropped here. The first windows holding `limit` matches end the walk; a rare word takes a
  * handful of windows, each four times the last.
  */
 function newestBelow(
@@ -141,15 +142,15 @@ function newestBelow(
 ): number[] {
   const st = cachedStatement(
     db,
-    `SELECT f.rowid, CASE WHEN ${where} THEN 1 ELSE 0 END FROM ${table} f CROSS JOIN nodes n ON n.id = f.rowid
-     WHERE ${table} MATCH @expr AND f.rowid >= @lo ORDER BY f.rowid LIMIT @width`,
+    `SELECT f.rowid, f.rowid <= @hi AND EXISTS (SELECT 1 FROM nodes n WHERE n.id = f.rowid AND ${where})
+     FROM ${table} f WHERE ${table} MATCH @expr AND f.rowid >= @lo ORDER BY f.rowid LIMIT @width`,
     'raw',
   );
   const out: number[] = [];
   let hi = maxId;
   for (let width = FIRST_WINDOW; hi >= minId && out.length < limit; width *= WINDOW_GROWTH) {
     const lo = Math.max(minId, hi - width + 1);
-    const rows = st.all({ ...params, expr, lo, width: hi - lo + 1 }) as [number, number][];
+    const rows = st.all({ ...params, expr, lo, hi, width: hi - lo + 1 }) as [number, number][];
     for (let i = rows.length - 1; i >= 0 && out.length < limit; i--)
       if (rows[i][0] <= hi && rows[i][1] === 1) out.push(rows[i][0]);
     hi = lo - 1;
