@@ -128,6 +128,36 @@ describe('the vocabulary beside the FTS index', () => {
     expect(vocabulary(s)).toEqual(rebuilt(s));
   });
 
+  it('a write of a large share of the shard reads its vocabulary from the index; it agrees with counting', () => {
+    const s = newShard();
+    const sid = s.createSession({}).sid;
+    const batch = (n: number, word: string) =>
+      Array.from({ length: n }, (_, i) => ({
+        sid,
+        parent: null,
+        content: { question: `${word} q${i % 50}`, answer_text: `shared ${word}${i % 7} café` },
+      }));
+    // 600 turns into an empty shard: read from the index at commit; then 20 more (1/31 of it): counted.
+    s.write(() => {
+      s.addTurnsBulk(batch(300, 'alpha'), { kind: 'nodes.bulk', data: { generator: 'test', seed: 0 } });
+      s.addTurnsBulk(batch(300, 'beta'), { kind: 'nodes.bulk', data: { generator: 'test', seed: 1 } });
+    });
+    expect(vocabulary(s).find(([t]) => t === 'shared')).toEqual(['shared', 600]);
+    expect(vocabulary(s)).toEqual(rebuilt(s));
+    s.addTurnsBulk(batch(20, 'gamma'), { kind: 'nodes.bulk', data: { generator: 'test', seed: 2 } });
+    expect(vocabulary(s).find(([t]) => t === 'shared')).toEqual(['shared', 620]);
+    expect(vocabulary(s)).toEqual(rebuilt(s));
+    // a large write that rolls back leaves nothing behind
+    expect(() =>
+      s.write(() => {
+        s.addTurnsBulk(batch(700, 'delta'), { kind: 'nodes.bulk', data: { generator: 'test', seed: 3 } });
+        throw new Error('the caller gave up');
+      }),
+    ).toThrow('the caller gave up');
+    expect(vocabulary(s).some(([t]) => t === 'delta')).toBe(false);
+    expect(vocabulary(s)).toEqual(rebuilt(s));
+  });
+
   it('stays equal to a rebuild through every way text enters or leaves the index', () => {
     const s = newShard();
     const a = s.addTurn({ question: 'rust lifetimes', answer_text: 'the borrow checker checks lifetimes' });
