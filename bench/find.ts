@@ -56,6 +56,21 @@ export function queryMix(v: Vocabulary, rng: Rng): string[] {
   return qs;
 }
 
+/**
+ * Date filters far back (docs/find.md, "Filters"): the day of the turn an eighth of the way into the shard, so the
+ * newest seven eighths of the matches fail `before:`. After the drawn mix, so its queries stay what they were.
+ */
+export function dateQueries(shard: Shard, v: Vocabulary): string[] {
+  const db = dbOf(shard);
+  const max = (db.prepare('SELECT max(id) FROM nodes').pluck().get() as number | null) ?? 0;
+  const day = db
+    .prepare('SELECT substr(created_at, 1, 10) FROM nodes WHERE id >= ? ORDER BY id LIMIT 1')
+    .pluck()
+    .get(Math.floor(max / 8)) as string | undefined;
+  if (day === undefined) return [];
+  return [`${v.common[0] ?? 'the'} before:${day}`, `before:${day} ${v.middling[0] ?? 'that'}`];
+}
+
 /** Every prefix of each query, as someone types it (spaces included: "how " is searched too). */
 export function keystrokes(queries: readonly string[]): string[] {
   const out: string[] = [];
@@ -86,7 +101,7 @@ export async function benchFind(report: Report, shard: Shard, opts: FindBenchOpt
   const runs = Math.max(5, opts.runs);
   const t0 = performance.now();
   const v = vocabulary(shard, opts.rng, opts.nodes);
-  const queries = queryMix(v, opts.rng);
+  const queries = [...queryMix(v, opts.rng), ...dateQueries(shard, v)];
   const keys = keystrokes(queries);
   const rare = rareTerm(v);
   progress(

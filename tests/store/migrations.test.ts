@@ -25,6 +25,7 @@ const SHIPPED: [string, string][] = [
   ['0009-guards', 'e68013e4910cccd3'],
   ['0010-migration-names', 'bac2aa2a10d5c8c9'],
   ['0011-import-fingerprints', 'f391ca392035d3bf'],
+  ['0012-fts-rowids-only', '3e7936cc38f3ce56'],
 ];
 
 const digest = (sql: string) => createHash('sha256').update(sql).digest('hex').slice(0, 16);
@@ -104,7 +105,8 @@ describe('migrations', () => {
       s1,
     ).exec(`DROP TABLE node_subtree; DROP INDEX nodes_walk; DROP TABLE fts_pending; DROP INDEX nodes_source;
       DROP TABLE session_sources; DROP TABLE node_sources; DROP TABLE source_chunks; DROP TABLE fts_terms;
-      DROP TABLE questions_fts; DROP TABLE schema_migrations; DROP TABLE import_fingerprints;`);
+      DROP TABLE questions_fts; DROP TABLE schema_migrations; DROP TABLE import_fingerprints;
+      DROP TRIGGER node_days_insert; DROP TABLE node_days;`);
     dbOf(s1).pragma('user_version = 2');
     s1.close();
     const before = readFileSync(path);
@@ -114,5 +116,66 @@ describe('migrations', () => {
       `${path} is damaged: migration 0003-subtree-side-table failed (no such column: subtree_hash): its schema is not what its record says; it was not changed`,
     ]);
     expect(readFileSync(path).equals(before)).toBe(true);
+  });
+
+  it('0012 brings a shard whose index kept positions to rowids only: vocabulary as turns, days filled, find unchanged', () => {
+    const path = tempDb();
+    const s1 = Shard.open(path);
+    const a = s1.addTurn({
+      question: 'borrow borrow checker',
+      answer_text: 'the borrow checker',
+      created_at: '2026-05-01T10:00:00.000Z',
+    });
+    s1.addTurn({
+      question: 'what is हिन्दी',
+      answer_text: 'a script',
+      parent: a.bates,
+      created_at: '2026-01-01T10:00:00.000Z',
+    });
+    // The shard as schema 10 made it: positions in both indexes, occurrences counted, no days.
+    dbOf(
+      s1,
+    ).exec(`DROP TRIGGER node_days_insert; DROP TABLE node_days; DROP TABLE nodes_fts; DROP TABLE questions_fts;
+      CREATE VIRTUAL TABLE nodes_fts USING fts5(question, answer_text, cited_titles_json, content = 'nodes',
+        content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2');
+      CREATE VIRTUAL TABLE questions_fts USING fts5(question, content = 'nodes', content_rowid = 'id',
+        tokenize = 'unicode61 remove_diacritics 2');
+      INSERT INTO nodes_fts (nodes_fts) VALUES ('rebuild'); INSERT INTO questions_fts (questions_fts) VALUES ('rebuild');
+      UPDATE fts_terms SET n = 4 WHERE term = 'borrow';
+      DELETE FROM schema_migrations WHERE name IN ('0011-import-fingerprints', '0012-fts-rowids-only');
+      DROP TABLE import_fingerprints;`);
+    dbOf(s1).pragma('user_version = 10');
+    s1.close();
+    const s = Shard.open(path);
+    try {
+      const last = s.audit.event(s.audit.head().seq)!;
+      expect([last.kind, last.data]).toEqual(['shard.migrate', { from: 10, to: SCHEMA_VERSION }]);
+      const sql = (name: string) =>
+        dbOf(s).prepare('SELECT sql FROM sqlite_schema WHERE name = ?').pluck().get(name) as string;
+      expect(sql('nodes_fts')).toMatch(/detail = none/);
+      expect(sql('questions_fts')).toMatch(/detail = none/);
+      dbOf(s).exec("INSERT INTO nodes_fts (nodes_fts, rank) VALUES ('integrity-check', 1)");
+      dbOf(s).exec("INSERT INTO questions_fts (questions_fts, rank) VALUES ('integrity-check', 1)");
+      // n is the turns holding the term now
+      const n = (t: string) => dbOf(s).prepare('SELECT n FROM fts_terms WHERE term = ?').pluck().get(t);
+      expect([n('borrow'), n('checker'), n('script')]).toEqual([1, 1, 1]);
+      expect(
+        dbOf(s).prepare('SELECT day, min_id, max_id FROM node_days ORDER BY day').raw(true).all(),
+      ).toEqual([
+        ['2026-01-01', 2, 2],
+        ['2026-05-01', 1, 1],
+      ]);
+      // find as before, a word the tokenizer cuts in pieces too (no phrase: the index has no positions)
+      expect(s.search('borrow che').hits.map((h) => h.bates)).toEqual([a.bates]);
+      expect(s.search('हिन्दी', { prefix: false }).hits).toHaveLength(1);
+      expect(s.search('borrow before:2026-02-01').hits).toEqual([]);
+      expect(s.search('script before:2026-02-01').hits).toHaveLength(1);
+      // and the days stay kept for turns added after
+      s.addTurn({ question: 'later', answer_text: 'x', created_at: '2025-12-31T00:00:00.000Z' });
+      expect(s.search('later before:2026-01-01').hits).toHaveLength(1);
+      expect(s.verify().ok).toBe(true);
+    } finally {
+      s.close();
+    }
   });
 });

@@ -1,14 +1,19 @@
 /**
  * Faking a shard from before migration 0010: tests that need one (an upgrade path, an old arborist's view) drop
- * what 0010 and every later migration made. One list, so a new migration that makes a table adds it here once
- * instead of in every such test.
+ * what 0010 and every later migration made. One list, so a new migration that makes a table or trigger adds it
+ * here once instead of in every such test.
  */
 import type Database from 'better-sqlite3';
 
-/** The tables made by migrations 0010 and later, in order. */
-export const TABLES_SINCE_0010 = ['schema_migrations', 'import_fingerprints'] as const;
+/** What migrations 0010 and later made, newest last: [kind, name]. */
+export const MADE_SINCE_0010 = [
+  ['TABLE', 'schema_migrations'], // 0010
+  ['TABLE', 'import_fingerprints'], // 0011
+  ['TRIGGER', 'node_days_insert'], // 0012
+  ['TABLE', 'node_days'], // 0012
+] as const;
 
 /** Drops what migrations 0010 and later made (user_version is left to the caller). */
 export function dropSince0010(db: Database.Database): void {
-  for (const t of TABLES_SINCE_0010) db.exec(`DROP TABLE IF EXISTS ${t}`);
+  for (const [kind, name] of MADE_SINCE_0010) db.exec(`DROP ${kind} IF EXISTS ${name}`);
 }

@@ -34,8 +34,9 @@ function shard(): string {
 }
 
 /** The screen position of the first `word` on the line holding `text`. */
-function wordOn(t: Tui, text: string, word: string): { x: number; y: number } {
-  const y = t.lines().findIndex((l) => l.includes(text));
+function wordOn(t: Tui, text: string, word: string, below = -1): { x: number; y: number } {
+  // `below`: the row under which to look (a hit's snippet may hold the same line above the preview).
+  const y = t.lines().findIndex((l, i) => i > below && l.includes(text));
   if (y < 0) throw new Error(`no line holds ${text}`);
   return { x: t.lines()[y].indexOf(word, t.lines()[y].indexOf(text)), y };
 }
@@ -86,8 +87,8 @@ describe('the find box preview in the browser', () => {
     t.type('zeppelin');
     await t.waitFor('bravo line 3 holds the zeppelins here');
     const hits = t.find('And lighter than air')!;
-    const b = wordOn(t, 'bravo line 3 holds', 'zeppelins');
-    expect(b.y).toBeGreaterThan(hits.y + 3); // under both hits
+    const b = wordOn(t, 'bravo line 3 holds', 'zeppelins', hits.y + 1);
+    expect(b.y).toBeGreaterThan(hits.y + 3); // under both hits and their snippets
     expect(highlighted(t, b)).toBe(true);
     t.press('down');
     await t.waitFor('alpha line 45 holds the zeppelin here');

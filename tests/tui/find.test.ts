@@ -236,7 +236,7 @@ describe('the find box in the browser', () => {
     t.press('C-u');
     t.type('agent:claude cart');
     await t.waitFor(/│ 1 of 2\s/);
-    await t.waitFor(/│ claude\s+shop\s+\d+\w+ {2}How long does a cart live\?/);
+    await t.waitFor(/│ claude\s+…\/ana\/shop\s+\d+\w+ {2}How long does a cart live\?/);
     t.press('C-u');
     t.type('agent:gemini cart');
     await t.waitFor("no agent 'gemini' in this shard");

@@ -243,6 +243,52 @@ CREATE INDEX IF NOT EXISTS node_subtree_odd ON node_subtree(id) WHERE typeof(sub
   ) WITHOUT ROWID;
   `,
   },
+  // 12: the search indexes keep rowids only (detail=none), and turns' days bound find's date filters (docs/find.md,
+  // "The index's shape"). Find asks FTS5 for the newest turns holding quoted single terms and never for positions
+  // or columns (the questions have an index of their own), so the positions were written on every import and read
+  // on every keystroke for nothing: writing a turn's index costs about half, and a doclist walked newest first is
+  // a fraction of the bytes. The vocabulary's n becomes the number of turns holding a term, which is what FTS5
+  // keeps without positions. node_days holds, for each day turns were created on, the smallest and largest turn
+  // id of that day (a trigger keeps it; deleted turns leave it wider, never wrong): `before:` a date far back
+  // starts FTS5's walk at the largest id created before it instead of walking every newer match first.
+  {
+    name: '0012-fts-rowids-only',
+    rebuild: ['vocabulary'],
+    sql: `
+    DROP TABLE nodes_fts;
+    DROP TABLE questions_fts;
+    CREATE VIRTUAL TABLE nodes_fts USING fts5(
+      question, answer_text, cited_titles_json,
+      content = 'nodes', content_rowid = 'id',
+      tokenize = 'unicode61 remove_diacritics 2',
+      detail = none
+    );
+    CREATE VIRTUAL TABLE questions_fts USING fts5(
+      question,
+      content = 'nodes', content_rowid = 'id',
+      tokenize = 'unicode61 remove_diacritics 2',
+      detail = none
+    );
+    INSERT INTO nodes_fts (nodes_fts, rank) VALUES ('hashsize', 67108864);
+    INSERT INTO questions_fts (questions_fts, rank) VALUES ('hashsize', 67108864);
+    INSERT INTO nodes_fts (nodes_fts) VALUES ('rebuild');
+    INSERT INTO questions_fts (questions_fts) VALUES ('rebuild');
+    INSERT INTO nodes_fts (nodes_fts, rank) VALUES ('hashsize', 1048576);
+    INSERT INTO questions_fts (questions_fts, rank) VALUES ('hashsize', 1048576);
+    DELETE FROM fts_pending;
+    CREATE TABLE node_days (
+      day    TEXT PRIMARY KEY,        -- substr(created_at, 1, 10)
+      min_id INTEGER NOT NULL,
+      max_id INTEGER NOT NULL
+    ) WITHOUT ROWID;
+    INSERT INTO node_days (day, min_id, max_id)
+      SELECT substr(created_at, 1, 10), min(id), max(id) FROM nodes GROUP BY 1;
+    CREATE TRIGGER node_days_insert AFTER INSERT ON nodes BEGIN
+      INSERT INTO node_days (day, min_id, max_id) VALUES (substr(new.created_at, 1, 10), new.id, new.id)
+        ON CONFLICT (day) DO UPDATE SET min_id = min(min_id, excluded.min_id), max_id = max(max_id, excluded.max_id);
+    END;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

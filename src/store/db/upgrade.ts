@@ -43,10 +43,10 @@ function upgrade(db: Database.Database, path: string, opts: OpenOptions): void {
   // again under the write lock (another process may have upgraded in between).
   if (version >= SCHEMA_VERSION) return;
   const turns = db.prepare('SELECT count(*) FROM nodes').pluck().get() as number;
-  // Migration 7 rebuilds the search index (minutes a million turns); the later ones are an index each (seconds).
+  // Migrations 7 and 12 rebuild the search index (a minute or more a million turns); the others are an index each.
   if (turns >= LARGE_UPGRADE)
     opts.onUpgrade?.(
-      version < 7
+      version < MIGRATIONS.findIndex((m) => m.name === '0012-fts-rowids-only') + 1
         ? `upgrading ${path} from schema ${version} to ${SCHEMA_VERSION}: rebuilding its search index over ` +
             `${turns.toLocaleString('en-US')} turns, once (a few minutes a million turns)`
         : `upgrading ${path} from schema ${version} to ${SCHEMA_VERSION}: indexing its ` +

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { cachedStatement } from '../db/statements.js';
-import { markedSnippet } from './terms.js';
-import { overlayVocabulary, pendingTexts } from './vocabulary.js';
+import { markedSnippet, type SnippetTerms, termSnippet } from './terms.js';
+import { overlayVocabulary } from './vocabulary.js';
 
 /**
  * The FTS5 queries that find, search and the answerer's retrieval (src/ask/retrieve.ts) share, and the light row
@@ -82,7 +82,7 @@ export function overlayPending(db: Database.Database): void {
   db.exec('DELETE FROM temp.pending_fts');
   db.exec(`INSERT INTO temp.pending_fts (rowid, question, answer_text, cited_titles_json)
     SELECT n.id, n.question, n.answer_text, n.cited_titles_json FROM fts_pending p JOIN nodes n ON n.id = p.id`);
-  overlayVocabulary(db, pendingTexts(db));
+  overlayVocabulary(db);
   overlaid.set(db, waiting);
 }
 
@@ -99,7 +99,11 @@ export function newestFilteredMatches(
   limit: number,
   where: string,
   params: Record<string, unknown>,
+  /** Conditions on `f.rowid` bounding the walk (filters.ts `rowidBounds`): ` AND f.rowid <= @maxId`. */
+  bounds = '',
 ): number[] {
+  if (!overlaid.has(db) && typeof params.maxId === 'number')
+    return newestBelow(db, table, expr, limit, where, params, params.maxId, Number(params.minId ?? 1));
   const sql = overlaid.has(db)
     ? `SELECT f.id FROM (
     SELECT rowid AS id FROM ${table} WHERE ${table} MATCH @expr
@@ -107,8 +111,51 @@ export function newestFilteredMatches(
       table === 'questions_fts' ? "'{question} : (' || @expr || ')'" : '@expr'
     }) f CROSS JOIN nodes n ON n.id = f.id WHERE ${where} ORDER BY f.id DESC LIMIT @limit`
     : `SELECT f.rowid FROM ${table} f CROSS JOIN nodes n ON n.id = f.rowid
-     WHERE ${table} MATCH @expr AND ${where} ORDER BY f.rowid DESC LIMIT @limit`;
+     WHERE ${table} MATCH @expr${bounds} AND ${where} ORDER BY f.rowid DESC LIMIT @limit`;
   return cachedStatement(db, sql, 'pluck').all({ ...params, expr, limit }) as number[];
+}
+
+/** The first window below an upper bound, in turn ids; each next one, further back, is WINDOW_GROWTH times wider. */
+const FIRST_WINDOW = 2048;
+const WINDOW_GROWTH = 4;
+
+/**
+ * The newest `limit` matches at or below `maxId` (a `before:` date's bound), walked in windows of ids going back.
+ * FTS5 seeks to a lower rowid bound by its doclist index, but an upper bound costs it a walk over the entries past
+ * it: "the" at or below 125,000 of 1,000,000 turns cost 52 ms newest first, 120 ms at or below 0, and 50 ms for a
+ * window of 2,048 ids with both bounds, against 5 ms for the same window asked as "from its lowest id, at most
+ * 2,048 rows" (a window holds no more rows than ids). So each window is asked that way, the filter returned as a
+ * column rather than applied (a condition would keep the walk going past the window to fill the limit), read only
+ * for the window's rows (a sparse word's read runs on past the window to its row limit), and the rows past the
+ * window dropped here. The first windows holding `limit` matches end the walk; a rare word takes a
+ * handful of windows, each four times the last.
+ */
+function newestBelow(
+  db: Database.Database,
+  table: 'questions_fts' | 'nodes_fts',
+  expr: string,
+  limit: number,
+  where: string,
+  params: Record<string, unknown>,
+  maxId: number,
+  minId: number,
+): number[] {
+  const st = cachedStatement(
+    db,
+    `SELECT f.rowid, f.rowid <= @hi AND EXISTS (SELECT 1 FROM nodes n WHERE n.id = f.rowid AND ${where})
+     FROM ${table} f WHERE ${table} MATCH @expr AND f.rowid >= @lo ORDER BY f.rowid LIMIT @width`,
+    'raw',
+  );
+  const out: number[] = [];
+  let hi = maxId;
+  for (let width = FIRST_WINDOW; hi >= minId && out.length < limit; width *= WINDOW_GROWTH) {
+    const lo = Math.max(minId, hi - width + 1);
+    const rows = st.all({ ...params, expr, lo, hi, width: hi - lo + 1 }) as [number, number][];
+    for (let i = rows.length - 1; i >= 0 && out.length < limit; i--)
+      if (rows[i][0] <= hi && rows[i][1] === 1) out.push(rows[i][0]);
+    hi = lo - 1;
+  }
+  return out;
 }
 
 /** The newest `limit` turns that pass a filter, whatever they say (a query of filters alone: `agent:codex`). */
@@ -167,10 +214,7 @@ export function turnAnswers(db: Database.Database, ids: readonly number[]): Map<
   return new Map(rows);
 }
 
-/** A prefix query FTS5 answers itself (only prefixes longer than the vocabulary's terms: terms.ts). */
-const PREFIX_TERM = /"(?:[^"]|"")*"\*/;
-const SNIPPET = "snippet(nodes_fts, -1, '«', '»', '…', 16)";
-/** Rows longer than this (characters of question, answer and titles) do not go through snippet(). */
+/** Rows longer than this (characters of question, answer and titles) get a snippet from a window of their text. */
 const LONG_TEXT = 8 * 1024;
 const LONG_WINDOW = 8 * 1024;
 const LONG_ROWS = `SELECT id FROM nodes WHERE id IN (SELECT value FROM json_each(?))
@@ -179,36 +223,25 @@ const LONG_ROWS = `SELECT id FROM nodes WHERE id IN (SELECT value FROM json_each
 const WINDOWS = `SELECT id, substr(t, max(1, instr(lower(t), @term) - 2000), @window) FROM (
     SELECT id, CAST(question AS TEXT) || ' ' || CAST(answer_text AS TEXT) AS t
     FROM nodes WHERE id IN (SELECT value FROM json_each(@ids)))`;
-const FIRST_TERM = /"((?:[^"]|"")*)"/;
-const SNIPPETS_IN_RANGE = `SELECT rowid, ${SNIPPET} FROM nodes_fts WHERE nodes_fts MATCH ? AND rowid BETWEEN ? AND ?
-         AND +rowid IN (SELECT value FROM json_each(?))`;
-const SNIPPETS_OF = `SELECT rowid, ${SNIPPET} FROM nodes_fts WHERE nodes_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))`;
+const TEXTS = `SELECT id, CAST(question AS TEXT), CAST(answer_text AS TEXT), CAST(cited_titles_json AS TEXT)
+  FROM nodes WHERE id IN (SELECT value FROM json_each(?))`;
 
 /**
- * snippet() of the given rows for a MATCH expression. Asked row by row (`rowid IN (...)`), FTS5 evaluates the
- * expression once per row: a seek for whole terms (prefixes are whole terms by now: terms.ts), but for a prefix it rebuilds the
- * merged doclist of every term under it each time (20 snippets for "that"* took 0.8 s on 1,000,000 turns, against
- * 45 ms for the candidates). Such an expression is evaluated once, over the rows' rowid range, instead.
+ * Snippets of the given rows: the words of `terms` marked in 16 tokens of the column that holds most of them
+ * (terms.ts `termSnippet`), made from the rows' text. FTS5's snippet() was asked before: it evaluated the MATCH
+ * expression once per row, a seek in every term's doclist (30-45 ms for 50 answer-only hits on 1,000,000 turns,
+ * the slowest part of the slowest keystrokes), and scored every place a term occurs against every other (one 250
+ * KB answer of a repeated word took 32 s). A text past LONG_TEXT, or one where no term is found as a word, gets a
+ * linear snippet around the first place the prefix (or the first term) occurs.
  */
-/**
- * `mark`: the text the linear snippet marks (the prefix being typed, which the expression asks as whole words);
- * the expression's first term when not given.
- */
-export function snippetsFor(
-  db: Database.Database,
-  expr: string,
-  all: number[],
-  mark?: string,
-): Map<number, string> {
+export function snippetsFor(db: Database.Database, terms: SnippetTerms, all: number[]): Map<number, string> {
   const out = new Map<number, string>();
   if (all.length === 0) return out;
-  // FTS5's snippet() scores every place a term occurs against every other: one 250 KB answer of a repeated word
-  // took 32 s. A text past LONG_TEXT gets a linear snippet instead, from a window around the term's first place.
   const long = cachedStatement(db, LONG_ROWS, 'raw').all(JSON.stringify(all), LONG_TEXT) as [number][];
   const longIds = new Set(long.map((r) => r[0]));
   const ids = longIds.size === 0 ? all : all.filter((id) => !longIds.has(id));
   const linear = (of: number[]) => {
-    const term = mark ?? FIRST_TERM.exec(expr)?.[1].replaceAll('""', '"') ?? '';
+    const term = terms.prefix ?? terms.whole.values().next().value ?? '';
     const texts = cachedStatement(db, WINDOWS, 'raw').all({
       term,
       window: LONG_WINDOW,
@@ -218,19 +251,17 @@ export function snippetsFor(
   };
   if (longIds.size > 0) linear([...longIds]);
   if (ids.length === 0) return out;
-  const longPrefix = PREFIX_TERM.test(expr);
-  const rows = longPrefix
-    ? cachedStatement(db, SNIPPETS_IN_RANGE, 'raw').all(
-        expr,
-        Math.min(...ids),
-        Math.max(...ids),
-        JSON.stringify(ids),
-      )
-    : cachedStatement(db, SNIPPETS_OF, 'raw').all(expr, JSON.stringify(ids));
-  for (const [rowid, text] of rows as [number, string][]) out.set(rowid, text);
-  // A row the expression does not match (it matched a prefix term the snippet expression leaves out: search.ts)
-  // gets the linear snippet, as a long row does.
-  const unmatched = ids.filter((id) => !out.has(id));
+  const unmatched: number[] = [];
+  for (const [id, ...columns] of cachedStatement(db, TEXTS, 'raw').all(JSON.stringify(ids)) as [
+    number,
+    string,
+    string,
+    string,
+  ][]) {
+    const s = termSnippet(columns, terms);
+    if (s === null) unmatched.push(id);
+    else out.set(id, s);
+  }
   if (unmatched.length > 0) linear(unmatched);
   return out;
 }

@@ -109,7 +109,31 @@ export interface TurnFilter {
   notSids?: string[];
   after?: string;
   before?: string;
+  /**
+   * Turn ids the dates allow (node_days, db/migrations.ts 12): no turn created before `before` has a larger id, none
+   * created on or after `after` a smaller one. FTS5 starts its newest-first walk at the one and stops at the other.
+   */
+  maxId?: number;
+  minId?: number;
   questionOnly: boolean;
+}
+
+/** Largest id of a turn created before a day, smallest of one created on or after it (null: there is none). */
+const MAX_ID_BEFORE = 'SELECT max(max_id) FROM node_days WHERE day < ?';
+const MIN_ID_FROM = 'SELECT min(min_id) FROM node_days WHERE day >= ?';
+
+/**
+ * The id bounds of the date filters. A turn's created_at is before a day exactly when its first ten characters
+ * are (the day is ten characters), so the bounds read per day are exact, and an id past them cannot pass.
+ */
+function idBounds(db: Database.Database, f: QueryFilters): Pick<TurnFilter, 'maxId' | 'minId'> {
+  const out: Pick<TurnFilter, 'maxId' | 'minId'> = {};
+  if (f.before !== undefined)
+    out.maxId = (cachedStatement(db, MAX_ID_BEFORE, 'pluck').get(f.before) as number | null) ?? 0;
+  if (f.after !== undefined)
+    out.minId =
+      (cachedStatement(db, MIN_ID_FROM, 'pluck').get(f.after) as number | null) ?? Number.MAX_SAFE_INTEGER;
+  return out;
 }
 
 /** The name of sessions asked in arborist itself, which have no source. */
@@ -126,7 +150,12 @@ export function resolveFilters(
   version: string,
 ): { filter: TurnFilter | null; problems: string[] } {
   const problems: string[] = [];
-  const base: TurnFilter = { after: f.after, before: f.before, questionOnly: f.in === 'question' };
+  const base: TurnFilter = {
+    after: f.after,
+    before: f.before,
+    ...idBounds(db, f),
+    questionOnly: f.in === 'question',
+  };
   if (f.agent === undefined && f.project === undefined) {
     const any = base.after !== undefined || base.before !== undefined || base.questionOnly;
     return { filter: any ? base : null, problems };
@@ -184,7 +213,7 @@ function pickOne(xs: string[]): string | undefined {
 export function filterSql(
   f: TurnFilter | null,
   scope?: string,
-): { where: string; params: Record<string, unknown> } {
+): { where: string; params: Record<string, unknown>; bounds: string } {
   const parts: string[] = [];
   const params: Record<string, unknown> = {};
   if (scope !== undefined) {
@@ -207,7 +236,27 @@ export function filterSql(
     parts.push('n.created_at < @before');
     params.before = f.before;
   }
-  return { where: parts.join(' AND '), params };
+  // The ids the dates allow, as a range on the id: a walk of nodes by id (newestPassing) seeks to it.
+  if (f?.maxId !== undefined) {
+    parts.push('n.id <= @maxId');
+    params.maxId = f.maxId;
+  }
+  if (f?.minId !== undefined) {
+    parts.push('n.id >= @minId');
+    params.minId = f.minId;
+  }
+  return { where: parts.join(' AND '), params, bounds: rowidBounds(f, 'f') };
+}
+
+/**
+ * The same id bounds as a condition on an FTS5 table's rowid (`alias.rowid`): SQLite does not carry a range on
+ * `n.id` across the join to the FTS5 walk, which starts at the newest match unless told so itself.
+ */
+export function rowidBounds(f: TurnFilter | null, alias: string): string {
+  const parts: string[] = [];
+  if (f?.maxId !== undefined) parts.push(`${alias}.rowid <= @maxId`);
+  if (f?.minId !== undefined) parts.push(`${alias}.rowid >= @minId`);
+  return parts.map((p) => ` AND ${p}`).join('');
 }
 
 /** Ids among `ids` whose turns pass the filter (for the few Bates and label hits, which skip FTS5). */

@@ -10,7 +10,14 @@ import {
 } from './candidates.js';
 import { filterSql, parseQuery, passing, resolveFilters } from './filters.js';
 import { leaderCount, type RankedRow, rank } from './rank.js';
-import { matchExpression, prefixGroup, queryTerms, quoteTerm, type TermsUnder } from './terms.js';
+import {
+  matchExpression,
+  prefixGroup,
+  queryTerms,
+  quoteTerm,
+  type SnippetTerms,
+  type TermsUnder,
+} from './terms.js';
 import { indexTerms, knownTerms, queryPlan, termsUnder } from './vocabulary.js';
 
 /**
@@ -224,6 +231,30 @@ function expression(
     .join(' AND ');
 }
 
+/**
+ * What snippets mark: the words FTS5 was asked to require (folded as the index folds them), their corrections, the
+ * most frequent completions of the prefix being typed, and any other word starting with it (its typed letters).
+ */
+function snippetTermsOf(
+  required: string[],
+  prefixLast: boolean,
+  corrections: Record<string, string[]>,
+  under: TermsUnder,
+): SnippetTerms {
+  const whole = new Set<string>();
+  let prefix: string | undefined;
+  required.forEach((t, i) => {
+    const pieces = indexTerms(t);
+    if (prefixLast && i === required.length - 1 && [...t].length >= 2 && pieces.length > 0) {
+      prefix = pieces.pop();
+      for (const c of under(prefix!)) whole.add(c);
+    }
+    for (const p of pieces) whole.add(p);
+    for (const c of corrections[t] ?? []) whole.add(c);
+  });
+  return prefix === undefined ? { whole } : { whole, prefix };
+}
+
 export function search(db: Database.Database, text: string, opts: SearchOptions = {}): SearchResult {
   const limit = Math.max(1, Math.min(opts.limit ?? 50, 1000));
   const searched = searchedCount(db, opts.scope);
@@ -246,7 +277,7 @@ export function search(db: Database.Database, text: string, opts: SearchOptions 
   const filter = resolved.filter;
   const scope = opts.scope || undefined;
   // The filter (and the scope) as one condition over each candidate's row, applied inside the FTS5 walk.
-  const cond = filter ? filterSql(filter, scope) : { where: '', params: {} };
+  const cond = filter ? filterSql(filter, scope) : { where: '', params: {}, bounds: '' };
   const filtered = cond.where !== '';
   const trimmed = parsed.text;
   const terms = queryTerms(trimmed);
@@ -271,13 +302,13 @@ export function search(db: Database.Database, text: string, opts: SearchOptions 
   if (!opts.scope && trimmed.length >= 2) add(pass(labelHits(db, trimmed)), 'label');
 
   let expr = '';
-  let snippetExpr = '';
+  let snippetTerms: SnippetTerms = { whole: new Set() };
   let prefixMark: string | undefined;
   if (terms.length > 0) {
     const prefixLast = (opts.prefix ?? true) && !/\s$/.test(text) && parsed.endsInWord;
     const run = (e: string) => {
       const q = filtered
-        ? newestFilteredMatches(db, 'questions_fts', e, CANDIDATES, cond.where, cond.params)
+        ? newestFilteredMatches(db, 'questions_fts', e, CANDIDATES, cond.where, cond.params, cond.bounds)
         : newestQuestionMatches(db, e, CANDIDATES, scope);
       add(q, 'question');
       if (filter?.questionOnly) return q.length;
@@ -286,7 +317,7 @@ export function search(db: Database.Database, text: string, opts: SearchOptions 
       // a common query ranks.
       if (q.length >= leaderCount(limit)) return q.length;
       const any = filtered
-        ? newestFilteredMatches(db, 'nodes_fts', e, CANDIDATES, cond.where, cond.params)
+        ? newestFilteredMatches(db, 'nodes_fts', e, CANDIDATES, cond.where, cond.params, cond.bounds)
         : newestMatches(db, e, CANDIDATES, scope);
       add(any, 'answer');
       return q.length + any.length;
@@ -297,17 +328,16 @@ export function search(db: Database.Database, text: string, opts: SearchOptions 
       snippetUnder: underForSnippets,
     } = queryPlan(db, terms, prefixLast, derivedData(db).all);
     expr = matchExpression(required, prefixLast, under);
-    snippetExpr = matchExpression(required, prefixLast, underForSnippets);
     if (prefixLast) prefixMark = indexTerms(terms[terms.length - 1]).pop();
     const found = run(expr);
     if (found < limit) {
       result.corrections = correct(db, terms, prefixLast);
       if (Object.keys(result.corrections).length > 0) {
         expr = expression(required, prefixLast, result.corrections, under);
-        snippetExpr = expression(required, prefixLast, result.corrections, underForSnippets);
         run(expr);
       }
     }
+    snippetTerms = snippetTermsOf(required, prefixLast, result.corrections, underForSnippets);
   }
   result.match = matchOf(terms, prefixMark, result.corrections);
   if (fieldOf.size === 0) return result;
@@ -324,9 +354,8 @@ export function search(db: Database.Database, text: string, opts: SearchOptions 
     expr !== ''
       ? snippetsFor(
           db,
-          snippetExpr,
+          snippetTerms,
           withSnippet.map((t) => t.row.id),
-          prefixMark,
         )
       : new Map<number, string>();
   result.hits = top.map(({ row, score, field, highlights }) => ({

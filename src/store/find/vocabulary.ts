@@ -7,7 +7,7 @@ import { cachedStatement } from '../db/statements.js';
  * FTS5's own prefix indexes (`prefix = '2 3'`) tripled the cost of indexing a turn (49 against 142 us a row on 1 KB
  * answers), and a longer prefix ("that", "shou") still merged the whole doclist of every term under it, which made
  * the common short prefixes the slowest keystrokes of find. Instead the shard keeps its vocabulary: every term the
- * FTS index holds, with how often it occurs (`fts_terms`). A prefix is answered by looking its terms up there (an
+ * FTS index holds, with how many turns hold it (`fts_terms`). A prefix is answered by looking its terms up there (an
  * index range) and searching the most frequent of them as whole words, an OR that FTS5 walks from the newest end
  * and stops: a prefix costs what a few whole words cost, however common. Derived data, like the FTS index: the
  * audit chain does not bind it, and `Shard.rebuildIndex` (tests, a damaged index) makes both again from the nodes.
@@ -30,20 +30,6 @@ function foldLatin(ch: string): string {
 const NON_ASCII = /[^\u0000-\u007f]/;
 /** Longer terms are indexed by FTS5 but not kept in the vocabulary: nobody types a 65-letter prefix. */
 export const MAX_VOCABULARY_TERM = 64;
-
-/**
- * Adds the terms of `text` to `counts` (term -> occurrences), folded as the index folds them: lower case, accents
- * removed. ASCII text, most of it, is split by a plain regex. In other text, Latin letters lose their accents and
- * combining diacritics (U+0300-U+036F) are dropped, as unicode61's remove_diacritics does; every other character is
- * kept as FTS5 keeps it (tests/store/vocabulary.test.ts compares the two over a dozen scripts).
- */
-export function countTerms(text: string, counts: Map<string, number>): void {
-  if (text === '') return;
-  for (const t of indexTerms(text)) {
-    if (t.length > MAX_VOCABULARY_TERM) continue;
-    counts.set(t, (counts.get(t) ?? 0) + 1);
-  }
-}
 
 /** The terms of `text` as the FTS index holds them (folded), in order, repeats kept. */
 export function indexTerms(text: string): string[] {
@@ -80,12 +66,6 @@ export interface IndexedText {
   cited_titles_json: string;
 }
 
-function countRow(row: IndexedText, counts: Map<string, number>): void {
-  countTerms(row.question, counts);
-  countTerms(row.answer_text, counts);
-  countTerms(row.cited_titles_json, counts);
-}
-
 /**
  * JSON of [[term, count], ...]: one statement applies a whole batch (json_each), not one call per term. (An array of
  * pairs: an object of a million keys cost more to build than the upsert.)
@@ -101,32 +81,150 @@ const SUBTRACT_TERMS = `UPDATE fts_terms SET n = n - (j.value ->> 1) FROM json_e
 const DROP_UNUSED = `DELETE FROM fts_terms WHERE n <= 0 AND term IN (SELECT value ->> 0 FROM json_each(?))`;
 
 /**
- * Counts of rows indexed in the write transaction now open, applied once when it commits (Shard.write calls
- * `applyWaitingVocabulary`) and dropped when it rolls back. An import writes a file at a time, several files to a
- * transaction: one upsert of their distinct terms, instead of one a file, was a third of an import's time.
+ * The tokenizer of the shard's FTS indexes (db/migrations.ts): the counting table below must cut and fold text
+ * exactly as they do.
  */
-const waiting = new WeakMap<Database.Database, Map<string, number>>();
+const TOKENIZER = "tokenize = 'unicode61 remove_diacritics 2'";
 
-function waitingCounts(db: Database.Database): Map<string, number> {
-  let m = waiting.get(db);
-  if (!m) {
-    m = new Map();
-    waiting.set(db, m);
-  }
-  return m;
+/**
+ * Terms kept in the vocabulary, as a condition over fts5vocab's `term`: at most MAX_VOCABULARY_TERM UTF-16 units.
+ * UTF-8 bytes <= the limit: never more UTF-16 units than that; more bytes but <= the limit in code points can be
+ * astral characters (two units each), so those few are measured in JS.
+ */
+const KEPT_TERM = `(length(CAST(term AS BLOB)) <= ${MAX_VOCABULARY_TERM}
+  OR (length(term) <= ${MAX_VOCABULARY_TERM} AND arb_utf16_length(term) <= ${MAX_VOCABULARY_TERM}))`;
+
+const withLength = new WeakSet<Database.Database>();
+function utf16Length(db: Database.Database): void {
+  if (withLength.has(db)) return;
+  db.function('arb_utf16_length', { deterministic: true }, (s: unknown) => String(s).length);
+  withLength.add(db);
 }
 
-/** Applies the counts of the rows indexed in this transaction. Inside the write, before it commits. */
+/**
+ * The terms of rows, counted by FTS5 itself (docs/find.md, "The index's shape"): the rows go into a temporary
+ * contentless index with the shard's tokenizer and no positions (in memory: temp_store is MEMORY), and fts5vocab
+ * reads how many rows hold each term. Counting in JavaScript (a regex split and a Map update a token) took about
+ * two and a half times as long, and could only mirror the tokenizer.
+ */
+class TermCounter {
+  private readonly insert: Database.Statement;
+  /** Rows added since the last take(). */
+  rows = 0;
+
+  constructor(private readonly db: Database.Database) {
+    db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.arb_count USING fts5(
+      question, answer_text, cited_titles_json, content = '', detail = none, columnsize = 0, ${TOKENIZER})`);
+    db.exec('CREATE VIRTUAL TABLE IF NOT EXISTS temp.arb_count_terms USING fts5vocab(temp, arb_count, row)');
+    utf16Length(db);
+    this.insert = cachedStatement(
+      db,
+      'INSERT INTO temp.arb_count (rowid, question, answer_text, cited_titles_json) VALUES (?, ?, ?, ?)',
+    );
+  }
+
+  add(row: IndexedText): void {
+    this.insert.run(row.id, row.question, row.answer_text, row.cited_titles_json);
+    this.rows++;
+  }
+
+  /** The counts of the rows added (term -> rows holding it), and an empty table again. */
+  take(): Map<string, number> {
+    if (this.rows === 0) return new Map();
+    const counts = new Map(
+      cachedStatement(
+        this.db,
+        `SELECT term, doc FROM temp.arb_count_terms WHERE ${KEPT_TERM}`,
+        'raw',
+      ).all() as [string, number][],
+    );
+    this.clear();
+    return counts;
+  }
+
+  /** Ids of rows indexed in the open write, counted when it commits (applyWaitingVocabulary). */
+  waiting: number[] = [];
+
+  /**
+   * Adds the counts of the rows waiting to the vocabulary, in one statement, and empties the table. When they are a
+   * large share of every turn (a first import's groups), the vocabulary is read from the whole index instead
+   * (fts5vocab over rowids only is a fast scan): counting them a second time was a fifth of a first import (1.5 s of
+   * 7.3 for the mixed corpus's 20,000 turns).
+   */
+  addToVocabulary(): void {
+    const ids = this.waiting;
+    this.waiting = [];
+    if (ids.length >= FROM_INDEX_MIN_ROWS) {
+      const last = cachedStatement(this.db, 'SELECT max(id) FROM nodes', 'pluck').get() as number | null;
+      if (ids.length * FROM_INDEX_SHARE >= (last ?? 0)) {
+        this.clear();
+        vocabularyFromIndex(this.db);
+        return;
+      }
+    }
+    if (ids.length > 0)
+      cachedStatement(
+        this.db,
+        `INSERT INTO temp.arb_count (rowid, question, answer_text, cited_titles_json)
+         SELECT id, question, answer_text, cited_titles_json FROM nodes WHERE id IN (SELECT value FROM json_each(?))`,
+      ).run(JSON.stringify(ids));
+    this.rows += ids.length;
+    if (this.rows === 0) return;
+    cachedStatement(
+      this.db,
+      `INSERT INTO fts_terms (term, n) SELECT term, doc FROM temp.arb_count_terms WHERE ${KEPT_TERM}
+       ON CONFLICT (term) DO UPDATE SET n = n + excluded.n`,
+    ).run();
+    this.clear();
+  }
+
+  clear(): void {
+    cachedStatement(this.db, "INSERT INTO temp.arb_count (arb_count) VALUES ('delete-all')").run();
+    this.rows = 0;
+    this.waiting = [];
+  }
+}
+
+/** Rows indexed in one write from which the vocabulary is read from the index, if they are 1/FROM_INDEX_SHARE of it. */
+const FROM_INDEX_MIN_ROWS = 500;
+const FROM_INDEX_SHARE = 4;
+
+const counters = new WeakMap<Database.Database, TermCounter>();
+function counterOf(db: Database.Database): TermCounter {
+  let c = counters.get(db);
+  if (!c) {
+    c = new TermCounter(db);
+    counters.set(db, c);
+  }
+  return c;
+}
+
+/** How many of `rows` hold each term, as the FTS index would count them. */
+export function termCounts(db: Database.Database, rows: Iterable<IndexedText>): Map<string, number> {
+  const c = counterOf(db);
+  // Rows waiting in the open write's count are applied first: this count must hold `rows` alone.
+  applyWaitingVocabulary(db);
+  for (const r of rows) c.add(r);
+  return c.take();
+}
+
+/**
+ * Rows indexed in the write transaction now open are counted (TermCounter) and the counts applied once when it
+ * commits (Shard.write calls `applyWaitingVocabulary`), dropped when it rolls back. An import writes a file at a
+ * time, several files to a transaction: one upsert of their distinct terms, instead of one a file, was a third of
+ * an import's time.
+ */
 export function applyWaitingVocabulary(db: Database.Database): void {
-  const m = waiting.get(db);
-  if (!m || m.size === 0) return;
-  addVocabulary(db, m);
-  m.clear();
+  const c = counters.get(db);
+  if (c) c.addToVocabulary();
 }
 
 /** Forgets them: the transaction that indexed the rows rolled back. */
 export function dropWaitingVocabulary(db: Database.Database): void {
-  waiting.get(db)?.clear();
+  const c = counters.get(db);
+  if (!c) return;
+  c.waiting = [];
+  if (c.rows > 0 && db.open) c.clear();
 }
 
 export function addVocabulary(db: Database.Database, counts: Map<string, number>): void {
@@ -146,7 +244,7 @@ export function subtractVocabulary(db: Database.Database, counts: Map<string, nu
  * one statement before it commits (`applyWaitingVocabulary`).
  */
 export class TextIndexer {
-  private readonly counts: Map<string, number>;
+  private readonly counter: TermCounter;
   private readonly insert: Database.Statement;
   private readonly insertQuestion: Database.Statement;
 
@@ -156,13 +254,13 @@ export class TextIndexer {
       'INSERT INTO nodes_fts (rowid, question, answer_text, cited_titles_json) VALUES (?, ?, ?, ?)',
     );
     this.insertQuestion = cachedStatement(db, 'INSERT INTO questions_fts (rowid, question) VALUES (?, ?)');
-    this.counts = waitingCounts(db);
+    this.counter = counterOf(db);
   }
 
   add(row: IndexedText): void {
     this.insert.run(row.id, row.question, row.answer_text, row.cited_titles_json);
     this.insertQuestion.run(row.id, row.question);
-    countRow(row, this.counts);
+    this.counter.waiting.push(row.id);
   }
 }
 
@@ -192,11 +290,7 @@ const SESSION_TEXT = `SELECT id, CAST(question AS TEXT) AS question, CAST(answer
 
 /** Removes a session's rows from the FTS indexes and their terms from the vocabulary (its turns must all be indexed). */
 export function unindexSession(db: Database.Database, sid: string): void {
-  // Rows of this session indexed earlier in the same transaction must be counted before they are subtracted.
-  applyWaitingVocabulary(db);
-  const counts = new Map<string, number>();
-  for (const r of cachedStatement(db, SESSION_TEXT).iterate(sid) as Iterable<IndexedText>)
-    countRow(r, counts);
+  const counts = termCounts(db, cachedStatement(db, SESSION_TEXT).all(sid) as IndexedText[]);
   cachedStatement(
     db,
     `INSERT INTO nodes_fts (nodes_fts, rowid, question, answer_text, cited_titles_json)
@@ -209,28 +303,9 @@ export function unindexSession(db: Database.Database, sid: string): void {
   subtractVocabulary(db, counts);
 }
 
-/** The vocabulary made again from every indexed turn (the FTS index is rebuilt by the caller). */
-export function rebuildVocabulary(db: Database.Database, flushAt = 500_000): void {
-  db.exec('DELETE FROM fts_terms');
-  // Pages of rows by id, each read whole before anything is written (a connection cannot write while a statement
-  // of it is still stepping), and the counts applied whenever they grow large: a real vocabulary has millions of
-  // distinct terms, and a 1M-turn shard's text does not fit in memory.
-  const page =
-    db.prepare(`SELECT id, CAST(question AS TEXT) AS question, CAST(answer_text AS TEXT) AS answer_text,
-    CAST(cited_titles_json AS TEXT) AS cited_titles_json FROM nodes
-    WHERE id > ? AND id NOT IN (SELECT id FROM fts_pending) ORDER BY id LIMIT 5000`);
-  const counts = new Map<string, number>();
-  for (let after = 0; ; ) {
-    const rows = page.all(after) as IndexedText[];
-    if (rows.length === 0) break;
-    for (const r of rows) countRow(r, counts);
-    after = rows[rows.length - 1].id;
-    if (counts.size > flushAt) {
-      addVocabulary(db, counts);
-      counts.clear();
-    }
-  }
-  addVocabulary(db, counts);
+/** The vocabulary made again from every indexed turn (the FTS index is rebuilt, when it must be, by the caller). */
+export function rebuildVocabulary(db: Database.Database): void {
+  vocabularyFromIndex(db);
 }
 
 /** How many terms under one prefix are searched: the most frequent ones (docs/find.md). */
@@ -248,7 +323,7 @@ export const REQUIRED_WORDS = 2;
 
 /**
  * The query's terms FTS5 is asked to require, in their order: the rarest whole words, at most REQUIRED_WORDS of
- * them and beyond the rarest only words occurring less than once a turn on average, and the prefix being typed.
+ * them and beyond the rarest only words held by fewer than half the turns, and the prefix being typed.
  * Every required word costs FTS5 a seek in its doclist for every candidate it walks, and a word as common as "the"
  * or "is" filters out almost nothing: "what is the difference between draivytin and sh" took 83 ms on 1M turns,
  * with its two rarest words and the prefix 37 ms. The ranking still counts every word of the query, so turns
@@ -269,7 +344,7 @@ export function requiredTerms(
     .map((t, i) => ({ t, i, n: counts.get(folded[i]) ?? 0 }))
     .sort((a, b) => a.n - b.n || a.i - b.i);
   const keep = new Set(
-    order.filter((x, k) => k === 0 || (k < REQUIRED_WORDS && x.n < turns)).map((x) => x.i),
+    order.filter((x, k) => k === 0 || (k < REQUIRED_WORDS && x.n < turns / 2)).map((x) => x.i),
   );
   const out = whole.filter((_, i) => keep.has(i));
   return prefixLast ? [...out, terms[terms.length - 1]] : out;
@@ -328,20 +403,19 @@ export function knownTerms(db: Database.Database, terms: readonly string[]): Map
   return new Map(cachedStatement(db, sql, 'raw').all({ terms: JSON.stringify(terms) }) as [string, number][]);
 }
 
-/** The overlay's vocabulary: the terms of the waiting rows, in a temporary table beside temp.pending_fts. */
-export function overlayVocabulary(db: Database.Database, rows: Iterable<IndexedText>): void {
+/** The overlay's vocabulary: the terms of the waiting rows (temp.pending_fts holds them), in a temporary table. */
+export function overlayVocabulary(db: Database.Database): void {
   db.exec(
     'CREATE TABLE IF NOT EXISTS temp.pending_terms (term TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID',
   );
+  db.exec(
+    'CREATE VIRTUAL TABLE IF NOT EXISTS temp.pending_fts_terms USING fts5vocab(temp, pending_fts, row)',
+  );
+  utf16Length(db);
   db.exec('DELETE FROM temp.pending_terms');
-  const counts = new Map<string, number>();
-  for (const r of rows) countRow(r, counts);
-  if (counts.size > 0)
-    cachedStatement(
-      db,
-      `INSERT INTO temp.pending_terms (term, n) SELECT value ->> 0, value ->> 1 FROM json_each(?) WHERE true
-       ON CONFLICT (term) DO UPDATE SET n = n + excluded.n`,
-    ).run(asJson(counts));
+  db.exec(
+    `INSERT INTO temp.pending_terms (term, n) SELECT term, doc FROM temp.pending_fts_terms WHERE ${KEPT_TERM}`,
+  );
   overlaidTerms.add(db);
 }
 
@@ -366,21 +440,16 @@ export function buildHashSize(db: Database.Database, building: boolean): void {
 }
 
 /**
- * The vocabulary made again from the index FTS5 wrote (fts5vocab: each term's occurrences in all columns of
- * nodes_fts), not counted again in JS: 0.5 s for 100k turns against 5.5 s of countTerms. The same terms and counts
- * as countTerms gives (tests/store/build.test.ts): FTS5 folds them, and the JS-side rule, no term of more than
- * MAX_VOCABULARY_TERM UTF-16 units, is applied in SQL (a JS length only for the rare long non-ASCII term).
+ * The vocabulary made again from the index FTS5 wrote (fts5vocab: how many rows of nodes_fts hold each term): 0.5 s
+ * for 100k turns. The JS-side rule, no term of more than MAX_VOCABULARY_TERM UTF-16 units, is applied in SQL (a JS
+ * length only for the rare long non-ASCII term).
  */
 export function vocabularyFromIndex(db: Database.Database): void {
-  db.function('arb_utf16_length', { deterministic: true }, (s: unknown) => String(s).length);
+  utf16Length(db);
   db.exec('DELETE FROM fts_terms');
   db.exec('CREATE VIRTUAL TABLE IF NOT EXISTS temp.build_vocab USING fts5vocab(main, nodes_fts, row)');
-  // UTF-8 bytes <= the limit: never more UTF-16 units than that; more bytes but <= the limit in code points can be
-  // astral characters (two units each), so those few are measured in JS.
   db.prepare(
-    `INSERT INTO fts_terms (term, n) SELECT term, cnt FROM temp.build_vocab
-     WHERE length(CAST(term AS BLOB)) <= ${MAX_VOCABULARY_TERM}
-        OR (length(term) <= ${MAX_VOCABULARY_TERM} AND arb_utf16_length(term) <= ${MAX_VOCABULARY_TERM})`,
+    `INSERT INTO fts_terms (term, n) SELECT term, doc FROM temp.build_vocab WHERE ${KEPT_TERM}`,
   ).run();
   db.exec('DROP TABLE temp.build_vocab');
 }
