@@ -11,11 +11,11 @@
 import { copyFileSync, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { ask } from '../src/ask/index.js';
 import { retrieve } from '../src/ask/retrieve.js';
 import { postingsOf, Shard } from '../src/store/index.js';
 import { dbOf } from '../src/store/testing.js';
+import { benchArgs } from './args.js';
 import { Rng } from './rng.js';
 import { percentile } from './stats.js';
 
@@ -26,16 +26,20 @@ function fail(msg: string): never {
   process.exit(2);
 }
 
-const { values } = parseArgs({
-  options: {
-    db: { type: 'string' },
-    n: { type: 'string', default: '200' },
-    seed: { type: 'string', default: '1' },
-    json: { type: 'boolean', default: false },
-    keep: { type: 'boolean', default: false },
+const { values } = benchArgs(
+  'ask',
+  {
+    options: {
+      db: { type: 'string' },
+      n: { type: 'string', default: '200' },
+      seed: { type: 'string', default: '1' },
+      json: { type: 'boolean', default: false },
+      keep: { type: 'boolean', default: false },
+    },
+    strict: true,
   },
-  strict: true,
-});
+  ['db'],
+);
 if (!values.db) fail('--db PATH is required');
 const SRC = values.db;
 const N = Number(values.n);

@@ -11,12 +11,12 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { benchArgs } from './args.js';
 import { corpusText } from './corpus-text.js';
 import { Rng } from './rng.js';
 import { buildVocabulary } from './words.js';
 
-const { values } = parseArgs({
+const { values } = benchArgs('claude-corpus', {
   options: {
     out: { type: 'string' },
     turns: { type: 'string', default: '100000' },

@@ -6,14 +6,15 @@
  *
  *   node dist/bench/details.js --db SHARD [--turns 400] [--runs 5] [--json]
  */
-import { parseArgs } from 'node:util';
+
 import { Shard } from '../src/store/index.js';
 import { dbOf } from '../src/store/testing.js';
 import { BATCH, importReaders, readBatch } from '../src/ui/runtime/details.js';
+import { benchArgs } from './args.js';
 import { pairs, Report } from './ratio.js';
 import { median } from './stats.js';
 
-const { values } = parseArgs({
+const { values } = benchArgs('details', {
   options: {
     db: { type: 'string' },
     turns: { type: 'string', default: '400' },

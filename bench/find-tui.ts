@@ -19,8 +19,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
 import { findBox } from '../src/ui/features/find/model.js';
+import { benchArgs } from './args.js';
 import { Session } from './pty.js';
 import { type Pair, Report } from './ratio.js';
 import { percentile } from './stats.js';
@@ -265,19 +265,23 @@ const USAGE =
   "                                  [--queries 'a,b c'] [--typos 'lifetme,borow']";
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      db: { type: 'string' },
-      runs: { type: 'string', default: '5' },
-      cols: { type: 'string', default: '120' },
-      rows: { type: 'string', default: '40' },
-      'during-check': { type: 'boolean', default: false },
-      queries: { type: 'string' },
-      typos: { type: 'string' },
-      json: { type: 'boolean', default: false },
+  const { values } = benchArgs(
+    'find-tui',
+    {
+      options: {
+        db: { type: 'string' },
+        runs: { type: 'string', default: '5' },
+        cols: { type: 'string', default: '120' },
+        rows: { type: 'string', default: '40' },
+        'during-check': { type: 'boolean', default: false },
+        queries: { type: 'string' },
+        typos: { type: 'string' },
+        json: { type: 'boolean', default: false },
+      },
+      strict: true,
     },
-    strict: true,
-  });
+    ['db'],
+  );
   if (!values.db || !existsSync(values.db)) {
     process.stderr.write(`find-tui bench: no shard given or found\n${USAGE}\n`);
     process.exit(2);

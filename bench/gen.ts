@@ -20,10 +20,10 @@
 import { existsSync, rmSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { ArboristError, type BulkTurn, ShardBuild } from '../src/store/index.js';
 import { dbOf } from '../src/store/testing.js';
+import { benchArgs } from './args.js';
 import { BareIndex } from './floor.js';
 import { type GenBatch, type GenStats, turnMaker } from './gen-texts.js';
 import { type Pair, Report } from './ratio.js';
@@ -76,20 +76,24 @@ function workerTexts(nodes: number, seed: number): TextSource {
 }
 
 export async function gen(argv: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      nodes: { type: 'string' },
-      db: { type: 'string' },
-      seed: { type: 'string', default: '1' },
-      force: { type: 'boolean', default: false },
-      batch: { type: 'string', default: '10000' },
-      runs: { type: 'string', default: '5' },
-      json: { type: 'boolean', default: false },
-      inline: { type: 'boolean', default: false },
+  const { values } = benchArgs(
+    'gen',
+    {
+      args: argv,
+      options: {
+        nodes: { type: 'string' },
+        db: { type: 'string' },
+        seed: { type: 'string', default: '1' },
+        force: { type: 'boolean', default: false },
+        batch: { type: 'string', default: '10000' },
+        runs: { type: 'string', default: '5' },
+        json: { type: 'boolean', default: false },
+        inline: { type: 'boolean', default: false },
+      },
+      strict: true,
     },
-    strict: true,
-  });
+    ['nodes', 'db'],
+  );
   const N = Number(values.nodes);
   if (!values.nodes || !Number.isInteger(N) || N < 1) fail('--nodes must be a positive integer');
   if (!values.db) fail('--db PATH is required');

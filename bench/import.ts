@@ -24,8 +24,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
+import { benchArgs } from './args.js';
 import { BareIndex, type BareText } from './floor.js';
 import { type Pair, Report } from './ratio.js';
 import { median } from './stats.js';
@@ -41,7 +41,7 @@ interface Options {
 }
 
 function options(argv: string[]): Options {
-  const { values } = parseArgs({
+  const { values } = benchArgs('import', {
     args: argv,
     options: {
       turns: { type: 'string', default: '100000' },

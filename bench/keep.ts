@@ -26,8 +26,8 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
+import { benchArgs } from './args.js';
 import { type Pair, Report } from './ratio.js';
 import { median } from './stats.js';
 
@@ -39,7 +39,7 @@ const DEFAULT_RESCAN_S = 3600;
 const POLL_S = 5;
 const RESCAN_S = 10;
 
-const { values } = parseArgs({
+const { values } = benchArgs('keep', {
   options: {
     files: { type: 'string', default: '2000' },
     idle: { type: 'string', default: '60' },

@@ -20,11 +20,11 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { find, list, path, show, tree } from '../src/mcp/tools.js';
 import { Shard } from '../src/store/index.js';
+import { benchArgs } from './args.js';
 import { queryMix } from './find.js';
 import { type Pair, Report } from './ratio.js';
 import { Rng } from './rng.js';
@@ -118,14 +118,18 @@ async function startMs(db: string, env: Record<string, string> = {}): Promise<nu
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      db: { type: 'string' },
-      runs: { type: 'string', default: '5' },
-      seed: { type: 'string', default: '1' },
-      json: { type: 'boolean', default: false },
+  const { values } = benchArgs(
+    'mcp',
+    {
+      options: {
+        db: { type: 'string' },
+        runs: { type: 'string', default: '5' },
+        seed: { type: 'string', default: '1' },
+        json: { type: 'boolean', default: false },
+      },
     },
-  });
+    ['db'],
+  );
   if (values.db === undefined) throw new Error('usage: npm run bench:mcp -- --db PATH [--runs 5] [--json]');
   const db = values.db;
   const runs = Math.max(3, Number(values.runs));

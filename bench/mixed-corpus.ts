@@ -13,12 +13,12 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { benchArgs } from './args.js';
 import { corpusText } from './corpus-text.js';
 import { Rng } from './rng.js';
 import { buildVocabulary } from './words.js';
 
-const { values } = parseArgs({
+const { values } = benchArgs('mixed-corpus', {
   options: {
     out: { type: 'string' },
     turns: { type: 'string', default: '60000' },

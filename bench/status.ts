@@ -22,8 +22,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
 import { chainStatus, Shard } from '../src/store/index.js';
+import { benchArgs } from './args.js';
 import type { Pair } from './ratio.js';
 import { Report } from './ratio.js';
 
@@ -147,14 +147,18 @@ export function benchStatus(DB: string, RUNS: number, json = false): void {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const { values } = parseArgs({
-    options: {
-      db: { type: 'string' },
-      runs: { type: 'string', default: '9' },
-      json: { type: 'boolean', default: false },
+  const { values } = benchArgs(
+    'status',
+    {
+      options: {
+        db: { type: 'string' },
+        runs: { type: 'string', default: '9' },
+        json: { type: 'boolean', default: false },
+      },
+      strict: true,
     },
-    strict: true,
-  });
+    ['db'],
+  );
   if (!values.db) {
     process.stderr.write(
       'usage: npm run bench:status -- --db PATH [--runs N] [--json]   (PATH from `npm run gen`)\n',

@@ -21,7 +21,7 @@
  *
  * Prints a summary table and exits 1 on any failure.
  */
-import { parseArgs } from 'node:util';
+import { benchArgs } from './args.js';
 import { concurrencySuite, crashSuite, type OpSummary } from './crash-kit.js';
 
 const USAGE =
@@ -33,7 +33,7 @@ function fail(msg: string): never {
   process.exit(2);
 }
 
-const { values } = parseArgs({
+const { values } = benchArgs('stress', {
   options: {
     only: { type: 'string', default: 'all' },
     rounds: { type: 'string', default: '50' },

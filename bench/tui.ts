@@ -25,8 +25,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
 import { findBox } from '../src/ui/features/find/model.js';
+import { benchArgs } from './args.js';
 import { BIN, memKb, Session } from './pty.js';
 import { type Pair, Report } from './ratio.js';
 import { percentile } from './stats.js';
@@ -333,19 +333,23 @@ const USAGE =
   'usage: node dist/bench/tui.js --db SHARD [--runs N] [--keys N] [--cols C] [--rows R] [--json] [--bin PATH] [--cold]';
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      db: { type: 'string' },
-      runs: { type: 'string', default: '5' },
-      keys: { type: 'string', default: '120' },
-      cols: { type: 'string', default: '120' },
-      rows: { type: 'string', default: '40' },
-      json: { type: 'boolean', default: false },
-      bin: { type: 'string' },
-      cold: { type: 'boolean', default: false },
+  const { values } = benchArgs(
+    'tui',
+    {
+      options: {
+        db: { type: 'string' },
+        runs: { type: 'string', default: '5' },
+        keys: { type: 'string', default: '120' },
+        cols: { type: 'string', default: '120' },
+        rows: { type: 'string', default: '40' },
+        json: { type: 'boolean', default: false },
+        bin: { type: 'string' },
+        cold: { type: 'boolean', default: false },
+      },
+      strict: true,
     },
-    strict: true,
-  });
+    ['db'],
+  );
   if (!values.db || !existsSync(values.db)) {
     process.stderr.write(`tui bench: no shard given or found\n${USAGE}\n`);
     process.exit(2);

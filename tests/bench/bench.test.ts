@@ -260,3 +260,28 @@ describe('bench/ratio and the typed query mix', () => {
     ]);
   });
 });
+
+describe('the bench scripts’ command lines (bench/args.ts)', () => {
+  const scripts = [
+    'ask',
+    'claude-corpus',
+    'details',
+    'find-tui',
+    'gen',
+    'import',
+    'keep',
+    'mcp',
+    'mixed-corpus',
+  ];
+  it('--help prints the options (exit 0); an unknown option is one line and the usage (exit 2), no stack trace', () => {
+    for (const name of scripts) {
+      const help = script(`${name}.js`, ['--help']);
+      expect(help.code, name).toBe(0);
+      expect(help.stdout, name).toMatch(new RegExp(`^usage: node dist/bench/${name}\\.js .*\\n$`));
+      const bad = script(`${name}.js`, ['--no-such-option']);
+      expect(bad.code, name).toBe(2);
+      expect(bad.stderr, name).toMatch(new RegExp(`^${name}: Unknown option '--no-such-option'.*\\nusage: `));
+      expect(bad.stderr, name).not.toMatch(/\n\s+at /);
+    }
+  });
+});
