@@ -188,7 +188,7 @@ export async function benchFind(report: Report, shard: Shard, opts: FindBenchOpt
       unit: 'ms',
       floorIs,
       pairs: at(typed, 99),
-      target: { at_most: 60 },
+      target: { at_most: 40 },
     });
     report.add({
       name: 'find as typed, slowest keystroke',
@@ -196,7 +196,7 @@ export async function benchFind(report: Report, shard: Shard, opts: FindBenchOpt
       unit: 'ms',
       floorIs,
       pairs: worst(typed),
-      target: { max_at_most: 100 },
+      target: { max_at_most: 80 },
     });
     slow.sort((a, b) => b.ms - a.ms);
     const top = slow.slice(0, 10).map((s) => ({ ms: +s.ms.toFixed(2), query: shown(s.q) }));
