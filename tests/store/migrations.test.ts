@@ -26,6 +26,7 @@ const SHIPPED: [string, string][] = [
   ['0010-migration-names', 'bac2aa2a10d5c8c9'],
   ['0011-import-fingerprints', 'f391ca392035d3bf'],
   ['0012-fts-rowids-only', '3e7936cc38f3ce56'],
+  ['0013-node-days-by-writers', '5ac68f02918cdb77'],
 ];
 
 const digest = (sql: string) => createHash('sha256').update(sql).digest('hex').slice(0, 16);
@@ -106,7 +107,7 @@ describe('migrations', () => {
     ).exec(`DROP TABLE node_subtree; DROP INDEX nodes_walk; DROP TABLE fts_pending; DROP INDEX nodes_source;
       DROP TABLE session_sources; DROP TABLE node_sources; DROP TABLE source_chunks; DROP TABLE fts_terms;
       DROP TABLE questions_fts; DROP TABLE schema_migrations; DROP TABLE import_fingerprints;
-      DROP TRIGGER node_days_insert; DROP TABLE node_days;`);
+      DROP TABLE node_days;`);
     dbOf(s1).pragma('user_version = 2');
     s1.close();
     const before = readFileSync(path);
@@ -133,16 +134,14 @@ describe('migrations', () => {
       created_at: '2026-01-01T10:00:00.000Z',
     });
     // The shard as schema 10 made it: positions in both indexes, occurrences counted, no days.
-    dbOf(
-      s1,
-    ).exec(`DROP TRIGGER node_days_insert; DROP TABLE node_days; DROP TABLE nodes_fts; DROP TABLE questions_fts;
+    dbOf(s1).exec(`DROP TABLE node_days; DROP TABLE nodes_fts; DROP TABLE questions_fts;
       CREATE VIRTUAL TABLE nodes_fts USING fts5(question, answer_text, cited_titles_json, content = 'nodes',
         content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2');
       CREATE VIRTUAL TABLE questions_fts USING fts5(question, content = 'nodes', content_rowid = 'id',
         tokenize = 'unicode61 remove_diacritics 2');
       INSERT INTO nodes_fts (nodes_fts) VALUES ('rebuild'); INSERT INTO questions_fts (questions_fts) VALUES ('rebuild');
       UPDATE fts_terms SET n = 4 WHERE term = 'borrow';
-      DELETE FROM schema_migrations WHERE name IN ('0011-import-fingerprints', '0012-fts-rowids-only');
+      DELETE FROM schema_migrations WHERE name IN ('0011-import-fingerprints', '0012-fts-rowids-only', '0013-node-days-by-writers');
       DROP TABLE import_fingerprints;`);
     dbOf(s1).pragma('user_version = 10');
     s1.close();

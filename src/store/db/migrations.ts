@@ -289,6 +289,15 @@ CREATE INDEX IF NOT EXISTS node_subtree_odd ON node_subtree(id) WHERE typeof(sub
     END;
     `,
   },
+  // 13: node_days is kept by the writers of nodes (store/write/days.ts), not by a trigger: any trigger on nodes makes
+  // SQLite open a statement journal for every insert into it, which cost about 70% of writing an imported turn's row
+  // (docs/benchmarks.md, "node_days kept by the writers"). What the trigger wrote stays; nothing else changes.
+  {
+    name: '0013-node-days-by-writers',
+    sql: `
+    DROP TRIGGER IF EXISTS node_days_insert;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

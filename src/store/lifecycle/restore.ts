@@ -5,6 +5,7 @@ import { TextIndexer } from '../find/vocabulary.js';
 import { sessionRoot } from '../model/hash.js';
 import { parseBates } from '../model/ids.js';
 import { dbOf, type Shard } from '../shard.js';
+import { noteDays } from '../write/days.js';
 import { type ArchiveDocument, type ArchiveInfo, decodeBody, loadArchive } from './archive.js';
 
 export interface RestoredSession {
@@ -113,6 +114,10 @@ function insertRows(shard: Shard, docs: Loaded[]): number[] {
     insSubtree.run(n.id, Buffer.from(subtree_hash, 'hex'));
     indexer.add(n);
   }
+  noteDays(
+    dbOf(shard),
+    all.map((x) => x.n),
+  );
   return all.map((x) => x.n.id);
 }
 

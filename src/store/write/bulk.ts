@@ -7,6 +7,7 @@ import { TextIndexer } from '../find/vocabulary.js';
 import { canon, eventHash, nodeHash, sha256, subtreeHash } from '../model/hash.js';
 import { formatBates } from '../model/ids.js';
 import type { Merkle } from '../tree/merkle.js';
+import { noteDays } from './days.js';
 import { encodeChunk } from './sources.js';
 import { type CheckedTurn, checkNewTurn, type NewTurn } from './turns.js';
 
@@ -309,6 +310,11 @@ export function insertBulk(ctx: BulkContext, turns: readonly BulkTurn[], event: 
     );
     p.id = Number(info.lastInsertRowid);
   }
+  // One statement for the batch's days, not one a row (write/days.ts).
+  noteDays(
+    db,
+    placed.map((p) => ({ id: p.id, created_at: p.turn.created_at })),
+  );
   for (let i = 0; i < placed.length; i++) insertSubtree.run(placed[i].id, subtree[i]);
   for (let i = 0; i < placed.length; i++) {
     const p = placed[i];

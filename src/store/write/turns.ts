@@ -8,6 +8,7 @@ import { nodeHash, subtreeHash } from '../model/hash.js';
 import { formatBates } from '../model/ids.js';
 import type { Session, TurnNode } from '../model/rows.js';
 import type { Merkle } from '../tree/merkle.js';
+import { noteDays } from './days.js';
 
 /** What Shard.addTurn takes and gives back, and the checks a new turn passes before anything is written. */
 
@@ -116,8 +117,10 @@ export class TurnWriter {
   private readonly insertPending: Database.Statement;
   private readonly indexer: TextIndexer;
   private readonly bumpChildren: Database.Statement;
+  private readonly db: Database.Database;
 
   constructor(db: Database.Database) {
+    this.db = db;
     this.parentInfo = cachedStatement(db, 'SELECT id, sid, depth FROM nodes WHERE bates = ?');
     // OR FAIL, not the default ABORT: an ABORT statement with RETURNING opens a statement journal, and opening one
     // makes FTS5 flush its pending rows to disk, i.e. one tiny FTS segment per turn in a batch of adds (~60 us a
@@ -195,6 +198,7 @@ export class TurnWriter {
       node_hash: nh,
     });
     const id = Number(info.lastInsertRowid);
+    noteDays(this.db, [{ id, created_at }]);
     this.insertSubtree.run(id, sh);
     if (ctx.deferIndexing) this.insertPending.run(id);
     else {
