@@ -9,7 +9,7 @@ import type Database from 'better-sqlite3';
 export const MADE_SINCE_0010 = [
   ['TABLE', 'schema_migrations'], // 0010
   ['TABLE', 'import_fingerprints'], // 0011
-  ['TRIGGER', 'node_days_insert'], // 0012
+  ['TRIGGER', 'node_days_insert'], // 0012 (0013 drops it again)
   ['TABLE', 'node_days'], // 0012
 ] as const;
 
