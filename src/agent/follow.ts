@@ -48,6 +48,6 @@ export async function followTranscripts(
   opts: { pollMs?: number; settleMs?: number } = {},
   agent: SourceKind = 'claude',
 ): Promise<ImportSummary> {
-  const { reader, run } = await load(agent);
-  return run.followImport(shard, reader, [...files], { signal, onUnit, ...opts });
+  const [{ reader }, { followImport }] = await Promise.all([load(agent), import('../import/follow.js')]);
+  return followImport(shard, reader, [...files], { signal, onUnit, ...opts });
 }

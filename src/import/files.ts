@@ -154,3 +154,26 @@ export function startsWith(buf: Buffer, magic: readonly number[]): boolean {
 export function binaryMagic(buf: Buffer, zstd = true): boolean {
   return BINARY_MAGIC.some((m) => startsWith(buf, m)) || (zstd && startsWith(buf, ZSTD_MAGIC));
 }
+
+/**
+ * True when a text file's last byte is a newline (or it is empty): a partial last line waits for its newline. True
+ * too when the file cannot be opened or read: reading it then says why, as the file's problem.
+ */
+export function lastLineEnded(file: string, size: number): boolean {
+  if (size === 0) return true;
+  let fd: number;
+  try {
+    fd = openRegular(file).fd;
+  } catch {
+    return true; // not a regular file (or gone): read() says why, now
+  }
+  try {
+    const b = Buffer.alloc(1);
+    readSync(fd, b, 0, 1, size - 1);
+    return b[0] === 0x0a;
+  } catch {
+    return true;
+  } finally {
+    closeSync(fd);
+  }
+}

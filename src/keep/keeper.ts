@@ -1,10 +1,13 @@
-import { type FSWatcher, readdirSync, type Stats, statSync, watch } from 'node:fs';
+import { type FSWatcher, readdirSync, watch } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
+import { lastLineEnded } from '../import/files.js';
 import type { ImportProblem, SourceKind, SourceReader } from '../import/model.js';
-import { emptyImportSummary, endsWithNewline, importFile } from '../import/run.js';
+import { emptyImportSummary, importFile } from '../import/run.js';
 import { SOURCE_KINDS, SOURCES } from '../import/sources.js';
 import { stopsImport } from '../import/writer.js';
 import type { Shard } from '../store/index.js';
+import { type Fingerprint, fingerprint, sameFp, statOf } from './fingerprint.js';
+import type { BatchReport, KeeperOptions, KeeperStats } from './types.js';
 
 /**
  * The keeper's engine (docs/keep.md): every findable source's files followed in one process. Folders are watched
@@ -18,60 +21,12 @@ import type { Shard } from '../store/index.js';
  * files; the loop yields between batches, so a signal ends it after the current batch. Like `import --follow`, a
  * file still being written (a cut last line, an unfinished turn) waits until it has been quiet for `settleMs`: a
  * turn once stored never changes, so a keeper waits long rather than keep half an answer.
+ *
+ * Why this file is long (~480 lines): it is one state machine. Discovery, watches, notifications, polls and batches
+ * all read and change the same maps (files, watchers, dirty, settle times); split apart they would pass that state
+ * back and forth. What stands alone is elsewhere: the options and reports (types.ts), a file's cheap fingerprint
+ * (fingerprint.ts), the lock, the log, the state file, the service files, and the process around it (run.ts).
  */
-
-export interface KeeperOptions {
-  env: NodeJS.ProcessEnv;
-  signal: AbortSignal;
-  sidechains: boolean;
-  /** Every file's size and time is looked at this often (the fallback when a notification is missed). */
-  pollMs: number;
-  /** Files in folders beyond the watch limit are looked at this often. */
-  fastPollMs: number;
-  /** Every source is discovered again this often (new roots, folders nobody watched). */
-  rescanMs: number;
-  /** A file unchanged this long is read as it is: a cut last line, an unfinished turn. */
-  settleMs: number;
-  /** Changes are gathered this long after the last notification before a batch runs. */
-  debounceMs: number;
-  maxWatches: number;
-  batchFiles: number;
-  /** Tests only (ARBORIST_KEEP_TEST_DELAY_MS): a pause after each file of a batch, to kill a keeper inside one. */
-  delayMs?: number;
-  onBatch: (b: BatchReport) => void;
-  /** After the first discovery, before the first batch: the watches are set. */
-  onReady?: () => void;
-  /** Other news worth a line: a source found, a file deleted, the shard locked. */
-  onNote: (text: string) => void;
-}
-
-export interface BatchReport {
-  files: number;
-  turns_added: number;
-  sessions: number;
-  turns_waiting: number;
-  /** Turns added per source kind. */
-  by_source: Partial<Record<SourceKind, number>>;
-  /** Problems not reported before. */
-  problems: ImportProblem[];
-  /** Files found shorter than the keeper last read them (truncated or replaced). */
-  truncated: string[];
-  /** Followed files that are gone (their turns stay in the shard). */
-  gone: string[];
-}
-
-export interface KeeperStats {
-  batches: number;
-  files_read: number;
-  turns_added: number;
-  sessions: number;
-  polls: number;
-  poll_cpu_ms: number;
-  /** Rediscoveries after the first one (which is `first_discovery_cpu_ms`). */
-  rescans: number;
-  rescan_cpu_ms: number;
-  first_discovery_cpu_ms: number;
-}
 
 interface Source {
   kind: SourceKind;
@@ -88,14 +43,6 @@ interface Source {
   unwatched: number;
 }
 
-interface Fingerprint {
-  size: number;
-  mtimeMs: number;
-  ino: number;
-  /** A SQLite file's -wal: its writes land there first. */
-  wal: string;
-}
-
 interface FileState {
   source: Source;
   fp: Fingerprint | undefined;
@@ -107,7 +54,6 @@ interface FileState {
   offset: number;
 }
 
-const SQLITE_FILE = /\.(db|sqlite3?)$/;
 /**
  * Rediscovery of one source at most once a second, and never more than a twentieth of the time (its last one's
  * duration times 20 apart): a tool writing its own logs or temporary files beside its history, in a watched folder,
@@ -117,33 +63,6 @@ const RESCAN_MIN_MS = 1000;
 const RESCAN_SHARE = 20;
 /** A newly seen folder is walked this deep for folders to watch (a `mkdir -p` of a new day: year/month/day). */
 const NEW_FOLDER_DEPTH = 3;
-
-function fingerprint(file: string, st: Stats): Fingerprint {
-  let wal = '';
-  if (SQLITE_FILE.test(file)) {
-    try {
-      const w = statSync(`${file}-wal`);
-      wal = `${w.size}:${w.mtimeMs}:${w.ino}`;
-    } catch {
-      // no -wal
-    }
-  }
-  return { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino, wal };
-}
-
-function sameFp(a: Fingerprint | undefined, b: Fingerprint): boolean {
-  return (
-    a !== undefined && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ino === b.ino && a.wal === b.wal
-  );
-}
-
-function statOf(p: string): Stats | undefined {
-  try {
-    return statSync(p);
-  } catch {
-    return undefined;
-  }
-}
 
 function problemKey(p: ImportProblem): string {
   return `${p.file}\0${p.line}\0${p.reason}`;
@@ -562,14 +481,5 @@ export class Keeper {
     if (this.said.has(key)) return;
     this.said.add(key);
     report.problems.push(p);
-  }
-}
-
-/** endsWithNewline, or true when the file cannot be opened: reading it then says why, as the file's problem. */
-function lastLineEnded(file: string, size: number): boolean {
-  try {
-    return endsWithNewline(file, size);
-  } catch {
-    return true;
   }
 }

@@ -2,10 +2,11 @@ import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { arboristHome } from '../config/index.js';
 import type { Shard } from '../store/index.js';
-import { type BatchReport, Keeper, type KeeperOptions, type KeeperStats } from './keeper.js';
+import { Keeper } from './keeper.js';
 import { acquireLock, KEEPER_TITLE, LockHeld, type LockInfo, releaseLock } from './lock.js';
 import { KeepLog, LOG_MAX_BYTES } from './log.js';
 import { type KeeperState, localDay, writeState } from './state.js';
+import type { BatchReport, KeeperOptions, KeeperStats } from './types.js';
 
 /**
  * `arborist keep` around its engine: the lock (one keeper per shard), the log, the state file status reads, and the

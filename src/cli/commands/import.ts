@@ -1,14 +1,9 @@
 import { existsSync } from 'node:fs';
+import { followImport } from '../../import/follow.js';
 import { READER_KINDS, readerFor, SOURCE_KINDS, SOURCES } from '../../import/index.js';
 import type { ImportProblem } from '../../import/model.js';
 import { findHistories } from '../../import/offer.js';
-import {
-  emptyImportSummary,
-  followImport,
-  type ImportSummary,
-  type Progress,
-  runImport,
-} from '../../import/run.js';
+import { emptyImportSummary, type ImportSummary, type Progress, runImport } from '../../import/run.js';
 import { ArboristError } from '../../store/index.js';
 import { flag, usageError } from '../args.js';
 import type { Command } from '../command.js';

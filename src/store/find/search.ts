@@ -9,6 +9,7 @@ import {
   snippetsFor,
 } from './candidates.js';
 import { filterSql, parseQuery, passing, resolveFilters } from './filters.js';
+import { knownTerms, queryPlan, termsUnder } from './plan.js';
 import { leaderCount, type RankedRow, rank } from './rank.js';
 import {
   matchExpression,
@@ -18,7 +19,7 @@ import {
   type SnippetTerms,
   type TermsUnder,
 } from './terms.js';
-import { indexTerms, knownTerms, queryPlan, termsUnder } from './vocabulary.js';
+import { indexTerms } from './vocabulary.js';
 
 /**
  * Find: every turn of every session, as you type, with typos forgiven.

@@ -1,0 +1,43 @@
+/**
+ * What the keeper remembers of a file between looks, cheaply (no byte read): size, time and inode, and for a
+ * SQLite file its -wal's too, since its writes land there first. A change in any of them marks the file for the
+ * next batch; the import's own fingerprints (src/import/fingerprint.ts) then decide whether it is parsed again.
+ */
+import { type Stats, statSync } from 'node:fs';
+
+export interface Fingerprint {
+  size: number;
+  mtimeMs: number;
+  ino: number;
+  /** A SQLite file's -wal: its writes land there first. */
+  wal: string;
+}
+
+const SQLITE_FILE = /\.(db|sqlite3?)$/;
+
+export function fingerprint(file: string, st: Stats): Fingerprint {
+  let wal = '';
+  if (SQLITE_FILE.test(file)) {
+    try {
+      const w = statSync(`${file}-wal`);
+      wal = `${w.size}:${w.mtimeMs}:${w.ino}`;
+    } catch {
+      // no -wal
+    }
+  }
+  return { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino, wal };
+}
+
+export function sameFp(a: Fingerprint | undefined, b: Fingerprint): boolean {
+  return (
+    a !== undefined && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ino === b.ino && a.wal === b.wal
+  );
+}
+
+export function statOf(p: string): Stats | undefined {
+  try {
+    return statSync(p);
+  } catch {
+    return undefined;
+  }
+}
