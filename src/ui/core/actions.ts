@@ -1,7 +1,7 @@
 /** What can happen to the TUI: key presses and the screen's events, and the runtime's answers to effects. */
-import type { ChainCheck, OutlineNode, SearchMatch } from '../../store/index.js';
+import type { ChainCheck, OutlineNode } from '../../store/index.js';
 import type { Follow } from '../features/command/model.js';
-import type { HitLine } from '../features/find/model.js';
+import type { Found } from '../features/find/model.js';
 import type { MaintenanceAction } from '../features/maintenance/model.js';
 import type { ResumeAction } from '../features/resume/model.js';
 import type { Shown } from '../features/transcript/details.js';
@@ -47,16 +47,7 @@ export type Action =
   | { type: 'message'; text: string; level: 'info' | 'error' }
   | { type: 'tick'; now: number }
   /** `ms`: how long the query took where it ran (for the trace). */
-  | {
-      type: 'found';
-      seq: number;
-      hits: HitLine[];
-      searched: number;
-      corrections: string[];
-      problems?: string[];
-      match?: SearchMatch;
-      ms?: number;
-    }
+  | ({ type: 'found'; ms?: number } & Found)
   /** The find preview's turn (previewTurn): null with `error` when it cannot be read. */
   | { type: 'previewed'; bates: string; turn: Turn | null; archived: boolean; error?: string }
   | { type: 'findFailed'; seq: number; error: string }

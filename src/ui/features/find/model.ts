@@ -18,6 +18,16 @@ export interface PreviewTurn {
 }
 
 /** One line of the find box's results: what it shows of a store SearchHit, trimmed. */
+/** A query's answer as the runtime hands it to the reducer (the 'found' action, less its timing). */
+export interface Found {
+  seq: number;
+  hits: HitLine[];
+  searched: number;
+  corrections: string[];
+  problems?: string[];
+  match?: SearchMatch;
+}
+
 export interface HitLine {
   bates: string;
   sid: string;

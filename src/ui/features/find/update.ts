@@ -1,6 +1,5 @@
 /** The `/` find box: opening it, its keys, the answers to its queries, and n/N stepping through the last hits. */
 import type { KeyAction } from '../../../keymap/index.js';
-import type { SearchMatch } from '../../../store/index.js';
 import { oneLine } from '../../../text/sanitize.js';
 import type { Effect } from '../../core/effects.js';
 import { labelOf, msg, type Result, selectedSid, treeHeight } from '../../core/selectors.js';
@@ -10,7 +9,7 @@ import { editText } from '../../widgets/text-input.js';
 import type { Turn } from '../transcript/model.js';
 import { keyOfRow } from '../tree/model.js';
 import { select } from '../tree/select.js';
-import { FIND_LIMIT, type FindOverlay, type HitLine, NO_MATCH } from './model.js';
+import { FIND_LIMIT, type FindOverlay, type Found, NO_MATCH } from './model.js';
 import { findLayout, findListHeight, maxTop, previewLines, previewTop } from './preview.js';
 
 /** Typing stops here: a query this long already finds nothing more. */
@@ -158,17 +157,7 @@ export function findStep(s: State, dir: 1 | -1): Result {
 }
 
 /** A query's answer; only the latest query's is shown (an older one, typed over since, is dropped). */
-export function onFound(
-  s: State,
-  a: {
-    seq: number;
-    hits: HitLine[];
-    searched: number;
-    corrections: string[];
-    problems?: string[];
-    match?: SearchMatch;
-  },
-): Result {
+export function onFound(s: State, a: Found): Result {
   const ov = s.overlay;
   if (ov?.kind !== 'find' || a.seq !== ov.seq) return [s, []];
   const { hits, searched, corrections } = a;
