@@ -1,0 +1,237 @@
+import type { ParsedSession, ParsedSource, ParsedTurn } from '../import/model.js';
+import { writeUnit } from '../import/writer.js';
+import {
+  ArboristError,
+  recordSync,
+  type Shard,
+  type SyncHead,
+  type SyncMark,
+  syncMarks,
+  syncStates,
+} from '../store/index.js';
+import { git } from './git.js';
+import { HOST_RE } from './layout.js';
+import { ensureMirror, hostId, listRemotes, takeLock } from './mirror.js';
+import { type HostPlan, planHost } from './pull.js';
+import { push } from './push.js';
+import type { Phase, Progress, SyncContext } from './types.js';
+
+/**
+ * One `arborist sync` with one remote (docs/sync.md): fetch every host's branch into the mirror, check each other
+ * host's new commits and import what passed (one writer run: exact turns, so Bates ids and node hashes are kept),
+ * push this host's own, and record the sync in one `sync` event. The one entry the CLI, the TUI and the bench call.
+ */
+
+export interface SyncOptions {
+  dryRun?: boolean;
+  onProgress?: (p: Progress) => void;
+}
+
+export interface HostReport {
+  host: string;
+  status: 'unchanged' | 'ok' | 'refused';
+  /** Turns imported from it (dry run: that would be). */
+  turns: number;
+  problems: string[];
+}
+
+export interface SyncReport {
+  remote: string;
+  host: string;
+  dry_run: boolean;
+  pushed: { commit: string | null; turns: number; events: number; sessions: number };
+  pulled: { turns: number; hosts: HostReport[] };
+  /** Problems of the import itself (a turn the writer refused), each one line. */
+  problems: string[];
+  /** The seq of the `sync` event written, null when nothing changed (or a dry run). */
+  event: number | null;
+}
+
+export function hostRefPrefix(remote: string): string {
+  return `refs/arborist/${remote}/hosts/`;
+}
+
+/** The other hosts' branches fetched into the mirror: host id -> commit; a ref that is no host id is ignored. */
+async function fetchedHosts(mirror: string, remote: string, self: string): Promise<Map<string, string>> {
+  const text = (
+    await git(
+      mirror,
+      ['for-each-ref', '--format=%(objectname) %(refname)', hostRefPrefix(remote)],
+      'listing hosts',
+    )
+  ).toString('utf8');
+  const out = new Map<string, string>();
+  for (const line of text.split('\n')) {
+    const [oid, ref] = line.split(' ');
+    if (!ref) continue;
+    const host = ref.slice(hostRefPrefix(remote).length);
+    if (HOST_RE.test(host) && host !== self) out.set(host, oid);
+  }
+  return out;
+}
+
+export async function fetchRemote(mirror: string, remote: string): Promise<void> {
+  await git(
+    mirror,
+    ['fetch', '--quiet', '--no-tags', remote, `+refs/heads/hosts/*:${hostRefPrefix(remote)}*`],
+    `cannot fetch from remote ${remote}`,
+  );
+}
+
+/** The pulled hosts' turns as one unit for the import writer: exact turns, sessions made with their origin. */
+function unitOf(remote: string, plans: readonly HostPlan[]): ParsedSource {
+  const sessions: ParsedSession[] = [];
+  const turns: ParsedTurn[] = [];
+  for (const p of plans) {
+    for (const s of p.sessions.values())
+      sessions.push({
+        sourceSession: s.sid,
+        createdAt: s.created_at,
+        exact: {
+          sid: s.sid,
+          label: s.label,
+          session_root: '',
+          origin: { source: 'sync', source_session: s.sid, info: { host: p.host } },
+        },
+      });
+    for (const t of p.turns) {
+      const c = t.content;
+      turns.push({
+        sourceId: c.bates,
+        parentSourceId: c.parent_bates,
+        sourceSession: t.sid,
+        question: c.question,
+        answer: c.answer_text,
+        createdAt: c.created_at,
+        raw: [],
+        line: 0,
+        complete: true,
+        exact: {
+          bates: c.bates,
+          audit: c.audit,
+          cache_key: c.cache_key,
+          cited_titles: c.cited_titles,
+          n_cited_sources: c.n_cited_sources,
+          source: c.source,
+          source_id: c.source_id,
+          node_hash: t.node_hash,
+        },
+      });
+    }
+  }
+  return { kind: 'arborist', file: `sync ${remote}`, sessions, turns, entries: [], problems: [] };
+}
+
+export async function syncRemote(
+  shard: Shard,
+  dbPath: string,
+  remote: string,
+  opts: SyncOptions = {},
+): Promise<SyncReport> {
+  if (!(await listRemotes(dbPath)).some((r) => r.name === remote))
+    throw new ArboristError(
+      'not_found',
+      `no sync remote named ${remote} (add one: arborist sync remote add NAME URL)`,
+    );
+  const mirror = await ensureMirror(dbPath);
+  const release = await takeLock(mirror);
+  try {
+    const progress = (phase: Phase, done: number, total: number) => opts.onProgress?.({ phase, done, total });
+    const ctx: SyncContext = { shard, dbPath, mirror, remote, host: hostId(shard, mirror), progress };
+    return await syncLocked(ctx, opts.dryRun === true);
+  } finally {
+    release();
+  }
+}
+
+async function syncLocked(ctx: SyncContext, dryRun: boolean): Promise<SyncReport> {
+  const { shard, mirror, remote } = ctx;
+  ctx.progress('fetch', 0, 1);
+  await fetchRemote(mirror, remote);
+  ctx.progress('fetch', 1, 1);
+
+  // Pull: every other host, checked on its own; only those that pass are imported.
+  const hosts = await fetchedHosts(mirror, remote, ctx.host);
+  const before = new Map(syncStates(shard, remote).map((r) => [r.host, r]));
+  const plans: HostPlan[] = [];
+  let done = 0;
+  for (const [host, tip] of [...hosts].sort()) {
+    ctx.progress('check', done++, hosts.size);
+    plans.push(await planHost(shard, mirror, host, tip, before.get(host)));
+  }
+  ctx.progress('check', hosts.size, hosts.size);
+  const ok = plans.filter((p) => p.status === 'ok');
+  const report: SyncReport = {
+    remote,
+    host: ctx.host,
+    dry_run: dryRun,
+    pushed: { commit: null, turns: 0, events: 0, sessions: 0 },
+    pulled: { turns: 0, hosts: [] },
+    problems: [],
+    event: null,
+  };
+  const imported = new Map<string, number>();
+  const advanced: Record<string, SyncHead> = {};
+  const marks: Record<string, SyncMark> = {};
+  if (dryRun) {
+    for (const p of ok) imported.set(p.host, p.turns.filter((t) => !shard.getNode(t.content.bates)).length);
+  } else if (ok.length > 0) {
+    const total = ok.reduce((n, p) => n + p.turns.length, 0);
+    ctx.progress('import', 0, total);
+    const unit = unitOf(remote, ok);
+    const r = unit.turns.length > 0 ? writeUnit(shard, unit) : null;
+    ctx.progress('import', total, total);
+    if (r) for (const pr of r.problems) report.problems.push(pr.reason);
+    const added = new Set(r?.added ?? []);
+    const known = syncMarks(shard);
+    for (const p of ok) {
+      imported.set(p.host, p.turns.filter((t) => added.has(t.content.bates)).length);
+      // A host is recorded as imported only when every turn of it is here: one the writer refused (its parent is a
+      // turn of a host refused this time) is tried again from the same commit next time.
+      const whole = p.turns.every(
+        (t) => added.has(t.content.bates) || shard.getNode(t.content.bates) !== undefined,
+      );
+      if (!whole) {
+        report.problems.push(
+          `host ${p.host}: some turns were not imported; they are tried again at the next sync`,
+        );
+        continue;
+      }
+      if (p.head) advanced[p.host] = { commit: p.commit, seq: p.head.seq, hash: p.head.hash };
+      for (const s of p.sessions.values()) {
+        const was = known.get(s.sid);
+        if (!was || was.archived !== s.archived || was.host !== p.host)
+          marks[s.sid] = { host: p.host, archived: s.archived };
+      }
+    }
+  }
+  for (const p of plans)
+    report.pulled.hosts.push({
+      host: p.host,
+      status: p.status,
+      turns: imported.get(p.host) ?? 0,
+      problems: p.problems,
+    });
+  report.pulled.turns = [...imported.values()].reduce((a, b) => a + b, 0);
+
+  // Push: this host's own, after the import (its events travel too).
+  const pushed = await push(ctx, dryRun);
+  report.pushed = {
+    commit: pushed.commit,
+    turns: pushed.turns,
+    events: pushed.events,
+    sessions: pushed.sessions,
+  };
+  if (dryRun) return report;
+  if (pushed.head !== null || Object.keys(advanced).length > 0 || Object.keys(marks).length > 0)
+    report.event = recordSync(shard, {
+      remote,
+      host: ctx.host,
+      pushed: pushed.head,
+      turns_pushed: pushed.turns,
+      turns_pulled: report.pulled.turns,
+      hosts: advanced,
+      marks,
+    });
+  return report;
+}
