@@ -27,7 +27,7 @@ const SHIPPED: [string, string][] = [
   ['0011-import-fingerprints', 'f391ca392035d3bf'],
   ['0012-fts-rowids-only', '3e7936cc38f3ce56'],
   ['0013-node-days-by-writers', '5ac68f02918cdb77'],
-  ['0014-sync', 'DIGEST'],
+  ['0014-sync', 'c652c5ad13a1aa0a'],
 ];
 
 const digest = (sql: string) => createHash('sha256').update(sql).digest('hex').slice(0, 16);
@@ -108,7 +108,7 @@ describe('migrations', () => {
     ).exec(`DROP TABLE node_subtree; DROP INDEX nodes_walk; DROP TABLE fts_pending; DROP INDEX nodes_source;
       DROP TABLE session_sources; DROP TABLE node_sources; DROP TABLE source_chunks; DROP TABLE fts_terms;
       DROP TABLE questions_fts; DROP TABLE schema_migrations; DROP TABLE import_fingerprints;
-      DROP TABLE node_days;`);
+      DROP TABLE node_days; DROP TABLE sync_state; DROP TABLE sync_marks;`);
     dbOf(s1).pragma('user_version = 2');
     s1.close();
     const before = readFileSync(path);
