@@ -107,6 +107,7 @@ export {
   type SyncRecord,
   type SyncStateRow,
   sessionTurnBlobs,
+  syncHistory,
   syncMarks,
   syncStates,
   type TurnBlob,

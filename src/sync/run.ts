@@ -10,6 +10,7 @@ import {
   syncStates,
 } from '../store/index.js';
 import { git } from './git.js';
+import { noteSync } from './last.js';
 import { HOST_RE } from './layout.js';
 import { ensureMirror, hostId, listRemotes, takeLock } from './mirror.js';
 import { type HostPlan, planHost } from './pull.js';
@@ -138,7 +139,9 @@ export async function syncRemote(
   try {
     const progress = (phase: Phase, done: number, total: number) => opts.onProgress?.({ phase, done, total });
     const ctx: SyncContext = { shard, dbPath, mirror, remote, host: hostId(shard, mirror), progress };
-    return await syncLocked(ctx, opts.dryRun === true);
+    const report = await syncLocked(ctx, opts.dryRun === true);
+    if (!report.dry_run) noteSync(dbPath, remote);
+    return report;
   } finally {
     release();
   }

@@ -80,6 +80,24 @@ export function lastSyncEvent(
   return undefined;
 }
 
+/** Every `sync` event's payload with its seq, oldest first (chain-check --host reads the heads they recorded). */
+export function* syncHistory(shard: Shard): Generator<{ seq: number; data: EventPayloads['sync'] }> {
+  const it = cachedStatement(
+    dbOf(shard),
+    "SELECT seq, body FROM audit_events WHERE kind = 'sync' ORDER BY seq",
+  ).iterate() as Iterable<{ seq: number; body: Buffer }>;
+  for (const r of it) {
+    try {
+      yield {
+        seq: r.seq,
+        data: (JSON.parse(r.body.toString('utf8')) as { data: EventPayloads['sync'] }).data,
+      };
+    } catch {
+      // a body that is not JSON is chain-check's to report
+    }
+  }
+}
+
 export interface SyncRecord {
   remote: string;
   host: string;
