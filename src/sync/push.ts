@@ -5,6 +5,7 @@ import {
   hashes,
   parseBates,
   type RawEvent,
+  type Shard,
   type SyncHead,
   sessionTurnBlobs,
 } from '../store/index.js';
@@ -65,19 +66,25 @@ interface Touched {
   /** Own sessions whose turns from this seq on are to be written (1: all of them, after a restore). */
   fromSeq: Map<string, number>;
   sessions: Set<string>;
+  /** Events after the pushed head, and whether any is not a sync's own. */
+  count: number;
+  news: boolean;
+  last: RawEvent | undefined;
 }
 
 const SESSION_KINDS = new Set(['session.create', 'session.archive', 'session.restore']);
 
-/** The sessions (and the turns in them) the events touched, read from their bodies. */
-function touchedBy(events: readonly RawEvent[]): Touched {
-  const fromSeq = new Map<string, number>();
-  const sessions = new Set<string>();
+/** One pass over the events after `fromSeq`: the sessions (and turns in them) they touched, read from their bodies. */
+function touchedAfter(shard: Shard, fromSeq: number): Touched {
+  const t: Touched = { fromSeq: new Map(), sessions: new Set(), count: 0, news: false, last: undefined };
   const from = (sid: string, seq: number) => {
-    const was = fromSeq.get(sid);
-    if (was === undefined || seq < was) fromSeq.set(sid, seq);
+    const was = t.fromSeq.get(sid);
+    if (was === undefined || seq < was) t.fromSeq.set(sid, seq);
   };
-  for (const e of events) {
+  for (const e of eventsAfter(shard, fromSeq)) {
+    t.count++;
+    t.last = e;
+    if (e.kind !== 'sync') t.news = true;
     if (e.kind !== 'node.add' && !SESSION_KINDS.has(e.kind)) continue;
     let data: Record<string, unknown>;
     try {
@@ -91,11 +98,11 @@ function touchedBy(events: readonly RawEvent[]): Touched {
       continue;
     }
     if (typeof data.sid !== 'string') continue;
-    sessions.add(data.sid);
+    t.sessions.add(data.sid);
     if (e.kind === 'session.restore') from(data.sid, 1);
   }
-  for (const sid of fromSeq.keys()) sessions.add(sid);
-  return { fromSeq, sessions };
+  for (const sid of t.fromSeq.keys()) t.sessions.add(sid);
+  return t;
 }
 
 /** The files under these session folders at `tip` (paths), in batches of folders. */
@@ -116,12 +123,20 @@ async function existingPaths(
   return out;
 }
 
-/** The files of one push and what they count; null when there is nothing to push. */
+/** What one push writes: its files, made as they are read (`counts` is complete once they are all read). */
+interface Build {
+  files: Iterable<NewFile>;
+  counts: { turns: number; sessions: number };
+  events: number;
+  last: RawEvent;
+}
+
+/** The files of one push; null when there is nothing to push. */
 async function buildFiles(
   ctx: SyncContext,
   tip: string | null,
   head: HeadFile | null,
-): Promise<{ files: NewFile[]; turns: number; sessions: number; events: number; last: RawEvent } | null> {
+): Promise<Build | null> {
   const { shard, mirror } = ctx;
   const fromSeq = head?.events.seq ?? 0;
   const fromHash = head?.events.hash ?? hashes.ZERO_HASH.toString('hex');
@@ -131,48 +146,17 @@ async function buildFiles(
       'damaged',
       `the local chain does not hold the head this host pushed to ${ctx.remote} (event ${fromSeq}): the shard was rolled back or its chain rewritten; see \`arborist check --remote ${ctx.remote}\``,
     );
-  const events = [...eventsAfter(shard, fromSeq)];
+  const touched = touchedAfter(shard, fromSeq);
   // A sync's own event alone is no news: pushing it would make every sync push (docs/sync.md, "Push").
-  if (!events.some((e) => e.kind !== 'sync')) return null;
-  const last = events[events.length - 1];
+  if (!touched.news || touched.last === undefined) return null;
+  const last = touched.last;
 
-  const touched = touchedBy(events);
   const origins = shard.sessionOriginsOf([...touched.sessions]);
   const own = [...touched.sessions].filter((sid) => origins.get(sid)?.source !== 'sync').sort();
   const existing = await existingPaths(mirror, tip, own);
-  const files: NewFile[] = [];
-  let turns = 0;
-  let sessions = 0;
-  const gone: string[] = [];
-  for (const sid of own) {
-    const s = shard.getSession(sid);
-    if (!s) {
-      // Archived here (or never kept): its session file, if pushed, says so; its turns wait for a restore.
-      if (existing.has(sessionPath(sid))) gone.push(sid);
-      continue;
-    }
-    const origin = shard.sourceOfSession(sid);
-    const meta: SessionFile = {
-      sid,
-      label: s.label,
-      created_at: s.created_at,
-      archived: false,
-      origin: origin
-        ? { source: origin.source, source_session: origin.source_session, info: { ...origin.info } }
-        : null,
-    };
-    if (!existing.has(sessionPath(sid))) sessions++;
-    files.push({ path: sessionPath(sid), data: Buffer.from(`${hashes.canon(meta)}\n`, 'utf8') });
-    const from = touched.fromSeq.get(sid);
-    if (from === undefined) continue;
-    for (const t of sessionTurnBlobs(shard, sid, from - 1)) {
-      const path = turnPath(sid, t.seq);
-      if (existing.has(path)) continue; // immutable: never written twice
-      files.push({ path, data: Buffer.from(t.blob, 'utf8') });
-      turns++;
-    }
-    ctx.progress('export', files.length, files.length);
-  }
+  // Sessions archived here whose file was pushed: it now says so (their turns wait for a restore).
+  const gone = own.filter((sid) => shard.getSession(sid) === undefined && existing.has(sessionPath(sid)));
+  const goneFiles: NewFile[] = [];
   if (gone.length > 0) {
     const bufs = await readObjects(
       mirror,
@@ -180,17 +164,16 @@ async function buildFiles(
     );
     gone.forEach((sid, i) => {
       const was = parseSession(bufs[i]);
-      if (!was || was.archived) return;
-      files.push({
-        path: sessionPath(sid),
-        data: Buffer.from(`${hashes.canon({ ...was, archived: true })}\n`, 'utf8'),
-      });
+      if (was && !was.archived)
+        goneFiles.push({
+          path: sessionPath(sid),
+          data: Buffer.from(`${hashes.canon({ ...was, archived: true })}\n`, 'utf8'),
+        });
     });
   }
-
-  // Events: the chunk the branch's head is in grows (its lines as pushed, kept byte for byte), new ones follow.
+  // The first lines of the chunk the branch's head is in, as pushed (kept byte for byte): new lines follow them.
   const first = chunkOf(fromSeq + 1);
-  let lines: string[] = [];
+  let kept: Buffer | null = null;
   if (tip !== null && fromSeq % EVENTS_PER_CHUNK !== 0) {
     const [buf] = await readObjects(mirror, [`${tip}:${chunkPath(first)}`]);
     const parsed = buf ? parseChunk(buf) : null;
@@ -199,29 +182,63 @@ async function buildFiles(
         'damaged',
         `this host's branch on ${ctx.remote} has a damaged ${chunkPath(first)}`,
       );
-    lines = [buf.toString('utf8')];
+    kept = buf;
   }
-  let chunk = first;
-  for (const e of events) {
-    const c = chunkOf(e.seq);
-    if (c !== chunk) {
-      files.push({ path: chunkPath(chunk), data: Buffer.from(lines.join(''), 'utf8') });
-      lines = [];
-      chunk = c;
-    }
-    lines.push(eventLine(e));
-  }
-  files.push({ path: chunkPath(chunk), data: Buffer.from(lines.join(''), 'utf8') });
 
-  const newHead: HeadFile = {
-    format: FORMAT,
-    host: ctx.host,
-    events: { seq: last.seq, hash: last.hash },
-    turns: (head?.turns ?? 0) + turns,
-    sessions: (head?.sessions ?? 0) + sessions,
-  };
-  files.push({ path: HEAD_PATH, data: Buffer.from(`${hashes.canon(newHead)}\n`, 'utf8') });
-  return { files, turns, sessions, events: events.length, last };
+  const counts = { turns: 0, sessions: 0 };
+  const host = ctx.host;
+  function* files(): Generator<NewFile> {
+    let written = 0;
+    for (const sid of own) {
+      const s = shard.getSession(sid);
+      if (!s) continue;
+      const origin = shard.sourceOfSession(sid);
+      const meta: SessionFile = {
+        sid,
+        label: s.label,
+        created_at: s.created_at,
+        archived: false,
+        origin: origin
+          ? { source: origin.source, source_session: origin.source_session, info: { ...origin.info } }
+          : null,
+      };
+      if (!existing.has(sessionPath(sid))) counts.sessions++;
+      yield { path: sessionPath(sid), data: Buffer.from(`${hashes.canon(meta)}\n`, 'utf8') };
+      const from = touched.fromSeq.get(sid);
+      if (from === undefined) continue;
+      for (const t of sessionTurnBlobs(shard, sid, from - 1)) {
+        const path = turnPath(sid, t.seq);
+        if (existing.has(path)) continue; // immutable: never written twice
+        counts.turns++;
+        yield { path, data: Buffer.from(t.blob, 'utf8') };
+      }
+      ctx.progress('export', ++written, own.length);
+    }
+    yield* goneFiles;
+    // The events, a chunk at a time.
+    let chunk = first;
+    let lines: Buffer[] = kept ? [kept] : [];
+    for (const e of eventsAfter(shard, fromSeq)) {
+      if (e.seq > last.seq) break;
+      const c = chunkOf(e.seq);
+      if (c !== chunk) {
+        yield { path: chunkPath(chunk), data: Buffer.concat(lines) };
+        lines = [];
+        chunk = c;
+      }
+      lines.push(Buffer.from(eventLine(e), 'utf8'));
+    }
+    yield { path: chunkPath(chunk), data: Buffer.concat(lines) };
+    const newHead: HeadFile = {
+      format: FORMAT,
+      host,
+      events: { seq: last.seq, hash: last.hash },
+      turns: (head?.turns ?? 0) + counts.turns,
+      sessions: (head?.sessions ?? 0) + counts.sessions,
+    };
+    yield { path: HEAD_PATH, data: Buffer.from(`${hashes.canon(newHead)}\n`, 'utf8') };
+  }
+  return { files: files(), counts, events: touched.count, last };
 }
 
 /** Fetches this host's own branch again (after a lost race). */
@@ -241,20 +258,18 @@ export async function push(ctx: SyncContext, dryRun: boolean): Promise<PushResul
     const head = await pushedHead(ctx.mirror, tip);
     const built = await buildFiles(ctx, tip, head);
     if (built === null) return { commit: null, head: null, turns: 0, events: 0, sessions: 0 };
-    const result = {
-      turns: built.turns,
-      events: built.events,
-      sessions: built.sessions,
-      head: { commit: '', seq: built.last.seq, hash: built.last.hash },
-    };
-    if (dryRun) return { commit: null, ...result, head: null };
+    const done = () => ({ turns: built.counts.turns, events: built.events, sessions: built.counts.sessions });
+    if (dryRun) {
+      for (const _ of built.files); // counted, not written
+      return { commit: null, head: null, ...done() };
+    }
     ctx.progress('push', 0, 1);
     const commit = await fastImport(
       ctx.mirror,
       `refs/arborist/out/${ctx.remote}`,
       tip,
       built.files,
-      `arborist sync: ${built.turns} turns, events to ${built.last.seq}`,
+      `arborist sync: events to ${built.last.seq}`,
       ctx.host,
     );
     const r = await runGit(ctx.mirror, [
@@ -266,7 +281,7 @@ export async function push(ctx: SyncContext, dryRun: boolean): Promise<PushResul
     if (r.code === 0) {
       await git(ctx.mirror, ['update-ref', ref, commit], 'recording the push');
       ctx.progress('push', 1, 1);
-      return { commit, ...result, head: { ...result.head, commit } };
+      return { commit, head: { commit, seq: built.last.seq, hash: built.last.hash }, ...done() };
     }
     const said = `${r.stdout.toString('utf8')}\n${r.stderr}`;
     // Never forced: a rejection means the branch moved (another sync of this host won the race).

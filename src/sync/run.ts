@@ -95,6 +95,22 @@ function unitOf(remote: string, plans: readonly HostPlan[]): ParsedSource {
           origin: { source: 'sync', source_session: s.sid, info: { host: p.host } },
         },
       });
+    // Every session a turn goes into is named as exact, file or not (one already here had no new file): else the
+    // writer would take its turns as another tool's and import them anew, under new Bates ids.
+    const firstAt = new Map<string, string>();
+    for (const t of p.turns) if (!firstAt.has(t.sid)) firstAt.set(t.sid, t.content.created_at);
+    for (const [sid, createdAt] of firstAt)
+      if (!p.sessions.has(sid))
+        sessions.push({
+          sourceSession: sid,
+          createdAt,
+          exact: {
+            sid,
+            label: null,
+            session_root: '',
+            origin: { source: 'sync', source_session: sid, info: { host: p.host } },
+          },
+        });
     for (const t of p.turns) {
       const c = t.content;
       turns.push({
@@ -163,6 +179,25 @@ async function syncLocked(ctx: SyncContext, dryRun: boolean): Promise<SyncReport
     plans.push(await planHost(shard, mirror, host, tip, before.get(host)));
   }
   ctx.progress('check', hosts.size, hosts.size);
+  // A session is one host's: two branches that both push it are refused both (which one made it is not knowable).
+  const claimedBy = new Map<string, string>();
+  const clash = new Set<string>();
+  for (const p of plans)
+    for (const sid of new Set([...p.sessions.keys(), ...p.turns.map((t) => t.sid)])) {
+      const other = claimedBy.get(sid);
+      if (other !== undefined && other !== p.host) clash.add(sid);
+      else claimedBy.set(sid, p.host);
+    }
+  for (const p of plans) {
+    const mine = [...clash].filter((sid) => p.sessions.has(sid) || p.turns.some((t) => t.sid === sid));
+    if (mine.length === 0) continue;
+    p.status = 'refused';
+    p.problems.push(
+      `host ${p.host} pushes session ${mine[0]}, which another host pushes too; nothing of ${p.host} imported`,
+    );
+    p.turns = [];
+    p.sessions.clear();
+  }
   const ok = plans.filter((p) => p.status === 'ok');
   const report: SyncReport = {
     remote,

@@ -27,7 +27,7 @@ describe('arborist sync over git', () => {
     const a = host('a', remote);
     const b = host('b', remote);
     const a1 = ask(a, 'what is a rope');
-    ask(a, 'and a gap buffer', ['--parent', a1.bates]);
+    const a2 = ask(a, 'and a gap buffer', ['--parent', a1.bates]);
     ask(b, 'what is a piece table');
 
     const ra = sync(a).remotes[0];
@@ -45,11 +45,17 @@ describe('arborist sync over git', () => {
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/pulled from another host/);
 
+    // a goes on in its session, which b already holds: the new turn joins it there, under the same Bates id.
+    const a3 = ask(a, 'and a rope in an editor', ['--parent', a2.bates]);
+    expect(a3.bates).toBe(`${a1.sid}-000003`);
+
     sync(b);
     const ra2 = sync(a).remotes[0];
     expect(ra2.pulled.turns).toBe(2);
+    expect(sync(b).remotes[0].pulled.turns).toBe(1);
     expect(turnsOf(a)).toEqual(turnsOf(b));
-    expect(turnsOf(a).size).toBe(4);
+    expect(turnsOf(a).size).toBe(5);
+    expect(turnsOf(b).has(a3.bates)).toBe(true);
     for (const h of [a, b]) clean(h);
 
     // Quiet now: no turn moves either way (events of the imports travel once, then nothing).

@@ -13,6 +13,8 @@ const USAGE =
   'arborist sync [NAME] [--dry-run] [--progress-json] | sync remote add NAME URL | sync remote list | sync remote remove NAME';
 
 const n = (x: number) => x.toLocaleString('en-US');
+/** Problems listed on a terminal; --json lists them all. */
+const SHOWN_PROBLEMS = 20;
 
 /**
  * Progress on stderr: `--progress-json` writes one JSON line per step ({"phase","done","total"}: the TUI runs
@@ -62,7 +64,9 @@ async function runSync(p: Parameters<Command['run']>[0], ctx: Context, names: st
       for (const h of r.pulled.hosts)
         for (const why of h.problems)
           ctx.out.err(`${ctx.out.color.red('refused')} ${truncate(oneLine(why), 300)}\n`);
-      for (const why of r.problems) ctx.out.err(`${truncate(oneLine(why), 300)}\n`);
+      for (const why of r.problems.slice(0, SHOWN_PROBLEMS)) ctx.out.err(`${truncate(oneLine(why), 300)}\n`);
+      if (r.problems.length > SHOWN_PROBLEMS)
+        ctx.out.err(`… ${n(r.problems.length - SHOWN_PROBLEMS)} more (--json lists them all)\n`);
     }
   // A host refused is a check that found damage: exit 1, as the checks do.
   return refused ? 1 : 0;
