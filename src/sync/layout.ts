@@ -15,6 +15,7 @@ export const SID_RE = /^[a-z0-9]{1,32}$/;
 export const HEX64 = /^[0-9a-f]{64}$/;
 
 export const HEAD_PATH = 'HEAD.json';
+const MAX_LABEL = 1024;
 
 export function sessionDir(sid: string): string {
   return `sessions/${sid.slice(0, 2)}/${sid}`;
@@ -114,9 +115,14 @@ export function parseSession(buf: Buffer | null): SessionFile | undefined {
       isObject(o) && typeof o.source === 'string' && typeof o.source_session === 'string' && isObject(o.info)
         ? { source: o.source, source_session: o.source_session, info: o.info }
         : null;
+    // A label is another host's text shown in every list: one past MAX_LABEL is cut, as an import cuts a title.
+    const label =
+      typeof v.label === 'string' && v.label.length > MAX_LABEL
+        ? `${v.label.slice(0, MAX_LABEL - 1).toWellFormed()}…`
+        : v.label;
     return {
       sid: v.sid,
-      label: v.label as string | null,
+      label: label as string | null,
       created_at: v.created_at,
       archived: v.archived,
       origin,

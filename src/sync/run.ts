@@ -226,8 +226,12 @@ async function syncLocked(ctx: SyncContext, dryRun: boolean): Promise<SyncReport
       imported.set(p.host, p.turns.filter((t) => added.has(t.content.bates)).length);
       // A host is recorded as imported only when every turn of it is here: one the writer refused (its parent is a
       // turn of a host refused this time) is tried again from the same commit next time.
+      // (A session archived here is a local decision: its turns are not imported, and not waited for.)
       const whole = p.turns.every(
-        (t) => added.has(t.content.bates) || shard.getNode(t.content.bates) !== undefined,
+        (t) =>
+          added.has(t.content.bates) ||
+          shard.getNode(t.content.bates) !== undefined ||
+          shard.isArchivedSid(t.sid),
       );
       if (!whole) {
         report.problems.push(

@@ -1,7 +1,7 @@
 import { copyFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { archiveSessions, Shard, syncMarks } from '../../src/store/index.js';
+import { archiveSessions, restoreArchives, Shard, syncMarks } from '../../src/store/index.js';
 import {
   ask,
   bareRemote,
@@ -303,6 +303,24 @@ describe('arborist sync over git', () => {
       expect(sb.getSession(t.sid)).toBeDefined();
     } finally {
       sb.close();
+    }
+    clean(b);
+    // Restored on a, and gone on: the mark clears, and the new turn arrives.
+    const s2 = Shard.open(a.db);
+    try {
+      restoreArchives(s2, [t.sid]);
+    } finally {
+      s2.close();
+    }
+    const t2 = ask(a, 'after the restore', ['--parent', t.bates]);
+    sync(a);
+    expect(sync(b).remotes[0].pulled.turns).toBe(1);
+    const sb2 = Shard.open(b.db, { readonly: true });
+    try {
+      expect(syncMarks(sb2).get(t.sid)).toEqual({ host: hostIdOf(a), archived: false });
+      expect(sb2.getNode(t2.bates)?.node_hash).toBe(t2.node_hash);
+    } finally {
+      sb2.close();
     }
     clean(b);
   });
