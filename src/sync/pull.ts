@@ -22,10 +22,18 @@ import {
  * Bates id; and its sessions are that host's here. Any failure refuses the whole host for this sync, named.
  */
 
+/**
+ * A checked turn of another host, without its content: held for every new turn of a pull (a first pull of a
+ * million), so it is small; the content is read again from its blob, in batches, when it is imported (run.ts).
+ */
 export interface PulledTurn {
-  content: TurnContent;
+  bates: string;
+  parent_bates: string | null;
   sid: string;
   seq: number;
+  created_at: string;
+  /** The turn file's blob id in the mirror. */
+  blob: string;
   node_hash: string;
 }
 
@@ -61,8 +69,12 @@ function claimsOf(lines: readonly EventLine[], into: Map<string, string>): void 
   }
 }
 
-/** The file at `commit:path` as a turn: its content when it is exactly the canonical bytes of one, else a reason. */
-function readTurn(buf: Buffer, sid: string, seq: number): PulledTurn | string {
+/** A turn file's bytes as a turn: its content when they are exactly the canonical bytes of one, else a reason. */
+export function readTurn(
+  buf: Buffer,
+  sid: string,
+  seq: number,
+): { content: TurnContent; node_hash: string } | string {
   const text = buf.toString('utf8');
   let v: unknown;
   try {
@@ -83,8 +95,11 @@ function readTurn(buf: Buffer, sid: string, seq: number): PulledTurn | string {
   if (c.bates !== formatBates(sid, seq))
     return `holds ${String(c.bates).slice(0, 40)}, not the turn its path names`;
   const node_hash = hashes.sha256(Buffer.concat([hashes.LEAF, buf])).toString('hex');
-  return { content: c, sid, seq, node_hash };
+  return { content: c, node_hash };
 }
+
+/** Turn blobs are read this many at a time: a first pull of a million turns never holds them all. */
+export const TURN_BATCH = 10_000;
 
 export async function planHost(
   shard: Shard,
@@ -201,19 +216,32 @@ export async function planHost(
       return refuse(`host ${host}'s ${sessionPath(sessionBlobs[i].sid)} is not a session file`);
     plan.sessions.set(s.sid, s);
   }
-  const tbufs = await readObjects(
-    mirror,
-    newTurns.map((t) => t.blob),
-  );
   const unclaimed: PulledTurn[] = [];
-  for (let i = 0; i < newTurns.length; i++) {
-    const { sid, seq } = newTurns[i];
-    const buf = tbufs[i];
-    const t = buf ? readTurn(buf, sid, seq) : 'is missing';
-    if (typeof t === 'string')
-      return refuse(`host ${host}'s turn ${formatBates(sid, seq)} ${t}; nothing of ${host} imported`);
-    if (claims.get(t.content.bates) === t.node_hash) plan.turns.push(t);
-    else unclaimed.push(t);
+  for (let at = 0; at < newTurns.length; at += TURN_BATCH) {
+    const part = newTurns.slice(at, at + TURN_BATCH);
+    const tbufs = await readObjects(
+      mirror,
+      part.map((t) => t.blob),
+    );
+    for (let i = 0; i < part.length; i++) {
+      const { sid, seq, blob } = part[i];
+      const buf = tbufs[i];
+      const r = buf ? readTurn(buf, sid, seq) : 'is missing';
+      if (typeof r === 'string')
+        return refuse(`host ${host}'s turn ${formatBates(sid, seq)} ${r}; nothing of ${host} imported`);
+      const c = r.content;
+      const t: PulledTurn = {
+        bates: c.bates,
+        parent_bates: c.parent_bates,
+        sid,
+        seq,
+        created_at: c.created_at,
+        blob,
+        node_hash: r.node_hash,
+      };
+      if (claims.get(t.bates) === t.node_hash) plan.turns.push(t);
+      else unclaimed.push(t);
+    }
   }
   if (unclaimed.length > 0) {
     // A turn added before the events of this pull (pushed late: its session was archived, then restored): the older
@@ -226,12 +254,12 @@ export async function planHost(
     );
     for (const b of bufs) if (b) claimsOf(parseChunk(b).lines, claims);
     for (const t of unclaimed) {
-      const said = claims.get(t.content.bates);
+      const said = claims.get(t.bates);
       if (said !== t.node_hash)
         return refuse(
           said === undefined
-            ? `host ${host}'s turn ${t.content.bates} is claimed by no node.add of its chain; nothing of ${host} imported`
-            : `host ${host}'s turn ${t.content.bates} does not match the node hash its chain recorded (edited); nothing of ${host} imported`,
+            ? `host ${host}'s turn ${t.bates} is claimed by no node.add of its chain; nothing of ${host} imported`
+            : `host ${host}'s turn ${t.bates} does not match the node hash its chain recorded (edited); nothing of ${host} imported`,
         );
       plan.turns.push(t);
     }

@@ -9,11 +9,11 @@ import {
   syncMarks,
   syncStates,
 } from '../store/index.js';
-import { git } from './git.js';
+import { git, readObjects } from './git.js';
 import { noteSync } from './last.js';
-import { HOST_RE } from './layout.js';
+import { HOST_RE, type SessionFile } from './layout.js';
 import { ensureMirror, hostId, listRemotes, takeLock } from './mirror.js';
-import { type HostPlan, planHost } from './pull.js';
+import { type HostPlan, type PulledTurn, planHost, readTurn, TURN_BATCH } from './pull.js';
 import { push } from './push.js';
 import type { Phase, Progress, SyncContext } from './types.js';
 
@@ -79,64 +79,142 @@ export async function fetchRemote(mirror: string, remote: string): Promise<void>
   );
 }
 
-/** The pulled hosts' turns as one unit for the import writer: exact turns, sessions made with their origin. */
-function unitOf(remote: string, plans: readonly HostPlan[]): ParsedSource {
+/** A pulled turn with the host it came from. */
+interface Pulled {
+  host: string;
+  turn: PulledTurn;
+}
+
+/**
+ * Every pulled turn in an order the writer can take a batch at a time: a turn after its parent (in any host and
+ * session) and after the turns of its session with smaller seqs (the store mints a session's seqs in order and never
+ * goes back). Both follow the order turns were made in, so honest data has no cycle; a forged one is cut, and the
+ * writer refuses what it cannot place. Iterative: a chain of a million turns is no stack.
+ */
+export function parentsFirstOrder(all: readonly Pulled[]): Pulled[] {
+  const at = new Map<string, number>();
+  for (let i = 0; i < all.length; i++) at.set(all[i].turn.bates, i);
+  const bySeq = all
+    .map((_, i) => i)
+    .sort((a, b) => {
+      const x = all[a].turn;
+      const y = all[b].turn;
+      return x.sid < y.sid ? -1 : x.sid > y.sid ? 1 : x.seq - y.seq;
+    });
+  const before = new Int32Array(all.length).fill(-1);
+  for (let i = 1; i < bySeq.length; i++)
+    if (all[bySeq[i]].turn.sid === all[bySeq[i - 1]].turn.sid) before[bySeq[i]] = bySeq[i - 1];
+  const state = new Uint8Array(all.length); // 0 new, 1 waiting on the stack, 2 placed
+  const out: Pulled[] = [];
+  for (const i of bySeq) {
+    if (state[i] !== 0) continue;
+    state[i] = 1;
+    const stack = [i];
+    while (stack.length > 0) {
+      const j = stack[stack.length - 1];
+      const parent = all[j].turn.parent_bates;
+      const deps = [parent === null ? undefined : at.get(parent), before[j] >= 0 ? before[j] : undefined];
+      const next = deps.find((k) => k !== undefined && state[k] === 0);
+      if (next !== undefined) {
+        state[next] = 1;
+        stack.push(next);
+        continue;
+      }
+      state[j] = 2;
+      out.push(all[j]);
+      stack.pop();
+    }
+  }
+  return out;
+}
+
+/** One batch of pulled turns as a unit for the import writer: exact turns, sessions made with their origin. */
+function unitOf(
+  remote: string,
+  batch: readonly Pulled[],
+  bufs: readonly (Buffer | null)[],
+  files: ReadonlyMap<string, SessionFile>,
+): ParsedSource {
   const sessions: ParsedSession[] = [];
   const turns: ParsedTurn[] = [];
-  for (const p of plans) {
-    for (const s of p.sessions.values())
+  const seen = new Set<string>();
+  batch.forEach(({ host, turn: t }, i) => {
+    const buf = bufs[i];
+    // Checked before (pull.ts); read again by blob id, the same bytes: a blob gone from the mirror is skipped here,
+    // and its host waits for the next sync.
+    const r = buf ? readTurn(buf, t.sid, t.seq) : null;
+    if (r === null || typeof r === 'string' || r.node_hash !== t.node_hash) return;
+    if (!seen.has(t.sid)) {
+      seen.add(t.sid);
+      // Every session a turn goes into is named as exact, file or not (one already here had no new file): else the
+      // writer would take its turns as another tool's and import them anew, under new Bates ids.
+      const f = files.get(t.sid);
       sessions.push({
-        sourceSession: s.sid,
-        createdAt: s.created_at,
-        exact: {
-          sid: s.sid,
-          label: s.label,
-          session_root: '',
-          origin: { source: 'sync', source_session: s.sid, info: { host: p.host } },
-        },
-      });
-    // Every session a turn goes into is named as exact, file or not (one already here had no new file): else the
-    // writer would take its turns as another tool's and import them anew, under new Bates ids.
-    const firstAt = new Map<string, string>();
-    for (const t of p.turns) if (!firstAt.has(t.sid)) firstAt.set(t.sid, t.content.created_at);
-    for (const [sid, createdAt] of firstAt)
-      if (!p.sessions.has(sid))
-        sessions.push({
-          sourceSession: sid,
-          createdAt,
-          exact: {
-            sid,
-            label: null,
-            session_root: '',
-            origin: { source: 'sync', source_session: sid, info: { host: p.host } },
-          },
-        });
-    for (const t of p.turns) {
-      const c = t.content;
-      turns.push({
-        sourceId: c.bates,
-        parentSourceId: c.parent_bates,
         sourceSession: t.sid,
-        question: c.question,
-        answer: c.answer_text,
-        createdAt: c.created_at,
-        raw: [],
-        line: 0,
-        complete: true,
+        createdAt: f?.created_at ?? t.created_at,
         exact: {
-          bates: c.bates,
-          audit: c.audit,
-          cache_key: c.cache_key,
-          cited_titles: c.cited_titles,
-          n_cited_sources: c.n_cited_sources,
-          source: c.source,
-          source_id: c.source_id,
-          node_hash: t.node_hash,
+          sid: t.sid,
+          label: f?.label ?? null,
+          session_root: '',
+          origin: { source: 'sync', source_session: t.sid, info: { host } },
         },
       });
     }
-  }
+    const c = r.content;
+    turns.push({
+      sourceId: c.bates,
+      parentSourceId: c.parent_bates,
+      sourceSession: t.sid,
+      question: c.question,
+      answer: c.answer_text,
+      createdAt: c.created_at,
+      raw: [],
+      line: 0,
+      complete: true,
+      exact: {
+        bates: c.bates,
+        audit: c.audit,
+        cache_key: c.cache_key,
+        cited_titles: c.cited_titles,
+        n_cited_sources: c.n_cited_sources,
+        source: c.source,
+        source_id: c.source_id,
+        node_hash: t.node_hash,
+      },
+    });
+  });
   return { kind: 'arborist', file: `sync ${remote}`, sessions, turns, entries: [], problems: [] };
+}
+
+/**
+ * The checked hosts' turns through the import writer, parents first, TURN_BATCH at a time (each batch one
+ * transaction with its `import.file` event): the Bates ids added and the writer's problems.
+ */
+async function importAll(
+  ctx: SyncContext,
+  ok: readonly HostPlan[],
+): Promise<{ added: Set<string>; problems: string[] }> {
+  const files = new Map<string, SessionFile>();
+  for (const p of ok) for (const [sid, f] of p.sessions) files.set(sid, f);
+  const order = parentsFirstOrder(ok.flatMap((p) => p.turns.map((turn) => ({ host: p.host, turn }))));
+  const added = new Set<string>();
+  const problems: string[] = [];
+  ctx.progress('import', 0, order.length);
+  for (let at = 0; at < order.length; at += TURN_BATCH) {
+    const batch = order.slice(at, at + TURN_BATCH);
+    const bufs = await readObjects(
+      ctx.mirror,
+      batch.map((b) => b.turn.blob),
+    );
+    const unit = unitOf(ctx.remote, batch, bufs, files);
+    if (unit.turns.length > 0) {
+      const r = writeUnit(ctx.shard, unit);
+      for (const b of r.added) added.add(b);
+      for (const pr of r.problems) problems.push(pr.reason);
+    }
+    ctx.progress('import', Math.min(order.length, at + TURN_BATCH), order.length);
+  }
+  return { added, problems };
 }
 
 export async function syncRemote(
@@ -212,26 +290,19 @@ async function syncLocked(ctx: SyncContext, dryRun: boolean): Promise<SyncReport
   const advanced: Record<string, SyncHead> = {};
   const marks: Record<string, SyncMark> = {};
   if (dryRun) {
-    for (const p of ok) imported.set(p.host, p.turns.filter((t) => !shard.getNode(t.content.bates)).length);
+    for (const p of ok) imported.set(p.host, p.turns.filter((t) => !shard.getNode(t.bates)).length);
   } else if (ok.length > 0) {
-    const total = ok.reduce((n, p) => n + p.turns.length, 0);
-    ctx.progress('import', 0, total);
-    const unit = unitOf(remote, ok);
-    const r = unit.turns.length > 0 ? writeUnit(shard, unit) : null;
-    ctx.progress('import', total, total);
-    if (r) for (const pr of r.problems) report.problems.push(pr.reason);
-    const added = new Set(r?.added ?? []);
+    const r = await importAll(ctx, ok);
+    for (const pr of r.problems) report.problems.push(pr);
+    const added = r.added;
     const known = syncMarks(shard);
     for (const p of ok) {
-      imported.set(p.host, p.turns.filter((t) => added.has(t.content.bates)).length);
+      imported.set(p.host, p.turns.filter((t) => added.has(t.bates)).length);
       // A host is recorded as imported only when every turn of it is here: one the writer refused (its parent is a
       // turn of a host refused this time) is tried again from the same commit next time.
       // (A session archived here is a local decision: its turns are not imported, and not waited for.)
       const whole = p.turns.every(
-        (t) =>
-          added.has(t.content.bates) ||
-          shard.getNode(t.content.bates) !== undefined ||
-          shard.isArchivedSid(t.sid),
+        (t) => added.has(t.bates) || shard.getNode(t.bates) !== undefined || shard.isArchivedSid(t.sid),
       );
       if (!whole) {
         report.problems.push(
