@@ -3,6 +3,7 @@ import { writeUnit } from '../import/writer.js';
 import {
   ArboristError,
   recordSync,
+  type SessionSourceInfo,
   type Shard,
   type SyncHead,
   type SyncMark,
@@ -128,6 +129,21 @@ export function parentsFirstOrder(all: readonly Pulled[]): Pulled[] {
   return out;
 }
 
+/**
+ * What a pulled session's `session_sources` row says: its host, and the working directory, project and title its
+ * host's own origin gave (so that the lists show its project as on its host), each text capped.
+ */
+function originInfo(host: string, f: SessionFile | undefined): SessionSourceInfo {
+  const info: SessionSourceInfo = { host };
+  const o = f?.origin?.info;
+  for (const k of ['cwd', 'project', 'title'] as const) {
+    const v = o?.[k];
+    if (typeof v === 'string' && v !== '' && v.isWellFormed())
+      info[k] = v.length > 1024 ? `${v.slice(0, 1023).toWellFormed()}…` : v;
+  }
+  return info;
+}
+
 /** One batch of pulled turns as a unit for the import writer: exact turns, sessions made with their origin. */
 function unitOf(
   remote: string,
@@ -156,7 +172,7 @@ function unitOf(
           sid: t.sid,
           label: f?.label ?? null,
           session_root: '',
-          origin: { source: 'sync', source_session: t.sid, info: { host } },
+          origin: { source: 'sync', source_session: t.sid, info: originInfo(host, f) },
         },
       });
     }
