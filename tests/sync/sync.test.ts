@@ -28,7 +28,7 @@ describe('arborist sync over git', () => {
     const b = host('b', remote);
     const a1 = ask(a, 'what is a rope');
     const a2 = ask(a, 'and a gap buffer', ['--parent', a1.bates]);
-    ask(b, 'what is a piece table');
+    const rb1 = ask(b, 'what is a piece table');
 
     const ra = sync(a).remotes[0];
     expect([ra.pushed.turns, ra.pulled.turns]).toEqual([2, 0]);
@@ -71,6 +71,16 @@ describe('arborist sync over git', () => {
         null,
       ]);
     }
+    // Each branch holds its own host's sessions only: b's holds its two, never a's it pulled.
+    const sessionsOn = (h: typeof a) =>
+      new Set(
+        gitIn(remote, 'ls-tree', '-r', '--name-only', `refs/heads/hosts/${hostIdOf(h)}`, '--', 'sessions/')
+          .split('\n')
+          .filter((l) => l !== '')
+          .map((l) => l.split('/')[2]),
+      );
+    expect([...sessionsOn(b)].sort()).toEqual([rb1.sid, fork.sid].sort());
+    expect([...sessionsOn(a)]).toEqual([a1.sid]);
     // Each shard checks the other's chain from its mirror, and the heads it imported lie on it.
     const hc = expect0(run(a, ['chain-check', '--host', hostIdOf(b), '--json'])).json();
     expect(hc.ok).toBe(true);
