@@ -247,7 +247,7 @@ export async function planHost(
     // A turn added before the events of this pull (pushed late: its session was archived, then restored): the older
     // chunks are read, once, only then.
     const older: number[] = [];
-    for (let c = 0; c < chunkOf(prevSeq + 1); c++) older.push(c);
+    if (prevSeq > 0) for (let c = 0; c <= chunkOf(prevSeq); c++) older.push(c);
     const bufs = await readObjects(
       mirror,
       older.map((c) => `${tip}:${chunkPath(c)}`),

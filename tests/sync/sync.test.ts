@@ -335,6 +335,32 @@ describe('arborist sync over git', () => {
     clean(b);
   });
 
+  it('a turn pushed late (its session archived before the first push, then restored) is claimed from older events', () => {
+    const remote = bareRemote();
+    const a = host('a', remote);
+    const b = host('b', remote);
+    const t = ask(a, 'archived before any sync');
+    const s = Shard.open(a.db);
+    try {
+      archiveSessions(s, [t.sid]);
+    } finally {
+      s.close();
+    }
+    expect(sync(a).remotes[0].pushed.turns).toBe(0);
+    sync(b); // b now holds a's events, node.add of t among them, but no file of t
+    const s2 = Shard.open(a.db);
+    try {
+      restoreArchives(s2, [t.sid]);
+    } finally {
+      s2.close();
+    }
+    expect(sync(a).remotes[0].pushed.turns).toBe(1);
+    const r = sync(b).remotes[0];
+    expect(r.pulled.hosts[0]).toEqual({ host: hostIdOf(a), status: 'ok', turns: 1, problems: [] });
+    expect(turnsOf(b).get(t.bates)).toBe(t.node_hash);
+    clean(b);
+  });
+
   it('--progress-json writes one JSON line per step on stderr', () => {
     const remote = bareRemote();
     const a = host('a', remote);
