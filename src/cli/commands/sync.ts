@@ -51,7 +51,8 @@ async function runSync(p: Parameters<Command['run']>[0], ctx: Context, names: st
   const chosen = names.length > 0 ? names : remotes.map((r) => r.name);
   if (chosen.length === 0)
     throw new ArboristError('usage', 'no sync remote yet: add one with `arborist sync remote add NAME URL`');
-  const shard = ctx.writable();
+  // A dry run never creates a shard (a missing one is said, as for every read).
+  const shard = dryRun ? ctx.readable() : ctx.writable();
   const onProgress = progressOf(ctx, flag(p, 'progress-json'));
   const reports: SyncReport[] = [];
   for (const name of chosen) reports.push(await syncRemote(shard, ctx.dbPath, name, { dryRun, onProgress }));
