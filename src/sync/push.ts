@@ -280,6 +280,8 @@ export async function push(ctx: SyncContext, dryRun: boolean): Promise<PushResul
     ]);
     if (r.code === 0) {
       await git(ctx.mirror, ['update-ref', ref, commit], 'recording the push');
+      // fast-import leaves one pack per push: git's own threshold (gc.autoPackLimit) decides when to repack them.
+      await runGit(ctx.mirror, ['gc', '--auto', '--quiet']);
       ctx.progress('push', 1, 1);
       return { commit, head: { commit, seq: built.last.seq, hash: built.last.hash }, ...done() };
     }
