@@ -263,7 +263,6 @@ export async function push(ctx: SyncContext, dryRun: boolean): Promise<PushResul
       for (const _ of built.files); // counted, not written
       return { commit: null, head: null, ...done() };
     }
-    ctx.progress('push', 0, 1);
     const commit = await fastImport(
       ctx.mirror,
       `refs/arborist/out/${ctx.remote}`,
@@ -272,6 +271,8 @@ export async function push(ctx: SyncContext, dryRun: boolean): Promise<PushResul
       `arborist sync: events to ${built.last.seq}`,
       ctx.host,
     );
+    // The files were read (`export`) as fast-import took them; now the one push.
+    ctx.progress('push', 0, 1);
     const r = await runGit(ctx.mirror, [
       'push',
       '--porcelain',

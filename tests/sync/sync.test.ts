@@ -370,9 +370,11 @@ describe('arborist sync over git', () => {
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l));
-    expect(new Set(steps.map((p: { phase: string }) => p.phase))).toEqual(
-      new Set(['fetch', 'check', 'export', 'push']),
-    );
+    // Each phase's lines together, in the documented order.
+    const phases = steps
+      .map((p: { phase: string }) => p.phase)
+      .filter((p: string, k: number, all: string[]) => p !== all[k - 1]);
+    expect(phases).toEqual(['fetch', 'check', 'export', 'push']);
     for (const p of steps) expect(Object.keys(p)).toEqual(['phase', 'done', 'total']);
     const st = expect0(run(a, ['status', '--json'])).json();
     expect(st.sync.origin.age_s).toBeGreaterThanOrEqual(0);
