@@ -15,6 +15,8 @@
 //   export: reads the store (the Shard facade), renders with text; only the CLI uses it.
 //   mcp: the shard as a read-only MCP server for agents (`arborist mcp`): the CLI's read commands through the same
 //        store calls, over the MCP SDK; only the CLI starts it.
+//   sync: `arborist sync` over git: the mirror beside the shard, push, pull and its checks, through import's writer;
+//         only the CLI uses it.
 //   keep: the keeper (`arborist keep`): follows every source's files through import, its lock, log and service;
 //         only the CLI uses it (status reads its lock and state files through keep/state.ts).
 //   agent: continues a Claude Code session from a turn (writes its transcript, runs it, imports what it adds);
@@ -70,7 +72,7 @@ export default {
     ),
     layer(
       'cli',
-      ['ui', 'keymap', 'agent', 'ask', 'import', 'export', 'mcp', 'keep', 'config', 'store', 'text'],
+      ['ui', 'keymap', 'agent', 'ask', 'import', 'export', 'mcp', 'keep', 'sync', 'config', 'store', 'text'],
       'cli is the top: it parses arguments and calls the layers below; none of them may import it.',
     ),
     layer(
@@ -83,6 +85,12 @@ export default {
       ['import', 'config', 'store', 'text'],
       'keep follows histories through the import layer and writes only through it; it knows no terminal (the CLI prints).',
     ),
+    layer(
+      'sync',
+      ['import', 'store', 'text'],
+      'sync moves histories between hosts over git (the git command): it imports through the import writer and reads ' +
+        'the store; it knows no terminal (the CLI prints) and no UI (the TUI runs the CLI as a child).',
+    ),
     layer('import', ['config', 'store', 'text'], 'import reads other tools\' histories into the store through its bulk API, nothing else.'),
     layer(
       'agent',
@@ -94,7 +102,7 @@ export default {
       name: 'src-has-only-known-layers',
       comment: 'Every folder of src/ is one of the layers above; give a new one a rule here before using it.',
       severity: 'error',
-      from: { path: '^src/', pathNot: '^src/(cli|ui|keymap|agent|ask|config|store|text|import|export|mcp|keep)/' },
+      from: { path: '^src/', pathNot: '^src/(cli|ui|keymap|agent|ask|config|store|text|import|export|mcp|keep|sync)/' },
       to: {},
     },
     {

@@ -15,6 +15,7 @@ import { newCmd } from './commands/new.js';
 import { branchesCmd, listCmd, pathCmd, showCmd, treeCmd } from './commands/read.js';
 import { resumeCmd } from './commands/resume.js';
 import { statusCmd } from './commands/status.js';
+import { syncCmd } from './commands/sync.js';
 import { makeContext } from './context.js';
 import { sessionCmd } from './repl/index.js';
 import { runEntry } from './report.js';
@@ -45,6 +46,7 @@ const ALL: Command[] = [
   maintainCmd,
   importCmd,
   keepCmd,
+  syncCmd,
   resumeCmd,
   mcpCmd,
   demoCmd,

@@ -5,7 +5,7 @@
  * tested on its own, and idempotence, parent resolution across files and the audit trail live in one place.
  */
 
-import type { TurnContent } from '../store/index.js';
+import type { SessionSourceInfo, TurnContent } from '../store/index.js';
 import type { FileInputs, ListingCache } from './fingerprint.js';
 
 export type SourceKind =
@@ -92,7 +92,16 @@ export interface ParsedSession {
   /** The source archived this session (OpenClaw `.reset.<stamp>` / `.deleted.<stamp>`, transcript archives). */
   archived?: { reason: 'reset' | 'deleted'; at: string };
   /** arborist exports only: the session as the exporting shard had it, for an exact re-import (docs/export.md). */
-  exact?: { sid: string; label: string | null; session_root: string };
+  exact?: {
+    sid: string;
+    label: string | null;
+    session_root: string;
+    /**
+     * Sync only (docs/sync.md): the session_sources row the session is created with, so that a pulled session is
+     * known as pulled (never pushed as this host's own) from the same transaction that creates it.
+     */
+    origin?: { source: string; source_session: string; info: SessionSourceInfo };
+  };
 }
 
 /** A checkpoint reference: the session and, when known, the turn just before (pre) or after (post). */

@@ -114,6 +114,7 @@ function sessionResolver(
             sid: exact.sid,
             label: exact.label,
             created_at: sessionsBy.get(t.sourceSession)!.createdAt,
+            ...(exact.origin ? { source: exact.origin } : {}),
           });
           out.sessions++;
         }

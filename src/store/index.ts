@@ -96,4 +96,21 @@ export type { BulkAdded, BulkEvent, BulkResult, BulkTurn } from './write/bulk.js
 export type { ImportFingerprint } from './write/fingerprints.js';
 export { type ResumeRecord, recordResume } from './write/resume.js';
 export { projectOf, type SessionSource, type SessionSourceInfo } from './write/sources.js';
+export {
+  eventHashAt,
+  eventsAfter,
+  lastSyncEvent,
+  type RawEvent,
+  recordSync,
+  type SyncHead,
+  type SyncMark,
+  type SyncRecord,
+  type SyncStateRow,
+  sessionTurnBlobs,
+  syncHistory,
+  syncMarks,
+  syncStates,
+  type TurnBlob,
+  turnBlobs,
+} from './write/sync.js';
 export type { AddedTurn, NewTurn } from './write/turns.js';

@@ -7,6 +7,7 @@ import {
   archiveSessions,
   deleteEntry,
   recordResume,
+  recordSync,
   resetEntry,
   restoreArchives,
   setEntry,
@@ -63,6 +64,15 @@ describe('the registry of event kinds', () => {
       archiveSessions(s, [e.sid]);
       restoreArchives(s, [e.sid]);
       recordResume(s, { source_bates: e.bates, new_session_id: 'abc', file: '/tmp/x.jsonl', lines: 1 });
+      recordSync(s, {
+        remote: 'origin',
+        host: 'host1',
+        pushed: { commit: 'c'.repeat(40), seq: 3, hash: 'a'.repeat(64) },
+        turns_pushed: 1,
+        turns_pulled: 0,
+        hosts: { host2: { commit: 'd'.repeat(40), seq: 9, hash: 'b'.repeat(64) } },
+        marks: { zz: { host: 'host2', archived: true } },
+      });
 
       const written = new Set(
         dbOf(s).prepare('SELECT DISTINCT kind FROM audit_events').pluck().all() as string[],

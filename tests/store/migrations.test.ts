@@ -27,6 +27,7 @@ const SHIPPED: [string, string][] = [
   ['0011-import-fingerprints', 'f391ca392035d3bf'],
   ['0012-fts-rowids-only', '3e7936cc38f3ce56'],
   ['0013-node-days-by-writers', '5ac68f02918cdb77'],
+  ['0014-sync', 'c652c5ad13a1aa0a'],
 ];
 
 const digest = (sql: string) => createHash('sha256').update(sql).digest('hex').slice(0, 16);
@@ -107,7 +108,7 @@ describe('migrations', () => {
     ).exec(`DROP TABLE node_subtree; DROP INDEX nodes_walk; DROP TABLE fts_pending; DROP INDEX nodes_source;
       DROP TABLE session_sources; DROP TABLE node_sources; DROP TABLE source_chunks; DROP TABLE fts_terms;
       DROP TABLE questions_fts; DROP TABLE schema_migrations; DROP TABLE import_fingerprints;
-      DROP TABLE node_days;`);
+      DROP TABLE node_days; DROP TABLE sync_state; DROP TABLE sync_marks;`);
     dbOf(s1).pragma('user_version = 2');
     s1.close();
     const before = readFileSync(path);
@@ -141,8 +142,8 @@ describe('migrations', () => {
         tokenize = 'unicode61 remove_diacritics 2');
       INSERT INTO nodes_fts (nodes_fts) VALUES ('rebuild'); INSERT INTO questions_fts (questions_fts) VALUES ('rebuild');
       UPDATE fts_terms SET n = 4 WHERE term = 'borrow';
-      DELETE FROM schema_migrations WHERE name IN ('0011-import-fingerprints', '0012-fts-rowids-only', '0013-node-days-by-writers');
-      DROP TABLE import_fingerprints;`);
+      DELETE FROM schema_migrations WHERE name IN ('0011-import-fingerprints', '0012-fts-rowids-only', '0013-node-days-by-writers', '0014-sync');
+      DROP TABLE import_fingerprints; DROP TABLE sync_state; DROP TABLE sync_marks;`);
     dbOf(s1).pragma('user_version = 10');
     s1.close();
     const s = Shard.open(path);

@@ -11,6 +11,8 @@ export const MADE_SINCE_0010 = [
   ['TABLE', 'import_fingerprints'], // 0011
   ['TRIGGER', 'node_days_insert'], // 0012 (0013 drops it again)
   ['TABLE', 'node_days'], // 0012
+  ['TABLE', 'sync_state'], // 0014
+  ['TABLE', 'sync_marks'], // 0014
 ] as const;
 
 /** Drops what migrations 0010 and later made (user_version is left to the caller). */

@@ -1,9 +1,11 @@
 import { ArboristError, asArboristError, type ChainCheck, type VerifyReport } from '../../store/index.js';
+import { checkHostChain, checkRemote, type HostChainCheck, type RemoteCheck } from '../../sync/check.js';
+import { checkRemoteName } from '../../sync/mirror.js';
 import { counted } from '../../text/format.js';
 import { exactPositionals, str } from '../args.js';
 import type { Command } from '../command.js';
 import type { Context } from '../context.js';
-import { printJson } from '../output.js';
+import { oneLine, printJson } from '../output.js';
 
 /**
  * The integrity checks. Each exits 1 (not 2) when it finds damage, so scripts can tell damage from misuse; a file
@@ -78,20 +80,57 @@ function printVerify(ctx: Context, r: VerifyReport): void {
   }
 }
 
+function printRemote(ctx: Context, r: RemoteCheck): void {
+  const c = ctx.out.color;
+  if (r.ok)
+    ctx.out.out(
+      `${c.green('remote agrees')}: ${r.remote} holds this host's (${r.host}) event ${r.pushed?.seq}, and the local chain holds it\n`,
+    );
+  for (const why of r.problems) ctx.out.out(`${c.red.bold('REMOTE')}: ${oneLine(why)}\n`);
+}
+
+function printHost(ctx: Context, r: HostChainCheck): void {
+  const c = ctx.out.color;
+  if (r.ok)
+    ctx.out.out(
+      `${c.green('host chain intact')}: ${r.host}, ${counted(r.events, 'event')}, ${counted(r.heads_checked, 'imported head')} on it\n`,
+    );
+  for (const why of r.problems) ctx.out.out(`${c.red.bold('HOST')} ${r.host}: ${oneLine(why)}\n`);
+}
+
+/** `--remote NAME`: the remote's record of this host's head, beside the local checks (docs/sync.md). */
+async function remoteOf(p: Parameters<Command['run']>[0], ctx: Context): Promise<RemoteCheck | undefined> {
+  const name = str(p, 'remote');
+  if (name === undefined) return undefined;
+  return checkRemote(ctx.readOnly(), ctx.dbPath, checkRemoteName(name));
+}
+
 export const chainCheckCmd: Command = {
   name: 'chain-check',
-  usage: 'arborist chain-check [--expect-head SEQ:HASH]',
-  summary: 'check the whole audit chain (exit 1 when broken)',
-  options: { 'expect-head': { type: 'string' } },
-  run(p, ctx) {
+  usage: 'arborist chain-check [--expect-head SEQ:HASH] [--remote NAME] | chain-check --host HOST',
+  summary:
+    "check the whole audit chain (exit 1 when broken); --host: a pulled host's chain from the sync mirror",
+  options: { 'expect-head': { type: 'string' }, remote: { type: 'string' }, host: { type: 'string' } },
+  async run(p, ctx) {
     exactPositionals(p, 0, this.usage);
+    const host = str(p, 'host');
+    if (host !== undefined) {
+      const h = await checkHostChain(ctx.readOnly(), ctx.dbPath, host);
+      if (ctx.out.json) printJson(ctx.out, h);
+      else printHost(ctx, h);
+      return h.ok ? 0 : 1;
+    }
+    const remote = await remoteOf(p, ctx);
     const expect = expectedHead(p);
     const r = orDamage(ctx, () => ctx.readOnly().chainCheck());
     if ('damaged' in r) return damaged(ctx, r.damaged);
     const doc = chainJson(r, expect);
-    if (ctx.out.json) printJson(ctx.out, doc);
-    else printChain(ctx, r, expect);
-    return doc.ok ? 0 : 1;
+    if (ctx.out.json) printJson(ctx.out, remote ? { ...doc, ok: doc.ok && remote.ok, remote } : doc);
+    else {
+      printChain(ctx, r, expect);
+      if (remote) printRemote(ctx, remote);
+    }
+    return doc.ok && (remote?.ok ?? true) ? 0 : 1;
   },
 };
 
@@ -113,11 +152,12 @@ export const verifyCmd: Command = {
 
 export const checkCmd: Command = {
   name: 'check',
-  usage: 'arborist check [--expect-head SEQ:HASH]',
+  usage: 'arborist check [--expect-head SEQ:HASH] [--remote NAME]',
   summary: 'chain-check and verify in one (exit 1 on any damage): the shard is what its chain says',
-  options: { 'expect-head': { type: 'string' } },
-  run(p, ctx) {
+  options: { 'expect-head': { type: 'string' }, remote: { type: 'string' } },
+  async run(p, ctx) {
     exactPositionals(p, 0, this.usage);
+    const remote = await remoteOf(p, ctx);
     const expect = expectedHead(p);
     const r = orDamage(ctx, () => {
       const shard = ctx.readOnly();
@@ -125,11 +165,12 @@ export const checkCmd: Command = {
     });
     if ('damaged' in r) return damaged(ctx, r.damaged);
     const chain = chainJson(r.chain, expect);
-    const ok = chain.ok && r.verify.ok;
-    if (ctx.out.json) printJson(ctx.out, { ok, chain, verify: r.verify });
+    const ok = chain.ok && r.verify.ok && (remote?.ok ?? true);
+    if (ctx.out.json) printJson(ctx.out, { ok, chain, verify: r.verify, ...(remote ? { remote } : {}) });
     else {
       printChain(ctx, r.chain, expect);
       printVerify(ctx, r.verify);
+      if (remote) printRemote(ctx, remote);
     }
     return ok ? 0 : 1;
   },

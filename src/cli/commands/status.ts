@@ -3,6 +3,7 @@
 
 import { type KeeperStatus, keeperStatus } from '../../keep/state.js';
 import { ArboristError, asArboristError, type ChainStatus, chainStatus } from '../../store/light.js';
+import { lastSyncs } from '../../sync/last.js';
 import { counted } from '../../text/format.js';
 import { oneLine } from '../../text/sanitize.js';
 import { truncate } from '../../text/width.js';
@@ -142,7 +143,7 @@ export function runStatus(p: Parsed, io: StatusIO): number {
     return 2;
   }
   // The keeper's fields are always in the JSON (a document's consumer picks what it needs); on a line, when asked.
-  if (io.json) io.out(`${safeJson({ ...s, keeper: keeperStatus(io.dbPath) })}\n`);
+  if (io.json) io.out(`${safeJson({ ...s, keeper: keeperStatus(io.dbPath), sync: lastSyncs(io.dbPath) })}\n`);
   else {
     const line = short ? shortLine(s, paint) : longLine(s, paint);
     const keeper = flag(p, 'keeper') ? ` · ${keeperWords(keeperStatus(io.dbPath), short, paint)}` : '';

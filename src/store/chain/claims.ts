@@ -10,7 +10,7 @@ import { canon } from '../model/hash.js';
  * "What verify detects").
  */
 export interface Problem {
-  kind: 'turn' | 'session' | 'archive' | 'entry' | 'cache' | 'event' | 'source' | 'more';
+  kind: 'turn' | 'session' | 'archive' | 'entry' | 'cache' | 'event' | 'source' | 'sync' | 'more';
   /** The Bates id, sid, entry key, cache key or event seq concerned. */
   id: string;
   detail: string;
@@ -70,6 +70,10 @@ export class ChainClaims {
   readonly chunks = new Map<number, { sha256: string; bytes: number; event: number }>();
   /** Source sessions, by arborist sid. */
   readonly sessionSources = new Map<string, ClaimedSessionSource>();
+  /** sync_state rows by `remote\0host`: what the newest sync event naming them recorded. */
+  readonly syncStates = new Map<string, { commit: string; seq: number; hash: string; event: number }>();
+  /** sync_marks rows by sid. */
+  readonly syncMarks = new Map<string, { host: string; archived: boolean; event: number }>();
   readonly problems: Problem[] = [];
   events = 0;
 
@@ -118,6 +122,42 @@ export class ChainClaims {
   /** An event whose payload the store never writes: said on its own, whatever else it claims. */
   malformed(event: number, detail: string): void {
     this.problems.push({ kind: 'event', id: String(event), detail });
+  }
+
+  /** A sync event: the sync_state rows and sync_marks it wrote (events.ts, `sync`). */
+  synced(d: { [k: string]: unknown }, event: number): void {
+    const remote = typeof d.remote === 'string' ? d.remote : '';
+    const head = (host: string, h: unknown) => {
+      const o = h as Record<string, unknown> | null;
+      if (
+        o === null ||
+        typeof o !== 'object' ||
+        typeof o.commit !== 'string' ||
+        typeof o.hash !== 'string' ||
+        typeof o.seq !== 'number'
+      ) {
+        this.malformed(event, `sync names host ${host} with a head that is not {commit, seq, hash}`);
+        return;
+      }
+      this.syncStates.set(`${remote}\0${host}`, { commit: o.commit, seq: o.seq, hash: o.hash, event });
+    };
+    if (d.pushed !== null && d.pushed !== undefined && typeof d.host === 'string') head(d.host, d.pushed);
+    if (d.hosts !== null && typeof d.hosts === 'object')
+      for (const [host, h] of Object.entries(d.hosts as Record<string, unknown>)) head(host, h);
+    if (d.marks !== null && typeof d.marks === 'object')
+      for (const [sid, m] of Object.entries(d.marks as Record<string, unknown>)) {
+        const o = m as Record<string, unknown> | null;
+        if (
+          o === null ||
+          typeof o !== 'object' ||
+          typeof o.host !== 'string' ||
+          typeof o.archived !== 'boolean'
+        ) {
+          this.malformed(event, `sync marks session ${sid} with something that is not {host, archived}`);
+          continue;
+        }
+        this.syncMarks.set(sid, { host: o.host, archived: o.archived, event });
+      }
   }
 
   setRoot(sid: string, root: unknown, event: number): void {

@@ -81,6 +81,26 @@ export interface EventPayloads {
     session_roots: SessionRoots;
     identical: boolean;
   };
+  sync: {
+    remote: string;
+    /** This shard's host id (docs/sync.md): recorded so that a lost host file is never silently replaced. */
+    host: string;
+    /** This host's branch as pushed: the commit and the chain head it holds; null when nothing was pushed. */
+    pushed: SyncHead | null;
+    turns_pushed: number;
+    turns_pulled: number;
+    /** Every other host whose branch was imported: the commit and its chain head, as now recorded here. */
+    hosts: Record<string, SyncHead>;
+    /** Sessions pulled from another host whose archived-there mark this sync set: sid -> {host, archived}. */
+    marks: Record<string, { host: string; archived: boolean }>;
+  };
+}
+
+/** A host's branch at one commit: the commit's object id and the head of the host's chain it holds. */
+export interface SyncHead {
+  commit: string;
+  seq: number;
+  hash: string;
 }
 
 export type EventKind = keyof EventPayloads;
@@ -293,6 +313,23 @@ export const EVENTS: { readonly [K in EventKind]: EventSpec<K> } = {
     doc: 'an archived session back, its body checked against `sha256`; `identical`: its root is the one archived',
     changes: ['turns+', 'sessions+', 'roots'],
     claim: (c, seq, _ts, d) => c.restored(str(d.sid), d.session_root, d.session_roots, seq),
+  },
+  sync: {
+    fields: {
+      remote: '',
+      host: "this shard's host id",
+      pushed: '{commit, seq, hash} or null',
+      turns_pushed: '',
+      turns_pulled: '',
+      hosts: '{host: {commit, seq, hash}}',
+      marks: '{sid: {host, archived}}',
+    },
+    doc:
+      '`arborist sync` with one remote (docs/sync.md): what it pushed of this host, the branch of each other host ' +
+      'it imported, and the archived-there marks it set (the rows of `sync_state` and `sync_marks` it wrote); the ' +
+      'turns it imported have their own events',
+    changes: ['sources'],
+    claim: (c, seq, _ts, d) => c.synced(d, seq),
   },
 };
 

@@ -298,6 +298,29 @@ CREATE INDEX IF NOT EXISTS node_subtree_odd ON node_subtree(id) WHERE typeof(sub
     DROP TRIGGER IF EXISTS node_days_insert;
     `,
   },
+  // 14: sync over git (docs/sync.md): per remote and host, the commit last imported from (or pushed to) that host's
+  // branch and the head of that host's chain it held; and, for sessions pulled from another host, whether that host
+  // has them archived (shown, never acted on here). Both are written only with a `sync` event, which claims them.
+  {
+    name: '0014-sync',
+    sql: `
+    CREATE TABLE sync_state (
+      remote    TEXT NOT NULL,
+      host      TEXT NOT NULL,
+      commit_id TEXT NOT NULL,     -- hex object id of the commit imported (another host) or pushed (this host)
+      seq       INTEGER NOT NULL,  -- that host's chain head in that commit
+      hash      TEXT NOT NULL,     -- hex event hash at seq
+      event     INTEGER NOT NULL,  -- the sync event that wrote the row
+      PRIMARY KEY (remote, host)
+    ) WITHOUT ROWID;
+    CREATE TABLE sync_marks (
+      sid      TEXT PRIMARY KEY,   -- a session pulled from another host
+      host     TEXT NOT NULL,
+      archived INTEGER NOT NULL,   -- 1: archived on its host
+      event    INTEGER NOT NULL
+    ) WITHOUT ROWID;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

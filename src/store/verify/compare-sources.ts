@@ -75,3 +75,43 @@ export function compareSources(db: Database.Database, claims: ChainClaims): Prob
     if (!seenRefs.has(bates)) p(bates, `its source records (event ${c.event}) are missing`);
   return out;
 }
+
+/**
+ * Compares sync_state and sync_marks (docs/sync.md) with what the `sync` events recorded, both ways: a row no event
+ * wrote, a row changed since, a row an event wrote that is gone. The rows steer what the next sync imports, so a row
+ * edited behind arborist's back (a host's commit moved on, past turns never imported) is said here.
+ */
+export function compareSync(db: Database.Database, claims: ChainClaims): Problem[] {
+  const out: Problem[] = [];
+  const p = (id: string, detail: string) => out.push({ kind: 'sync', id, detail });
+  const seen = new Set<string>();
+  for (const [remote, host, commit, seq, hash] of db
+    .prepare('SELECT remote, host, commit_id, seq, hash FROM sync_state NOT INDEXED')
+    .raw(true)
+    .iterate() as Iterable<[unknown, unknown, unknown, unknown, unknown]>) {
+    const key = `${String(remote)}\0${String(host)}`;
+    const name = `${String(remote)}/${String(host)}`;
+    seen.add(key);
+    const c = claims.syncStates.get(key);
+    if (!c) p(name, 'a sync state no sync event recorded');
+    else if (c.commit !== commit || c.seq !== seq || c.hash !== hash)
+      p(name, `its sync state differs from the one event ${c.event} recorded`);
+  }
+  for (const [key, c] of claims.syncStates)
+    if (!seen.has(key)) p(key.replace('\0', '/'), `its sync state (event ${c.event}) is missing`);
+  const seenMarks = new Set<string>();
+  for (const [sid, host, archived] of db
+    .prepare('SELECT sid, host, archived FROM sync_marks NOT INDEXED')
+    .raw(true)
+    .iterate() as Iterable<[unknown, unknown, unknown]>) {
+    const key = String(sid);
+    seenMarks.add(key);
+    const c = claims.syncMarks.get(key);
+    if (!c) p(key, 'an archived-there mark no sync event recorded');
+    else if (c.host !== host || (c.archived ? 1 : 0) !== archived)
+      p(key, `its archived-there mark differs from the one event ${c.event} recorded`);
+  }
+  for (const [sid, c] of claims.syncMarks)
+    if (!seenMarks.has(sid)) p(sid, `its archived-there mark (event ${c.event}) is missing`);
+  return out;
+}

@@ -7,7 +7,7 @@ import { cachedStatement } from '../db/statements.js';
 import { nodeHash } from '../model/hash.js';
 import { NODE_COLUMNS, type NodeRow } from '../model/rows.js';
 import { compareClaims } from './compare.js';
-import { compareSources } from './compare-sources.js';
+import { compareSources, compareSync } from './compare-sources.js';
 import { badArchiveBodies, badSessionRoots, childLists, foldSubtrees } from './hashes.js';
 import { type FastChunk, fastChunk, guardedUpTo, PAGE, pageStatements } from './nodes.js';
 import { VerifyHelpers } from './parallel.js';
@@ -354,6 +354,7 @@ function verifyRest(
     ...turns.problems,
     ...compareClaims(db, claims, archivedRows(db), turns.counts),
     ...compareSources(db, claims),
+    ...compareSync(db, claims),
   ];
   // The roots over the stored subtree hashes, while the helpers still check them: they are the computed ones if the
   // check holds, and the roots are taken again over the fold if it does not.

@@ -13,6 +13,8 @@ export interface SessionSourceInfo {
   cwd?: string;
   project?: string;
   title?: string;
+  /** A session pulled by sync (source 'sync'): the host id it was made on (docs/sync.md). */
+  host?: string;
 }
 
 /**

@@ -111,6 +111,8 @@ interface Parent {
 /** The statements of an add, prepared once per connection and held here: addTurn is the write hot path. */
 export class TurnWriter {
   private readonly parentInfo: Database.Statement;
+  /** Whether a session was pulled by sync (its session_sources row says 'sync'). */
+  private readonly pulledFrom: Database.Statement;
   private readonly mintSeq: Database.Statement;
   private readonly insertNode: Database.Statement;
   private readonly insertSubtree: Database.Statement;
@@ -122,6 +124,11 @@ export class TurnWriter {
   constructor(db: Database.Database) {
     this.db = db;
     this.parentInfo = cachedStatement(db, 'SELECT id, sid, depth FROM nodes WHERE bates = ?');
+    this.pulledFrom = cachedStatement(
+      db,
+      "SELECT 1 FROM session_sources WHERE sid = ? AND source = 'sync'",
+      'pluck',
+    );
     // OR FAIL, not the default ABORT: an ABORT statement with RETURNING opens a statement journal, and opening one
     // makes FTS5 flush its pending rows to disk, i.e. one tiny FTS segment per turn in a batch of adds (~60 us a
     // turn, then merges). For this one-row update FAIL and ABORT undo exactly the same (nothing).
@@ -153,9 +160,19 @@ export class TurnWriter {
     }
     let sid: string;
     let created_session = false;
-    if (input.session !== undefined) sid = ctx.resolveSession(input.session).sid;
-    else if (parent) sid = parent.sid;
-    else {
+    if (input.session !== undefined) {
+      sid = ctx.resolveSession(input.session).sid;
+      // A host appends only to sessions it created (docs/sync.md): a pulled one's seqs are its host's to mint.
+      if (this.pulledFrom.get(sid) !== undefined)
+        throw badInput(
+          `session ${sid} was pulled from another host, which alone adds to it; ask under its turn without --session to fork it here`,
+        );
+    } else if (parent && this.pulledFrom.get(parent.sid) === undefined) sid = parent.sid;
+    else if (parent) {
+      // Under another host's turn: a new local session whose first turn hangs under it, as any cross-session fork.
+      sid = ctx.createSession({ label: input.label, created_at }).sid;
+      created_session = true;
+    } else {
       sid = ctx.createSession({ label: input.label, created_at }).sid;
       created_session = true;
     }
