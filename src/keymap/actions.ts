@@ -179,7 +179,7 @@ export const ACTIONS = [
     group: 'Shard',
     keys: ['S'],
     description:
-      'Sync with your git remotes (arborist sync): push this host\'s new turns, pull the other hosts\' (progress in the status bar)',
+      "Sync with your git remotes (arborist sync): push this host's new turns, pull the other hosts' (progress in the status bar)",
   },
   {
     id: 'restore',
