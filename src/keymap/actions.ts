@@ -175,6 +175,13 @@ export const ACTIONS = [
     description: 'Entries: reset or delete one, after a preview of what is archived and kept, and why',
   },
   {
+    id: 'sync',
+    group: 'Shard',
+    keys: ['S'],
+    description:
+      "Sync with your git remotes (arborist sync): push this host's new turns, pull the other hosts' (progress in the status bar)",
+  },
+  {
     id: 'restore',
     group: 'Shard',
     keys: ['R'],

@@ -4,6 +4,7 @@ import type { Follow } from '../features/command/model.js';
 import type { Found } from '../features/find/model.js';
 import type { MaintenanceAction } from '../features/maintenance/model.js';
 import type { ResumeAction } from '../features/resume/model.js';
+import type { SyncAction } from '../features/sync/model.js';
 import type { Shown } from '../features/transcript/details.js';
 import type { Turn } from '../features/transcript/model.js';
 import type { Origin } from '../features/tree/groups.js';
@@ -52,4 +53,5 @@ export type Action =
   | { type: 'previewed'; bates: string; turn: Turn | null; archived: boolean; error?: string }
   | { type: 'findFailed'; seq: number; error: string }
   | MaintenanceAction
-  | ResumeAction;
+  | ResumeAction
+  | SyncAction;

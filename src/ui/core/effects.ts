@@ -2,6 +2,7 @@
 import type { Follow } from '../features/command/model.js';
 import type { MaintenanceEffect } from '../features/maintenance/model.js';
 import type { ResumeEffect } from '../features/resume/model.js';
+import type { SyncEffect } from '../features/sync/model.js';
 import type { HistoryOffer } from './state.js';
 
 export type Effect =
@@ -35,4 +36,5 @@ export type Effect =
   | { type: 'previewTurn'; bates: string }
   | MaintenanceEffect
   | ResumeEffect
+  | SyncEffect
   | { type: 'quit' };

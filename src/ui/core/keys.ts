@@ -16,6 +16,7 @@ import {
   toggleArchived,
 } from '../features/maintenance/update.js';
 import { keyResume, openResume } from '../features/resume/update.js';
+import { startSync } from '../features/sync/update.js';
 import { keyTranscript, scrollText, toggleCalls, toggleThinking } from '../features/transcript/update.js';
 import { keyFilter, openFilter } from '../features/tree/filter.js';
 import { keyTree, toggleGrouping } from '../features/tree/update.js';
@@ -76,6 +77,8 @@ function onPaneKey(s: State, id: KeyAction): Result {
       return openEntries(s);
     case 'restore':
       return openRestore(s);
+    case 'sync':
+      return startSync(s);
   }
   if (s.loaded && s.sessions.length === 0) return onEmptyShardKey(s, id);
   switch (id) {

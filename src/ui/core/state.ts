@@ -9,6 +9,7 @@ import type { CommandOverlay } from '../features/command/model.js';
 import type { FindMemory, FindOverlay } from '../features/find/model.js';
 import type { ConfirmOverlay, EntriesOverlay } from '../features/maintenance/model.js';
 import type { ResumeOverlay } from '../features/resume/model.js';
+import type { SyncRun } from '../features/sync/model.js';
 import type { DetailsEntry } from '../features/transcript/details.js';
 import type { TPos, Turn } from '../features/transcript/model.js';
 import {
@@ -159,6 +160,8 @@ export interface State {
   /** Histories found on this machine, offered for import on an empty shard. */
   histories: HistoryOffer[];
   busy: string | null;
+  /** A sync running in the background (`S`), its last progress. */
+  sync: SyncRun | null;
   help: { group: string; rows: [string, string][] }[];
   /** Keys to show in the status bar: [key, label]. */
   hints: [string, string][];
@@ -247,6 +250,7 @@ export function initialState(opts: {
     offerDemo: opts.offerDemo ?? true,
     histories: opts.histories ?? [],
     busy: null,
+    sync: null,
     help: withBadges(helpRows(opts.keymap), agents),
     hints,
     keyOf,

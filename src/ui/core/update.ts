@@ -10,6 +10,7 @@ import { onFindFailed, onFound, onPreviewed, withPreview } from '../features/fin
 import { onMaintenance } from '../features/maintenance/update.js';
 import { onResume } from '../features/resume/update.js';
 import { onChainDone, onChainProgress, onChainStart, onStateDone } from '../features/status/update.js';
+import { onSync } from '../features/sync/update.js';
 import { onDetails, onPath, withDetails } from '../features/transcript/update.js';
 import { select } from '../features/tree/select.js';
 import { onMouse, onOrigins, onOutline, onSessions, onTitles } from '../features/tree/update.js';
@@ -92,6 +93,9 @@ function step(s: State, a: Action): Result {
     case 'resumeDone':
     case 'resumeFailed':
       return onResume(s, a, onDataChanged);
+    case 'syncProgress':
+    case 'syncDone':
+      return onSync(s, a, onDataChanged);
     case 'historiesImported':
       return [
         {

@@ -20,6 +20,7 @@ import { PreviewLoader } from './preview.js';
 import { Resumer, type RunOutside } from './resume.js';
 import { SessionSource } from './sessions.js';
 import { StateChecker } from './state-check.js';
+import { SyncRunner } from './sync.js';
 
 export { describe };
 
@@ -47,6 +48,7 @@ export class Runtime {
   private readonly resumer: Resumer;
   private readonly details: DetailsLoader;
   private readonly preview: PreviewLoader;
+  private readonly syncer: SyncRunner;
   private stateTimer: NodeJS.Timeout | null = null;
   private abort: AbortController | null = null;
   private lastVersion = -1;
@@ -69,6 +71,7 @@ export class Runtime {
     this.state = new StateChecker(shard.path, dispatch, opts.verifyCommand ?? null);
     this.resumer = new Resumer(shard, dispatch, opts.runOutside ?? null);
     this.details = new DetailsLoader(shard, dispatch);
+    this.syncer = new SyncRunner(opts.verifyCommand ?? null, shard.path, dispatch);
     this.preview = new PreviewLoader(
       (bates) =>
         this.source.turn(bates) ?? {
@@ -169,6 +172,9 @@ export class Runtime {
       case 'planResume':
       case 'runResume':
         this.resumer.perform(e);
+        return;
+      case 'sync':
+        this.syncer.start();
         return;
       case 'quit':
         return;
@@ -320,6 +326,7 @@ export class Runtime {
     this.chain.close();
     this.finder.close();
     this.preview.close();
+    this.syncer.close();
     if (this.stateTimer) clearTimeout(this.stateTimer);
     this.state.close();
   }

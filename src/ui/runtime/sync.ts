@@ -1,0 +1,116 @@
+/**
+ * `S`: runs `arborist sync --json --progress-json` in a child process (git, the checks and the import all happen
+ * there, so the screen keeps answering and a failure cannot take the browser with it). Its stderr carries one JSON
+ * progress line a step (docs/sync.md, "Progress"); any other stderr line is an error's text. Its stdout, on
+ * success, is the report; the summary line comes from it. Quitting the browser stops a running sync (SIGTERM:
+ * what it committed stays, the next sync goes on from there).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { oneLine } from '../../text/sanitize.js';
+import type { Action } from '../core/actions.js';
+import type { SyncProgress } from '../features/sync/model.js';
+
+/** Progress is passed on at most this often: a repaint per git object would be wasted. */
+const PROGRESS_EVERY_MS = 100;
+const MAX_OUT = 16 * 1024 * 1024;
+
+export class SyncRunner {
+  private child: ChildProcess | null = null;
+
+  constructor(
+    private readonly command: readonly string[] | null,
+    private readonly dbPath: string,
+    private readonly dispatch: (a: Action) => void,
+  ) {}
+
+  start(): void {
+    if (this.child) return;
+    if (this.command === null || this.command.length === 0) {
+      this.dispatch({ type: 'syncDone', summary: '', error: 'no arborist command to run', changed: false });
+      return;
+    }
+    const child = spawn(
+      this.command[0],
+      [...this.command.slice(1), 'sync', '--db', this.dbPath, '--json', '--progress-json'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    this.child = child;
+    let out = '';
+    let errText = '';
+    let pending = '';
+    let last = 0;
+    let latest: SyncProgress | null = null;
+    child.stdout!.on('data', (d: Buffer) => {
+      if (out.length < MAX_OUT) out += d.toString('utf8');
+    });
+    child.stderr!.on('data', (d: Buffer) => {
+      pending += d.toString('utf8');
+      if (pending.length > MAX_OUT) pending = pending.slice(-4096);
+      let nl = pending.indexOf('\n');
+      while (nl >= 0) {
+        const line = pending.slice(0, nl);
+        pending = pending.slice(nl + 1);
+        const p = progressOf(line);
+        if (p) latest = p;
+        else if (line.trim() !== '' && errText === '') errText = line;
+        nl = pending.indexOf('\n');
+      }
+      const now = Date.now();
+      if (latest && now - last >= PROGRESS_EVERY_MS) {
+        last = now;
+        this.dispatch({ type: 'syncProgress', progress: latest });
+        latest = null;
+      }
+    });
+    child.on('error', (e) => {
+      this.child = null;
+      this.dispatch({ type: 'syncDone', summary: '', error: oneLine(e.message), changed: false });
+    });
+    child.on('close', (code, signal) => {
+      if (this.child !== child) return;
+      this.child = null;
+      if (code === 0) {
+        const r = reportOf(out);
+        this.dispatch({ type: 'syncDone', summary: r.summary, error: null, changed: r.changed });
+        return;
+      }
+      const why = errText || pending || (signal ? `stopped by ${signal}` : `exit ${code}`);
+      this.dispatch({
+        type: 'syncDone',
+        summary: '',
+        error: oneLine(why.replace(/^arborist: /, '')),
+        changed: true,
+      });
+    });
+  }
+
+  close(): void {
+    this.child?.kill('SIGTERM');
+    this.child = null;
+  }
+}
+
+/** A progress line, or null for any other line (an error's text). Nothing in it is trusted to have its type. */
+function progressOf(line: string): SyncProgress | null {
+  if (!line.startsWith('{')) return null;
+  try {
+    const v = JSON.parse(line) as Record<string, unknown>;
+    if (typeof v.phase !== 'string') return null;
+    const num = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) && x >= 0 ? x : 0);
+    return { phase: oneLine(v.phase).slice(0, 40), done: num(v.done), total: num(v.total) };
+  } catch {
+    return null;
+  }
+}
+
+/** The report's summary line and whether turns arrived (then the browser reloads what it shows). */
+function reportOf(out: string): { summary: string; changed: boolean } {
+  try {
+    const v = JSON.parse(out) as Record<string, unknown>;
+    const pulled = typeof v.pulled_turns === 'number' ? v.pulled_turns : 0;
+    const summary = typeof v.summary === 'string' ? oneLine(v.summary) : 'sync done';
+    return { summary, changed: pulled > 0 };
+  } catch {
+    return { summary: 'sync done', changed: true };
+  }
+}
