@@ -1,4 +1,11 @@
-import { ArboristError, projectOf, type SessionSource, type Shard, type TurnNode } from '../store/index.js';
+import {
+  ArboristError,
+  agentOf,
+  projectOf,
+  type SessionSource,
+  type Shard,
+  type TurnNode,
+} from '../store/index.js';
 import { oneLine, stripControls } from '../text/sanitize.js';
 import { BUDGET_BYTES, cursorOffset, jsonBytes, makeCursor, takePage } from './page.js';
 
@@ -64,7 +71,7 @@ function line(s: string | null | undefined, max = LINE_CHARS): string {
 function origin(o: SessionSource | undefined): { agent: string; project: string | null } {
   const p = projectOf(o?.info);
   return {
-    agent: o ? line(o.source, 40) : 'arborist',
+    agent: o ? line(agentOf(o) ?? o.source, 40) : 'arborist',
     project: p === null ? null : line(p),
   };
 }

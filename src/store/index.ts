@@ -95,7 +95,7 @@ export { ShardBuild } from './write/build.js';
 export type { BulkAdded, BulkEvent, BulkResult, BulkTurn } from './write/bulk.js';
 export type { ImportFingerprint } from './write/fingerprints.js';
 export { type ResumeRecord, recordResume } from './write/resume.js';
-export { projectOf, type SessionSource, type SessionSourceInfo } from './write/sources.js';
+export { agentOf, projectOf, type SessionSource, type SessionSourceInfo } from './write/sources.js';
 export {
   eventHashAt,
   eventsAfter,
@@ -109,6 +109,7 @@ export {
   sessionTurnBlobs,
   syncHistory,
   syncMarks,
+  syncMarksOf,
   syncStates,
   type TurnBlob,
   turnBlobs,

@@ -141,6 +141,10 @@ function originInfo(host: string, f: SessionFile | undefined): SessionSourceInfo
     if (typeof v === 'string' && v !== '' && v.isWellFormed())
       info[k] = v.length > 1024 ? `${v.slice(0, 1023).toWellFormed()}…` : v;
   }
+  // The agent it came from, so lists, find's agent: filter and the browser's badges show it (agentOf).
+  // A session with no origin was asked in arborist on its host.
+  const agent = f?.origin ? f.origin.source : 'arborist';
+  if (typeof agent === 'string' && /^[a-z0-9-]{1,32}$/.test(agent)) info.agent = agent;
   return info;
 }
 

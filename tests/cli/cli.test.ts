@@ -67,6 +67,7 @@ describe('arborist CLI', () => {
       expect(Object.keys(x).sort()).toEqual([
         'agent',
         'created_at',
+        'host',
         'label',
         'n_nodes',
         'project',

@@ -1,4 +1,4 @@
-import { ArboristError, projectOf, type SessionSource } from '../../store/index.js';
+import { ArboristError, agentOf, projectOf, type SessionSource } from '../../store/index.js';
 import { exactPositionals } from '../args.js';
 import type { Command } from '../command.js';
 import { oneLine, printJson, stripControls, table, truncate, truncateLeft } from '../output.js';
@@ -34,21 +34,22 @@ export const listCmd: Command = {
       ctx.out.out('no sessions yet (try `arborist demo`, or `arborist ask "..." --answer "..."`)\n');
       return 0;
     }
+    const rows = sessions.map((s) => ({ s, o: originOf(origins.get(s.sid)) }));
+    // A HOST column only once sync has brought another host's sessions.
+    const hosts = rows.some((r) => r.o.host !== null);
     ctx.out.out(
       `${table(
-        sessions.map((s) => {
-          const o = originOf(origins.get(s.sid));
-          return [
-            s.sid,
-            o.agent,
-            truncateLeft(oneLine(o.project ?? ''), 28),
-            truncate(oneLine(s.label ?? o.title ?? ''), 40),
-            String(s.n_nodes),
-            when(s.created_at),
-            short(s.session_root),
-          ];
-        }),
-        ['SID', 'AGENT', 'PROJECT', 'LABEL', 'TURNS', 'CREATED', 'ROOT'],
+        rows.map(({ s, o }) => [
+          s.sid,
+          o.agent,
+          ...(hosts ? [oneLine(o.host ?? 'here')] : []),
+          truncateLeft(oneLine(o.project ?? ''), 28),
+          truncate(oneLine(s.label ?? o.title ?? ''), 40),
+          String(s.n_nodes),
+          when(s.created_at),
+          short(s.session_root),
+        ]),
+        ['SID', 'AGENT', ...(hosts ? ['HOST'] : []), 'PROJECT', 'LABEL', 'TURNS', 'CREATED', 'ROOT'],
       )}\n`,
     );
     return 0;
@@ -63,9 +64,16 @@ function originOf(o: SessionSource | undefined): {
   agent: string;
   project: string | null;
   title: string | null;
+  host: string | null;
 } {
   const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
-  return { agent: o?.source ?? 'arborist', project: projectOf(o?.info), title: text(o?.info.title) };
+  return {
+    agent: agentOf(o) ?? 'arborist',
+    project: projectOf(o?.info),
+    title: text(o?.info.title),
+    // Pulled by sync: the host it was made on (docs/sync.md).
+    host: o?.source === 'sync' ? text(o.info.host) : null,
+  };
 }
 
 export const showCmd: Command = {

@@ -41,7 +41,8 @@ function progressOf(ctx: Context, json: boolean): ((p: Progress) => void) | unde
 function summaryLine(r: SyncReport): string {
   const from = r.pulled.hosts.filter((h) => h.turns > 0).length;
   const verb = r.dry_run ? ['would push', 'would pull'] : ['pushed', 'pulled'];
-  return `${r.remote}: ${verb[0]} ${n(r.pushed.turns)} turns, ${verb[1]} ${n(r.pulled.turns)} turns from ${n(from)} ${from === 1 ? 'host' : 'hosts'}`;
+  const turns = (k: number) => `${n(k)} ${k === 1 ? 'turn' : 'turns'}`;
+  return `${r.remote}: ${verb[0]} ${turns(r.pushed.turns)}, ${verb[1]} ${turns(r.pulled.turns)} from ${n(from)} ${from === 1 ? 'host' : 'hosts'}`;
 }
 
 async function runSync(p: Parameters<Command['run']>[0], ctx: Context, names: string[]): Promise<number> {
@@ -58,7 +59,9 @@ async function runSync(p: Parameters<Command['run']>[0], ctx: Context, names: st
   for (const name of chosen) reports.push(await syncRemote(shard, ctx.dbPath, name, { dryRun, onProgress }));
   if (onProgress && !flag(p, 'progress-json')) process.stderr.write('\r\x1b[2K');
   const refused = reports.some((r) => r.pulled.hosts.some((h) => h.status === 'refused'));
-  if (ctx.out.json) printJson(ctx.out, { ok: !refused, remotes: reports });
+  // `summary`: the lines a terminal shows, joined; the browser's `S` shows it in its status bar.
+  if (ctx.out.json)
+    printJson(ctx.out, { ok: !refused, summary: reports.map(summaryLine).join('; '), remotes: reports });
   else
     for (const r of reports) {
       ctx.out.out(`${summaryLine(r)}\n`);

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { cachedStatement } from '../db/statements.js';
-import { type SessionSource, sessionOrigins } from '../write/sources.js';
+import { agentOf, type SessionSource, sessionOrigins } from '../write/sources.js';
 
 /**
  * Filters typed in the find box and in `arborist find` (docs/find.md, "Filters"): `agent:codex`, `project:NAME`,
@@ -165,14 +165,15 @@ export function resolveFilters(
   let notSids: string[] | undefined;
   if (f.agent !== undefined) {
     const want = f.agent.toLowerCase();
-    const kinds = [...new Set(origins.map((o) => o.source)), ARBORIST_AGENT].sort();
+    const kinds = [...new Set(origins.map((o) => agentOf(o) ?? o.source)), ARBORIST_AGENT].sort();
     const kind = kinds.includes(want) ? want : pickOne(kinds.filter((k) => k.startsWith(want)));
     if (kind === undefined) {
       problems.push(`no agent '${f.agent}' in this shard (agents: ${kinds.join(', ')})`);
       return { filter: null, problems };
     }
-    if (kind === ARBORIST_AGENT) notSids = origins.map((o) => o.sid);
-    else sids = origins.filter((o) => o.source === kind).map((o) => o.sid);
+    if (kind === ARBORIST_AGENT)
+      notSids = origins.filter((o) => agentOf(o) !== ARBORIST_AGENT).map((o) => o.sid);
+    else sids = origins.filter((o) => (agentOf(o) ?? o.source) === kind).map((o) => o.sid);
   }
   if (f.project !== undefined) {
     const want = f.project.toLowerCase();

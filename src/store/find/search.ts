@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { cachedStatement, type RowMode } from '../db/statements.js';
-import { projectOf, sessionOriginsOf } from '../write/sources.js';
+import { agentOf, projectOf, sessionOriginsOf } from '../write/sources.js';
 import {
   newestFilteredMatches,
   newestMatches,
@@ -371,7 +371,7 @@ export function search(db: Database.Database, text: string, opts: SearchOptions 
     field,
     score: Math.round(score * 1000) / 1000,
     highlights,
-    agent: origins.get(row.sid)?.source ?? null,
+    agent: agentOf(origins.get(row.sid)),
     project: projectOf(origins.get(row.sid)?.info),
   }));
   return result;

@@ -58,6 +58,17 @@ export function syncMarks(shard: Shard): Map<string, SyncMark> {
   return new Map(rows.map((r) => [r.sid, { host: r.host, archived: r.archived === 1 }]));
 }
 
+/** The marks of these sessions only (the browser asks for the sessions it shows). */
+export function syncMarksOf(shard: Shard, sids: readonly string[]): Map<string, SyncMark> {
+  const out = new Map<string, SyncMark>();
+  const stmt = cachedStatement(dbOf(shard), 'SELECT host, archived FROM sync_marks WHERE sid = ?');
+  for (const sid of new Set(sids)) {
+    const r = stmt.get(sid) as { host: string; archived: number } | undefined;
+    if (r) out.set(sid, { host: r.host, archived: r.archived === 1 });
+  }
+  return out;
+}
+
 /** The newest `sync` event's payload and its seq and time, or undefined when this shard never synced. */
 export function lastSyncEvent(
   shard: Shard,

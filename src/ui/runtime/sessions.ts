@@ -4,11 +4,14 @@
  * body (read-only). Which sessions are archived is known from the state: only those the tree shows are read.
  */
 import {
+  agentOf,
   listArchives,
   type SessionSource as Mapping,
   parseBates,
   projectOf,
   type Shard,
+  type SyncMark,
+  syncMarksOf,
   type TurnNode,
 } from '../../store/index.js';
 import { oneLine } from '../../text/sanitize.js';
@@ -78,14 +81,21 @@ export class SessionSource {
         sid,
         oneLine(own(sid) ?? (this.isArchived(sid) ? this.archives.title(sid) : (live.get(sid) ?? ''))),
       ]),
-      origins: sids.map((sid) => [sid, originOf(from.get(sid))]),
+      origins: this.originsOf(sids, from),
     };
   }
 
   /** The agent and project of each session. */
   origins(sids: readonly string[]): [string, Origin][] {
     const from = this.shard.sessionOriginsOf(sids);
-    return sids.map((sid) => [sid, originOf(from.get(sid))]);
+    return this.originsOf(sids, from);
+  }
+
+  /** Their origins, with the sync marks of the pulled ones (read only for those). */
+  private originsOf(sids: readonly string[], from: ReadonlyMap<string, Mapping>): [string, Origin][] {
+    const pulled = sids.filter((sid) => from.get(sid)?.source === 'sync');
+    const marks = pulled.length > 0 ? syncMarksOf(this.shard, pulled) : new Map<string, SyncMark>();
+    return sids.map((sid) => [sid, originOf(from.get(sid), marks.get(sid))]);
   }
 
   /**
@@ -124,8 +134,14 @@ export class SessionSource {
   }
 }
 
-/** A session's agent (its import source; arborist for one asked here) and project (the recorded working directory). */
-function originOf(m: Mapping | undefined): Origin {
+/**
+ * A session's agent (its import source, the source it had on its host when pulled by sync; arborist for one asked
+ * here), project (the recorded working directory) and, when pulled, its host.
+ */
+function originOf(m: Mapping | undefined, mark: SyncMark | undefined): Origin {
   if (!m) return { agent: HERE_AGENT, project: '', here: true };
-  return { agent: m.source, project: projectOf(m.info) ?? '' };
+  const o: Origin = { agent: agentOf(m) ?? m.source, project: projectOf(m.info) ?? '' };
+  const host = m.source === 'sync' ? m.info.host : undefined;
+  if (typeof host === 'string') return { ...o, host, archivedThere: mark?.archived === true };
+  return o;
 }

@@ -1,8 +1,8 @@
 /**
  * `S`: runs `arborist sync --json --progress-json` in a child process (git, the checks and the import all happen
  * there, so the screen keeps answering and a failure cannot take the browser with it). Its stderr carries one JSON
- * progress line a step (docs/sync.md, "Progress"); any other stderr line is an error's text. Its stdout, on
- * success, is the report; the summary line comes from it. Quitting the browser stops a running sync (SIGTERM:
+ * progress line a step (docs/sync.md); any other stderr line is an error's text. Its stdout is the report (exit
+ * 0, or 1 when a host was refused); the summary line comes from it. Quitting the browser stops a running sync (SIGTERM:
  * what it committed stays, the next sync goes on from there).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -69,9 +69,15 @@ export class SyncRunner {
     child.on('close', (code, signal) => {
       if (this.child !== child) return;
       this.child = null;
-      if (code === 0) {
-        const r = reportOf(out);
-        this.dispatch({ type: 'syncDone', summary: r.summary, error: null, changed: r.changed });
+      // The report comes on stdout with exit 0, and with exit 1 when a host was refused (a check found damage).
+      const r = code === 0 || code === 1 ? reportOf(out) : null;
+      if (r) {
+        this.dispatch({
+          type: 'syncDone',
+          summary: r.summary,
+          error: r.refused ? `${r.summary}; ${r.refused} (arborist sync says why)` : null,
+          changed: r.changed,
+        });
         return;
       }
       const why = errText || pending || (signal ? `stopped by ${signal}` : `exit ${code}`);
@@ -103,14 +109,31 @@ function progressOf(line: string): SyncProgress | null {
   }
 }
 
-/** The report's summary line and whether turns arrived (then the browser reloads what it shows). */
-function reportOf(out: string): { summary: string; changed: boolean } {
+/**
+ * The report (`arborist sync --json`: docs/sync.md): its summary line, the hosts refused, and whether turns arrived
+ * (then the browser reloads what it shows). Null when stdout is not a report.
+ */
+function reportOf(out: string): { summary: string; refused: string; changed: boolean } | null {
+  let v: unknown;
   try {
-    const v = JSON.parse(out) as Record<string, unknown>;
-    const pulled = typeof v.pulled_turns === 'number' ? v.pulled_turns : 0;
-    const summary = typeof v.summary === 'string' ? oneLine(v.summary) : 'sync done';
-    return { summary, changed: pulled > 0 };
+    v = JSON.parse(out);
   } catch {
-    return { summary: 'sync done', changed: true };
+    return null;
   }
+  if (typeof v !== 'object' || v === null || typeof (v as { summary?: unknown }).summary !== 'string')
+    return null;
+  const doc = v as { summary: string; remotes?: unknown };
+  let pulled = 0;
+  const refused: string[] = [];
+  for (const r of Array.isArray(doc.remotes) ? doc.remotes : []) {
+    const p = (r as { pulled?: { turns?: unknown; hosts?: unknown } } | null)?.pulled;
+    if (typeof p?.turns === 'number') pulled += p.turns;
+    for (const h of Array.isArray(p?.hosts) ? p.hosts : []) {
+      const x = h as { host?: unknown; status?: unknown } | null;
+      if (x?.status === 'refused' && typeof x.host === 'string') refused.push(x.host);
+    }
+  }
+  const hosts =
+    refused.length === 0 ? '' : `refused ${refused.length === 1 ? 'host' : 'hosts'} ${refused.join(', ')}`;
+  return { summary: oneLine(doc.summary), refused: oneLine(hosts), changed: pulled > 0 };
 }

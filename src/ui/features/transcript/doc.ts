@@ -7,6 +7,22 @@ import type { State } from '../../core/state.js';
 import { archivedSessionLines } from '../maintenance/model.js';
 import { autoPos, type Doc, linesDoc, pathDoc, type TLine, type TPos } from './model.js';
 
+/** Where a pulled session was made (docs/sync.md): "from host h4x9... (archived there)". */
+function hostText(o: { host?: string; archivedThere?: boolean }): string {
+  return `from host ${o.host}${o.archivedThere ? ' (archived there)' : ''}`;
+}
+
+/** A session's name in a path's headers: its label, and for a session pulled by sync the host it came from. */
+function headerLabelOf(s: State): (sid: string) => string | null {
+  const label = labelOf(s);
+  return (sid) => {
+    const o = s.origins.get(sid);
+    const l = label(sid);
+    if (!o?.host) return l;
+    return l ? `${l} · ${hostText(o)}` : hostText(o);
+  };
+}
+
 /** The transcript document for the current selection. */
 export function transcriptDoc(s: State): Doc {
   const { w } = textSize(s);
@@ -32,7 +48,9 @@ export function transcriptDoc(s: State): Doc {
     }
     const o = s.origins.get(ses.sid);
     const agent = o?.here ? 'asked in arborist' : (s.agents.get(o?.agent ?? '')?.name ?? o?.agent);
-    const from = o ? `${agent}${o.project ? ` · ${o.project}` : ''}` : null;
+    const from = o
+      ? `${agent}${o.project ? ` · ${o.project}` : ''}${o.host ? ` · ${hostText(o)}` : ''}`
+      : null;
     const lines: TLine[] = [
       { role: 'session', text: `session ${ses.sid}${ses.label ? ` · ${oneLine(ses.label)}` : ''}` },
       ...(from ? [{ role: 'meta' as const, text: from }] : []),
@@ -65,7 +83,7 @@ export function transcriptDoc(s: State): Doc {
   return pathDoc(
     turns,
     w,
-    labelOf(s),
+    headerLabelOf(s),
     pending,
     (b) => s.toolsOpen.get(b),
     (b) => {

@@ -41,7 +41,12 @@ export function keyTranscript(s: State, id: KeyAction): Result | null {
 
 export function onPath(s: State, bates: string, turns: Turn[], error?: string): Result {
   if (bates !== selectedBates(s)) return [s, []];
-  return [{ ...s, path: error === undefined ? { bates, turns } : { bates, turns, error } }, []];
+  // The headers name a pulled session's host: the origins of the path's sessions not on screen are read too.
+  const missing = [...new Set(turns.map((t) => t.sid))].filter((sid) => !s.origins.has(sid));
+  return [
+    { ...s, path: error === undefined ? { bates, turns } : { bates, turns, error } },
+    missing.length > 0 ? [{ type: 'loadTitles', sids: missing }] : [],
+  ];
 }
 
 /** The call the fold keys act on: the first call line in the pane's window (null when none is on screen). */

@@ -12,6 +12,9 @@ export interface Origin {
   project: string;
   /** Asked here in arborist (no import source), not imported. */
   here?: boolean;
+  /** Pulled by sync: the host it was made on, and whether that host has it archived (docs/sync.md). */
+  host?: string;
+  archivedThere?: boolean;
 }
 
 /** An agent's name and badge (src/import/agents.ts, handed in by the CLI). */

@@ -277,5 +277,10 @@ export function onOrigins(s: State, origins: [string, Origin][], of: readonly Se
 
 /** An origin as the pane shows it: one line each (the project is another tool's record, untrusted). */
 function clean(o: Origin): Origin {
-  return { agent: oneLine(o.agent), project: oneLine(o.project), ...(o.here ? { here: true } : {}) };
+  return {
+    agent: oneLine(o.agent),
+    project: oneLine(o.project),
+    ...(o.here ? { here: true } : {}),
+    ...(o.host !== undefined ? { host: oneLine(o.host), archivedThere: o.archivedThere === true } : {}),
+  };
 }
