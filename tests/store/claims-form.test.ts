@@ -193,6 +193,34 @@ describe("verify's reading of node.add in the store's form", () => {
     );
   });
 
+  it('takes each sid as written, whichever sids came before (more sessions than its table of sids holds)', () => {
+    // The form keeps the sids it read in a table by a hash of their bytes; 5,000 sids of one length share its
+    // 4,096 slots, and their turns come interleaved, as a chain of many growing sessions has them.
+    const sids = Array.from({ length: 5000 }, (_, i) => `s${i.toString(36).padStart(3, '0')}`);
+    const viaForm = new ChainClaims();
+    const general = new ChainClaims();
+    for (const c of [viaForm, general])
+      sids.forEach((sid, i) => {
+        claimEvent(c, i + 1, 'session.create', TS, { sid, label: null, session_root: HASH });
+      });
+    let seq = sids.length;
+    for (let turn = 1; turn <= 2; turn++)
+      for (let k = 0; k < sids.length; k++) {
+        const sid = sids[(k * 7919) % sids.length];
+        const body = Buffer.from(
+          nodeAddBody(++seq, TS, {
+            bates: `${sid}-${String(turn).padStart(6, '0')}`,
+            node_hash: HASH,
+            parent_bates: null,
+          }),
+        );
+        expect(nodeAddForm(viaForm, seq, TS, body, 0, body.length)).toBe(true);
+        applyEvent(general, seq, 'node.add', TS, body.toString('utf8'));
+      }
+    expect(claimsSummary(viaForm)).toEqual(claimsSummary(general));
+    expect(viaForm.sessions.get('s000')?.maxSeq).toBe(2);
+  });
+
   it('is what verify reads a bulk-written chain with, and it finds the same claims as row by row', () => {
     const s: Shard = newShard();
     s.createSession({ sid: 'aaaa' });
