@@ -102,6 +102,12 @@ function viewOf(b: Uint8Array): DataView {
   return view;
 }
 
+/** Lets the last page's blob go (readClaims, once read: a long-lived process would otherwise keep it). */
+function forgetView(): void {
+  viewed = undefined;
+  view = new DataView(new ArrayBuffer(0));
+}
+
 /** b[at, at + l.length) (dv its view) equals l, within [.., end). */
 function literal(dv: DataView, at: number, end: number, l: Literal): boolean {
   if (at + l.length > end) return false;
@@ -367,5 +373,6 @@ export function readClaims(db: Database.Database): ChainClaims {
     }
     lo = hi;
   }
+  forgetView();
   return claims;
 }
