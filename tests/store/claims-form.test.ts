@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Shard } from '../../src/store/index.js';
@@ -191,6 +192,68 @@ describe("verify's reading of node.add in the store's form", () => {
       ),
       { numRuns: 3000 },
     );
+  });
+
+  it('takes each sid as written, whichever sids came before (more sessions than its table of sids holds)', () => {
+    // The form keeps the sids it read in a table by a hash of their bytes; 5,000 sids of one length share its
+    // 4,096 slots, and their turns come interleaved, as a chain of many growing sessions has them.
+    const sids = Array.from({ length: 5000 }, (_, i) => `s${i.toString(36).padStart(3, '0')}`);
+    const viaForm = new ChainClaims();
+    const general = new ChainClaims();
+    for (const c of [viaForm, general])
+      sids.forEach((sid, i) => {
+        claimEvent(c, i + 1, 'session.create', TS, { sid, label: null, session_root: HASH });
+      });
+    let seq = sids.length;
+    for (let turn = 1; turn <= 2; turn++)
+      for (let k = 0; k < sids.length; k++) {
+        const sid = sids[(k * 7919) % sids.length];
+        const body = Buffer.from(
+          nodeAddBody(++seq, TS, {
+            bates: `${sid}-${String(turn).padStart(6, '0')}`,
+            node_hash: HASH,
+            parent_bates: null,
+          }),
+        );
+        expect(nodeAddForm(viaForm, seq, TS, body, 0, body.length)).toBe(true);
+        applyEvent(general, seq, 'node.add', TS, body.toString('utf8'));
+      }
+    expect(claimsSummary(viaForm)).toEqual(claimsSummary(general));
+    expect(viaForm.sessions.get('s000')?.maxSeq).toBe(2);
+  });
+
+  it("keeps every session's claimed hashes apart while many grow at once", () => {
+    // The claims cut each session's hashes and events from shared blocks (claims.ts, Slab), and move them to more
+    // room as the session grows: 300 sessions growing in turn, and one past a block's share, each turn with a hash
+    // of its own, must each read back what was claimed for it, and nothing where nothing was.
+    const c = new ChainClaims();
+    const sids = Array.from({ length: 301 }, (_, i) => `g${String(i).padStart(3, '0')}`);
+    sids.forEach((sid, i) => {
+      claimEvent(c, i + 1, 'session.create', TS, { sid, label: null, session_root: HASH });
+    });
+    const hashOf = (k: number, turn: number) => createHash('sha256').update(`${k}/${turn}`).digest('hex');
+    let seq = sids.length;
+    const add = (k: number, turn: number) => {
+      const body = Buffer.from(
+        nodeAddBody(++seq, TS, {
+          bates: `${sids[k]}-${String(turn).padStart(6, '0')}`,
+          node_hash: hashOf(k, turn),
+          parent_bates: null,
+        }),
+      );
+      expect(nodeAddForm(c, seq, TS, body, 0, body.length)).toBe(true);
+    };
+    for (let turn = 1; turn <= 70; turn++) for (let k = 0; k < 300; k++) add(k, turn);
+    for (let turn = 1; turn <= 5000; turn++) add(300, turn);
+    for (let k = 0; k <= 300; k++) {
+      const last = k === 300 ? 5000 : 70;
+      for (let turn = 1; turn <= last; turn++)
+        expect(c.node(sids[k], turn)?.hash.toString('hex')).toBe(hashOf(k, turn));
+      const s = c.sessions.get(sids[k]);
+      expect(s?.addedBy.length).toBeGreaterThan(last + 1);
+      expect(s?.addedBy.subarray(last + 1).every((v) => v === 0)).toBe(true);
+      expect(s?.hashes.subarray(32 * (last + 1)).every((v) => v === 0)).toBe(true);
+    }
   });
 
   it('is what verify reads a bulk-written chain with, and it finds the same claims as row by row', () => {

@@ -65,7 +65,24 @@ function applyRow(claims: ChainClaims, [seq, kindCol, tsCol, body]: EventRow): v
   applyEvent(claims, seq, kindCol, tsCol, Buffer.isBuffer(body) ? body.toString('utf8') : null);
 }
 
-const lit = (s: string) => Buffer.from(s, 'latin1');
+/**
+ * A literal of the form, as the big-endian 32-bit words DataView reads: one word per 4 bytes, the last one ending
+ * at the literal's end (overlapping the one before when the length is not a multiple of 4). Compared a word at a
+ * time: byte by byte, the literals were the largest part of reading the form.
+ */
+interface Literal {
+  length: number;
+  words: Uint32Array;
+}
+
+function lit(s: string): Literal {
+  const b = Buffer.from(s, 'latin1');
+  if (b.length < 4) throw new Error('a literal of the form is at least 4 bytes');
+  const n = Math.ceil(b.length / 4);
+  const words = new Uint32Array(n);
+  for (let i = 0; i < n; i++) words[i] = b.readUInt32BE(Math.min(4 * i, b.length - 4));
+  return { length: b.length, words };
+}
 const HEAD = lit('{"data":{"bates":"');
 const HASH_KEY = lit('","node_hash":"');
 const NO_PARENT = lit('","parent_bates":null');
@@ -74,11 +91,29 @@ const RECORDS_KEY = lit(',"records":[');
 const KIND_SEQ = lit('},"kind":"node.add","seq":');
 const TS_KEY = lit(',"ts":"');
 
-/** b[at, at + l.length) equals l, within [.., end). */
-function literal(b: Uint8Array, at: number, end: number, l: Uint8Array): boolean {
+/** The blob being read and a DataView of it (one per page: nodeAddForm reads one event at a time). */
+let viewed: Uint8Array | undefined;
+let view: DataView<ArrayBufferLike> = new DataView(new ArrayBuffer(0));
+function viewOf(b: Uint8Array): DataView {
+  if (b !== viewed) {
+    view = new DataView(b.buffer, b.byteOffset, b.byteLength);
+    viewed = b;
+  }
+  return view;
+}
+
+/** Lets the last page's blob go (readClaims, once read: a long-lived process would otherwise keep it). */
+function forgetView(): void {
+  viewed = undefined;
+  view = new DataView(new ArrayBuffer(0));
+}
+
+/** b[at, at + l.length) (dv its view) equals l, within [.., end). */
+function literal(dv: DataView, at: number, end: number, l: Literal): boolean {
   if (at + l.length > end) return false;
-  for (let i = 0; i < l.length; i++) if (b[at + i] !== l[i]) return false;
-  return true;
+  const last = l.words.length - 1;
+  for (let i = 0; i < last; i++) if (dv.getUint32(at + 4 * i) !== l.words[i]) return false;
+  return dv.getUint32(at + l.length - 4) === l.words[last];
 }
 /**
  * Byte classes, one bit each (a table: range tests per byte were most of the cost of reading the form). Hex digits
@@ -110,11 +145,14 @@ for (let hi = 0; hi < 16; hi++)
   for (let lo = 0; lo < 16; lo++)
     HEX_PAIR[(HEX_DIGITS.charCodeAt(hi) << 8) | HEX_DIGITS.charCodeAt(lo)] = (hi << 4) | lo;
 
-/** 64 lower-case hex digits at b[at, at + 64) decoded into out; false (out then undefined) for any other byte. */
-function hexInto(b: Uint8Array, at: number, out: Uint8Array): boolean {
+/**
+ * 64 lower-case hex digits at [at, at + 64) of the bytes dv views decoded into out; false (out then undefined) for
+ * any other byte. A pair is one big-endian 16-bit read.
+ */
+function hexInto(dv: DataView, at: number, out: Uint8Array): boolean {
   let bad = 0;
   for (let i = 0; i < 32; i++) {
-    const v = HEX_PAIR[(b[at + 2 * i] << 8) | b[at + 2 * i + 1]];
+    const v = HEX_PAIR[dv.getUint16(at + 2 * i)];
     bad |= v; // negative once any pair is not hex
     out[i] = v;
   }
@@ -160,7 +198,9 @@ export function nodeAddForm(
   tsAt = 0,
   tsLength = tsList.length - tsAt,
 ): boolean {
-  if (!literal(b, at, end, HEAD)) return false;
+  if (!(at >= 0 && end <= b.length)) return false; // every read below stays in [at, end), or b[end]
+  const dv = viewOf(b);
+  if (!literal(dv, at, end, HEAD)) return false;
   const sid0 = at + HEAD.length;
   let p = sid0;
   while (p < end && (CLASS[b[p]] & ID) !== 0) p++;
@@ -170,18 +210,18 @@ export function nodeAddForm(
   const digits0 = p;
   while (p < end && p - digits0 < 10 && isDigit(b[p])) turn = turn * 10 + (b[p++] - 48);
   const batesEnd = p;
-  if (p - digits0 < 6 || p - digits0 > 9 || !literal(b, p, end, HASH_KEY)) return false;
+  if (p - digits0 < 6 || p - digits0 > 9 || !literal(dv, p, end, HASH_KEY)) return false;
   const hexAt = p + HASH_KEY.length;
-  if (hexAt + 64 > end || !hexInto(b, hexAt, nodeHash)) return false;
+  if (hexAt + 64 > end || !hexInto(dv, hexAt, nodeHash)) return false;
   p = hexAt + 64;
-  if (literal(b, p, end, NO_PARENT)) p += NO_PARENT.length;
-  else if (literal(b, p, end, PARENT_KEY)) {
+  if (literal(dv, p, end, NO_PARENT)) p += NO_PARENT.length;
+  else if (literal(dv, p, end, PARENT_KEY)) {
     p += PARENT_KEY.length;
     while (p < end && ((CLASS[b[p]] & ID) !== 0 || b[p] === 45)) p++;
     if (b[p++] !== 34) return false; // '"'
   } else return false;
   let records: { bates: string; chunk: number; start: number; length: number } | undefined;
-  if (literal(b, p, end, RECORDS_KEY)) {
+  if (literal(dv, p, end, RECORDS_KEY)) {
     const chunkEnd = integerEnd(b, p + RECORDS_KEY.length, end);
     const chunk = integerValue;
     const startEnd = chunkEnd >= 0 && b[chunkEnd] === 44 ? integerEnd(b, chunkEnd + 1, end) : -1;
@@ -191,9 +231,9 @@ export function nodeAddForm(
     p = lengthEnd + 1;
     records = { bates: b.toString('latin1', sid0, batesEnd), chunk, start, length: integerValue };
   }
-  if (!literal(b, p, end, KIND_SEQ)) return false;
+  if (!literal(dv, p, end, KIND_SEQ)) return false;
   const seqEnd = integerEnd(b, p + KIND_SEQ.length, end);
-  if (seqEnd < 0 || integerValue !== seq || !literal(b, seqEnd, end, TS_KEY)) return false;
+  if (seqEnd < 0 || integerValue !== seq || !literal(dv, seqEnd, end, TS_KEY)) return false;
   p = seqEnd + TS_KEY.length;
   if (p + tsLength + 2 !== end) return false;
   for (let i = 0; i < tsLength; i++) {
@@ -201,7 +241,36 @@ export function nodeAddForm(
     if (c > 127 || (CLASS[c] & TS) === 0 || b[p + i] !== c) return false;
   }
   if (b[end - 2] !== 34 || b[end - 1] !== 125) return false; // '"}'
-  return claims.addedFromBytes(b.toString('latin1', sid0, sidEnd), turn, nodeHash, seq, records);
+  return claims.addedFromBytes(sidOf(b, sid0, sidEnd), turn, nodeHash, seq, records);
+}
+
+/**
+ * Sids read before, by a hash of their bytes (a direct-mapped table of SID_SLOTS entries of at most SID_BYTES
+ * bytes): a session's node.add events are spread over the chain between other sessions' (a few hundred sessions
+ * grow at once), and making each event's sid a new string, then hashing it for the sessions map, was a fifth of
+ * reading the form.
+ */
+const SID_SLOTS = 4096;
+const SID_BYTES = 32;
+const sidBytes = new Uint8Array(SID_SLOTS * SID_BYTES);
+const sidLengths = new Int32Array(SID_SLOTS).fill(-1);
+const sidStrings: string[] = new Array<string>(SID_SLOTS).fill('');
+
+/** b[from, to) as a latin1 string (the caller has checked it is ASCII), the same string as before for the same bytes. */
+function sidOf(b: Buffer, from: number, to: number): string {
+  const n = to - from;
+  if (n > SID_BYTES) return b.toString('latin1', from, to);
+  let h = n;
+  for (let i = from; i < to; i++) h = Math.imul(h ^ b[i], 0x01000193);
+  const slot = (h >>> 0) % SID_SLOTS;
+  const base = slot * SID_BYTES;
+  let same = sidLengths[slot] === n;
+  for (let i = 0; same && i < n; i++) same = b[from + i] === sidBytes[base + i];
+  if (same) return sidStrings[slot];
+  for (let i = 0; i < n; i++) sidBytes[base + i] = b[from + i];
+  sidLengths[slot] = n;
+  sidStrings[slot] = b.toString('latin1', from, to);
+  return sidStrings[slot];
 }
 
 /**
@@ -304,5 +373,6 @@ export function readClaims(db: Database.Database): ChainClaims {
     }
     lo = hi;
   }
+  forgetView();
   return claims;
 }

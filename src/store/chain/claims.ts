@@ -61,6 +61,53 @@ export interface ClaimedSessionSource {
   event: number;
 }
 
+/**
+ * Zeroed space for the sessions' claimed hashes and events, cut from shared blocks: an ArrayBuffer of its own for
+ * each session, and again each time one grows, cost a fifth of reading a chain of many sessions, and each crossed to
+ * verify's thread (verify/parallel.ts) as a copy of its own; views of a few SharedArrayBuffers cross as they are.
+ * Space is never handed out twice, so a view stays zero where nothing was claimed.
+ */
+class Slab {
+  private block = new SharedArrayBuffer(0);
+  private used = 0;
+
+  /** `bytes` zeroed bytes (a multiple of 4), 8-aligned: a view of a block, or a buffer of its own when large. */
+  take(bytes: number): { buffer: SharedArrayBuffer; at: number } {
+    if (bytes > SLAB_BLOCK / 8) return { buffer: new SharedArrayBuffer(bytes), at: 0 };
+    if (this.used + bytes > this.block.byteLength) {
+      this.block = new SharedArrayBuffer(SLAB_BLOCK);
+      this.used = 0;
+    }
+    const at = this.used;
+    this.used += (bytes + 7) & ~7;
+    return { buffer: this.block, at };
+  }
+}
+
+const SLAB_BLOCK = 1 << 20;
+const slabs = new WeakMap<ChainClaims, Slab>();
+
+function slabOf(c: ChainClaims): Slab {
+  let s = slabs.get(c);
+  if (!s) {
+    s = new Slab();
+    slabs.set(c, s);
+  }
+  return s;
+}
+
+/** Room for the hashes of `cap` turns (32 bytes each), zeroed. */
+function takeHashes(c: ChainClaims, cap: number): Buffer {
+  const { buffer, at } = slabOf(c).take(32 * cap);
+  return Buffer.from(buffer, at, 32 * cap);
+}
+
+/** Room for the adding events of `cap` turns, zeroed. */
+function takeEvents(c: ChainClaims, cap: number): Int32Array {
+  const { buffer, at } = slabOf(c).take(4 * cap);
+  return new Int32Array(buffer, at, cap);
+}
+
 export class ChainClaims {
   readonly sessions = new Map<string, ClaimedSession>();
   readonly entries = new Map<string, ClaimedEntry>();
@@ -94,8 +141,8 @@ export class ChainClaims {
         root: null,
         rootEvent: 0,
         maxSeq: 0,
-        hashes: Buffer.alloc(32 * 8),
-        addedBy: new Int32Array(8),
+        hashes: takeHashes(this, 8),
+        addedBy: takeEvents(this, 8),
         archiveSha256: null,
         archiveEvent: 0,
         createdBy: event,
@@ -228,9 +275,9 @@ export class ChainClaims {
     if (seq >= s.addedBy.length) {
       let cap = s.addedBy.length;
       while (cap <= seq) cap *= 2;
-      const hashes = Buffer.alloc(32 * cap);
+      const hashes = takeHashes(this, cap);
       s.hashes.copy(hashes);
-      const by = new Int32Array(cap);
+      const by = takeEvents(this, cap);
       by.set(s.addedBy);
       s.hashes = hashes;
       s.addedBy = by;
