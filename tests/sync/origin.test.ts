@@ -52,3 +52,16 @@ describe('a pulled session reads as the agent it came from, on the host it came 
     expect(expect0(run(lone, ['list'])).stdout.split('\n')[0]).not.toContain('HOST');
   });
 });
+
+describe('status --sync', () => {
+  it('says never synced before the first sync, and the last sync’s age after it', () => {
+    const remote = bareRemote();
+    const h = host('h', remote);
+    ask(h, 'one turn');
+    expect(run(h, ['status', '--short', '--sync']).stdout).toMatch(/ · sync ✗\n$/);
+    expect(run(h, ['status', '--sync']).stdout).toMatch(/ · never synced\n$/);
+    sync(h);
+    expect(run(h, ['status', '--short', '--sync']).stdout).toMatch(/ · sync now\n$/);
+    expect(run(h, ['status', '--sync']).stdout).toMatch(/ · synced now\n$/);
+  });
+});

@@ -3,8 +3,8 @@
 
 import { type KeeperStatus, keeperStatus } from '../../keep/state.js';
 import { ArboristError, asArboristError, type ChainStatus, chainStatus } from '../../store/light.js';
-import { lastSyncs } from '../../sync/last.js';
-import { counted } from '../../text/format.js';
+import { type LastSync, lastSyncs } from '../../sync/last.js';
+import { age, counted } from '../../text/format.js';
 import { oneLine } from '../../text/sanitize.js';
 import { truncate } from '../../text/width.js';
 import { exactPositionals, flag, type OptionSpec, type Parsed, str } from '../args.js';
@@ -18,13 +18,15 @@ import { safeJson } from '../terminal-text.js';
  * its cost.
  */
 
-const USAGE = 'arborist status [--short] [--tmux] [--keeper] [--json] [--full] [--expect-head SEQ:HASH]';
+const USAGE =
+  'arborist status [--short] [--tmux] [--keeper] [--sync] [--json] [--full] [--expect-head SEQ:HASH]';
 
 export const STATUS_OPTIONS: OptionSpec = {
   short: { type: 'boolean' },
   tmux: { type: 'boolean' },
   full: { type: 'boolean' },
   keeper: { type: 'boolean' },
+  sync: { type: 'boolean' },
   'expect-head': { type: 'string' },
 };
 
@@ -106,6 +108,21 @@ function keeperWords(k: KeeperStatus, short: boolean, paint: (tone: Tone, s: str
   return paint('good', short ? 'keep ✓' : `keeper ${k.pid}, ${counted(k.turns_today, 'turn')} kept today`);
 }
 
+/**
+ * The last sync's part of the line, when asked (`--sync`): how long ago this shard last synced with any remote
+ * (`synced 12m ago`, `sync 12m`), or that it never did. Its file is a hint kept in the mirror (src/sync/last.ts).
+ */
+function syncWords(
+  last: Record<string, LastSync>,
+  short: boolean,
+  paint: (tone: Tone, s: string) => string,
+): string {
+  const ages = Object.values(last).map((x) => x.age_s);
+  if (ages.length === 0) return paint('bad', short ? 'sync ✗' : 'never synced');
+  const ago = age(0, Math.min(...ages) * 1000);
+  return short ? `sync ${ago}` : ago === 'now' ? 'synced now' : `synced ${ago} ago`;
+}
+
 function expectedHead(p: Parsed): { seq: number; hash: string } | undefined {
   const v = str(p, 'expect-head');
   if (v === undefined) return undefined;
@@ -147,7 +164,8 @@ export function runStatus(p: Parsed, io: StatusIO): number {
   else {
     const line = short ? shortLine(s, paint) : longLine(s, paint);
     const keeper = flag(p, 'keeper') ? ` · ${keeperWords(keeperStatus(io.dbPath), short, paint)}` : '';
-    io.out(`${line}${keeper}\n`);
+    const synced = flag(p, 'sync') ? ` · ${syncWords(lastSyncs(io.dbPath), short, paint)}` : '';
+    io.out(`${line}${keeper}${synced}\n`);
   }
   return s.ok ? 0 : 1;
 }
@@ -156,7 +174,7 @@ export const statusCmd: Command = {
   name: 'status',
   usage: USAGE,
   summary:
-    'one line for tmux or a prompt: chain intact or BROKEN, events, head, turns today (exit 1 when broken); --keeper adds whether a keeper runs',
+    "one line for tmux or a prompt: chain intact or BROKEN, events, head, turns today (exit 1 when broken); --keeper adds whether a keeper runs, --sync the last sync's age",
   options: STATUS_OPTIONS,
   run: (p, ctx) =>
     runStatus(p, {
