@@ -7,8 +7,8 @@ import { TextIndexer } from '../find/vocabulary.js';
 import { canon, eventHash, nodeHash, sha256, subtreeHash } from '../model/hash.js';
 import { formatBates } from '../model/ids.js';
 import type { Merkle } from '../tree/merkle.js';
+import { dropWaitingChunks, nextChunkId, queueChunk } from './chunks.js';
 import { noteDays } from './days.js';
-import { encodeChunk } from './sources.js';
 import { type CheckedTurn, checkNewTurn, type NewTurn } from './turns.js';
 
 /**
@@ -85,45 +85,37 @@ interface Placed {
 class ChunkWriter {
   private parts: Buffer[] = [];
   private bytes = 0;
-  private nextId: number;
+  private id = 0;
+  /** The first chunk id this write took: a write that fails forgets its chunks from there (chunks.ts). */
+  first = 0;
   private pending: [string, number, number][] = [];
   readonly written: [number, string, number][] = [];
 
-  constructor(private readonly ctx: BulkContext) {
-    const max = cachedStatement(
-      ctx.db,
-      'SELECT coalesce(max(id), 0) FROM source_chunks',
-      'pluck',
-    ).get() as number;
-    this.nextId = max + 1;
-  }
+  constructor(private readonly ctx: BulkContext) {}
 
   /** Appends a turn's records; returns [chunk id, start, length] for its node.add event. */
   add(bates: string, records: string[]): [number, number, number] {
     const buf = Buffer.from(records.length === 0 ? '' : `${records.join('\n')}\n`, 'utf8');
     if (this.bytes > 0 && this.bytes + buf.length > CHUNK_BYTES) this.flush();
-    const ref: [number, number, number] = [this.nextId, this.bytes, buf.length];
+    if (this.id === 0) {
+      this.id = nextChunkId(this.ctx.db);
+      if (this.first === 0) this.first = this.id;
+    }
+    const ref: [number, number, number] = [this.id, this.bytes, buf.length];
     this.parts.push(buf);
     this.bytes += buf.length;
     this.pending.push([bates, ref[1], ref[2]]);
     return ref;
   }
 
+  /** The chunk's digest now (the closing event names it); its rows when the write commits (chunks.ts). */
   flush(): void {
     if (this.pending.length === 0) return;
     const raw = Buffer.concat(this.parts, this.bytes);
     const digest = sha256(raw);
-    cachedStatement(
-      this.ctx.db,
-      'INSERT INTO source_chunks (id, bytes, sha256, body) VALUES (?, ?, ?, ?)',
-    ).run(this.nextId, raw.length, digest, encodeChunk(raw));
-    const ins = cachedStatement(
-      this.ctx.db,
-      'INSERT INTO node_sources (bates, chunk_id, start, length) VALUES (?, ?, ?, ?)',
-    );
-    for (const [bates, start, length] of this.pending) ins.run(bates, this.nextId, start, length);
-    this.written.push([this.nextId, digest.toString('hex'), raw.length]);
-    this.nextId++;
+    queueChunk(this.ctx.db, this.id, raw, digest, this.pending);
+    this.written.push([this.id, digest.toString('hex'), raw.length]);
+    this.id = 0;
     this.parts = [];
     this.bytes = 0;
     this.pending = [];
@@ -165,6 +157,22 @@ export function nodeAddBody(seq: number, ts: string, data: NodeAddData): string 
 
 /** Must run inside the caller's write (Shard.addTurnsBulk). All or nothing: any bad turn refuses the batch. */
 export function insertBulk(ctx: BulkContext, turns: readonly BulkTurn[], event: BulkEvent): BulkResult {
+  const chunks = new ChunkWriter(ctx);
+  try {
+    return writeBulk(ctx, turns, event, chunks);
+  } catch (err) {
+    // Its chunks wait for the commit (chunks.ts): a caller that goes on without this batch must not write them.
+    if (chunks.first > 0) dropWaitingChunks(ctx.db, chunks.first);
+    throw err;
+  }
+}
+
+function writeBulk(
+  ctx: BulkContext,
+  turns: readonly BulkTurn[],
+  event: BulkEvent,
+  chunks: ChunkWriter,
+): BulkResult {
   const db = ctx.db;
   const sessionInfo = cachedStatement(db, 'SELECT next_seq FROM sessions WHERE sid = ?', 'pluck');
   const parentInfo = cachedStatement(db, 'SELECT id, sid, depth FROM nodes WHERE bates = ?');
@@ -280,7 +288,6 @@ export function insertBulk(ctx: BulkContext, turns: readonly BulkTurn[], event: 
   const insertSubtree = cachedStatement(db, 'INSERT INTO node_subtree (id, subtree_hash) VALUES (?, ?)');
   const insertPending = cachedStatement(db, 'INSERT INTO fts_pending (id) VALUES (?)');
   const indexer = new TextIndexer(db);
-  const chunks = new ChunkWriter(ctx);
   const ts = new Date().toISOString();
   const added: BulkAdded[] = [];
   const sids = new Set<string>();
