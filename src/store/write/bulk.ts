@@ -4,10 +4,10 @@ import type { EventPayloads } from '../chain/events.js';
 import type { AuditLog } from '../chain/log.js';
 import { cachedStatement } from '../db/statements.js';
 import { TextIndexer } from '../find/vocabulary.js';
-import { canon, eventHash, nodeHash, sha256, subtreeHash } from '../model/hash.js';
+import { canon, eventHash, nodeHash, subtreeHash } from '../model/hash.js';
 import { formatBates } from '../model/ids.js';
 import type { Merkle } from '../tree/merkle.js';
-import { dropWaitingChunks, nextChunkId, queueChunk } from './chunks.js';
+import { digestOf, dropWaitingChunks, nextChunkId, queueChunk, type Waiting } from './chunks.js';
 import { noteDays } from './days.js';
 import { type CheckedTurn, checkNewTurn, type NewTurn } from './turns.js';
 
@@ -89,7 +89,7 @@ class ChunkWriter {
   /** The first chunk id this write took: a write that fails forgets its chunks from there (chunks.ts). */
   first = 0;
   private pending: [string, number, number][] = [];
-  readonly written: [number, string, number][] = [];
+  private readonly queued: Waiting[] = [];
 
   constructor(private readonly ctx: BulkContext) {}
 
@@ -108,17 +108,19 @@ class ChunkWriter {
     return ref;
   }
 
-  /** The chunk's digest now (the closing event names it); its rows when the write commits (chunks.ts). */
+  /** Hands the chunk to chunks.ts: hashed and compressed meanwhile, its rows written when it is. */
   flush(): void {
     if (this.pending.length === 0) return;
-    const raw = Buffer.concat(this.parts, this.bytes);
-    const digest = sha256(raw);
-    queueChunk(this.ctx.db, this.id, raw, digest, this.pending);
-    this.written.push([this.id, digest.toString('hex'), raw.length]);
+    this.queued.push(queueChunk(this.ctx.db, this.id, Buffer.concat(this.parts, this.bytes), this.pending));
     this.id = 0;
     this.parts = [];
     this.bytes = 0;
     this.pending = [];
+  }
+
+  /** [id, sha256, bytes] of each chunk, for the closing event: waits for the digests not back yet. */
+  written(): [number, string, number][] {
+    return this.queued.map((w) => [w.id, digestOf(w).toString('hex'), w.bytes]);
   }
 }
 
@@ -292,6 +294,14 @@ function writeBulk(
   const added: BulkAdded[] = [];
   const sids = new Set<string>();
   const titles: string[] = new Array(placed.length);
+  // The records first: their chunks are hashed and compressed on their own thread (chunks.ts) while the rows below
+  // are written; the closing event waits for their digests.
+  const refs: ([number, number, number] | undefined)[] = new Array(placed.length);
+  for (let i = 0; i < placed.length; i++) {
+    const records = turns[i].records;
+    if (records !== undefined) refs[i] = chunks.add(placed[i].bates, records);
+  }
+  chunks.flush();
   for (let i = 0; i < placed.length; i++) {
     const p = placed[i];
     const parentId = p.parentIndex >= 0 ? placed[p.parentIndex].id : p.parentId;
@@ -338,13 +348,13 @@ function writeBulk(
   }
   for (let i = 0; i < placed.length; i++) {
     const p = placed[i];
-    const records = turns[i].records;
+    const ref = refs[i];
     const data: NodeAddData = {
       bates: p.bates,
       node_hash: p.nodeHash.toString('hex'),
       parent_bates: p.parentBates,
     };
-    if (records !== undefined) data.records = chunks.add(p.bates, records);
+    if (ref !== undefined) data.records = ref;
     const seq = head.seq + 1;
     const body = Buffer.from(nodeAddBody(seq, ts, data), 'utf8');
     const h = eventHash(head.hash, body);
@@ -353,7 +363,6 @@ function writeBulk(
     added.push({ bates: p.bates, sid: p.sid, seq: p.seq, node_hash: data.node_hash });
     sids.add(p.sid);
   }
-  chunks.flush();
   crashPoint('bulk-rows');
 
   // 4. Sessions' counters, the turns the batch hangs under (folded once, with their ancestors), every root touched.
@@ -368,8 +377,9 @@ function writeBulk(
   const rest = [...sids].filter((s) => roots[s] === undefined).sort();
   Object.assign(roots, ctx.merkle.setRoots(rest));
   const session_roots = Object.fromEntries(Object.entries(roots).sort(([a], [b]) => (a < b ? -1 : 1)));
-  const closing = { chunks: chunks.written, session_roots, turns: placed.length };
+  const written = chunks.written();
+  const closing = { chunks: written, session_roots, turns: placed.length };
   if (event.kind === 'import.file') ctx.audit.append(event.kind, { ...event.data, ...closing }, ts);
   else ctx.audit.append(event.kind, { ...event.data, ...closing }, ts);
-  return { added, session_roots, chunks: chunks.written.length };
+  return { added, session_roots, chunks: written.length };
 }

@@ -1,9 +1,10 @@
 /**
- * The compression thread of the bulk path (chunks.ts): brotli of the record chunks, off the writing thread. Each
- * chunk comes as a message on the port it was given and goes back compressed on the same port; each one done is
+ * The chunk thread of the bulk path (chunks.ts): sha256 and brotli of the record chunks, off the writing thread.
+ * Each chunk comes as a message on the port it was given and goes back hashed and compressed on the same port; each one done is
  * counted in shared memory, since the writing thread waits for them with Atomics.wait inside its transaction and
  * cannot take messages the usual way (it takes them with receiveMessageOnPort).
  */
+import { createHash } from 'node:crypto';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { type MessagePort, workerData } from 'node:worker_threads';
@@ -33,6 +34,7 @@ port.on('message', (m: ChunkRequest) => {
   let reply: ChunkReply;
   try {
     const raw = Buffer.from(m.raw.buffer, m.raw.byteOffset, m.raw.byteLength);
+    const digest = createHash('sha256').update(raw).digest();
     let body = encodeChunk(raw);
     // Moved back, never a buffer of Node's shared pool (moving it would take the pool from this thread).
     if (body.byteOffset !== 0 || body.buffer.byteLength !== body.length) {
@@ -40,7 +42,7 @@ port.on('message', (m: ChunkRequest) => {
       body.copy(own);
       body = own;
     }
-    reply = { ticket: m.ticket, body };
+    reply = { ticket: m.ticket, sha256: new Uint8Array(digest), body };
   } catch {
     reply = { ticket: m.ticket }; // the writing thread compresses it itself
   }

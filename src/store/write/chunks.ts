@@ -3,16 +3,18 @@ import { fileURLToPath } from 'node:url';
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 import { cachedStatement } from '../db/statements.js';
+import { sha256 } from '../model/hash.js';
 import { encodeChunk } from './sources.js';
 
 /**
- * The record chunks of the bulk path (bulk.ts), compressed on a thread of their own (chunk-worker.ts) while this
- * one goes on reading, parsing and writing the next files: brotli was ~0.65 s of a 5.9 s import of 20,000 turns
- * (docs/benchmarks.md, issue 29). A chunk's id and sha256 are decided here at once (its turns' node.add events and
- * the closing event of its write name them, and the chain binds them); its row and its turns' node_sources rows
- * wait until the transaction commits (Shard.write calls `writeWaitingChunks` before COMMIT), so the chunk is in the
- * same commit as its turns, as before, or, when the write rolls back, nowhere (`dropWaitingChunks`). Should the
- * thread fail or stall, or be missing (run from TypeScript sources, a CommonJS bundle), chunks are compressed here.
+ * The record chunks of the bulk path (bulk.ts), hashed and compressed on a thread of their own (chunk-worker.ts)
+ * while this one writes the batch's rows and goes on with the next files: brotli and sha256 of the chunks were
+ * ~0.85 s of a 5.9 s import of 20,000 turns (docs/benchmarks.md, issue 29). A chunk's id is given here at once (its
+ * turns' node.add events name it); its sha256 is waited for before the batch's closing event, which names it (the
+ * chain binds it); its row and its turns' node_sources rows are written once it is compressed, at the latest just
+ * before the transaction commits (Shard.write calls `writeWaitingChunks`), so the chunk is in the same commit as
+ * its turns, as before, or, when the write rolls back, nowhere (`dropWaitingChunks`). Should the thread fail or
+ * stall, or be missing (run from TypeScript sources), chunks are hashed and compressed here.
  */
 
 export interface ChunkJob {
@@ -24,9 +26,10 @@ export interface ChunkRequest {
   ticket: number;
   raw: Uint8Array;
 }
-/** No body: the thread could not compress it, and this one does. */
+/** No body: the thread could not hash or compress it, and this one does. */
 export interface ChunkReply {
   ticket: number;
+  sha256?: Uint8Array;
   body?: Uint8Array;
 }
 
@@ -38,10 +41,11 @@ const MAX_IN_FLIGHT_BYTES = 12 * 1024 * 1024;
 const STALL_MS = 60_000;
 const START_MS = 10_000;
 
-interface Waiting {
+export interface Waiting {
   id: number;
   bytes: number;
-  sha256: Buffer;
+  /** Known once the chunk is back from the thread (or at once when it is done here). */
+  sha256?: Buffer;
   /** [bates, start, length] of each turn whose records are in it. */
   refs: [string, number, number][];
   /** While the thread has it. */
@@ -162,23 +166,27 @@ function openOf(db: Database.Database): Open {
   return o;
 }
 
-function settle(w: Waiting, body: Buffer | undefined): void {
+const bufferOf = (u: Uint8Array) => Buffer.from(u.buffer, u.byteOffset, u.byteLength);
+
+/** A chunk back from the thread; without a reply (the thread failed), or one without a body, it is done here. */
+function settle(w: Waiting, r: ChunkReply | undefined): void {
   if (w.ticket === undefined) return;
   inFlight.delete(w.ticket);
   inFlightBytes -= w.bytes;
   w.ticket = undefined;
-  w.body = body ?? encodeChunk(w.raw!);
+  if (r?.body !== undefined && r.sha256 !== undefined) {
+    w.sha256 = bufferOf(r.sha256);
+    w.body = bufferOf(r.body);
+  } else {
+    w.sha256 = sha256(w.raw!);
+    w.body = encodeChunk(w.raw!);
+  }
   w.raw = undefined;
 }
 
 function take(r: ChunkReply): void {
   const w = inFlight.get(r.ticket);
-  // A chunk of a write that rolled back is no longer waited for.
-  if (w !== undefined)
-    settle(
-      w,
-      r.body === undefined ? undefined : Buffer.from(r.body.buffer, r.body.byteOffset, r.body.byteLength),
-    );
+  if (w !== undefined) settle(w, r);
 }
 
 /** Takes the replies back; with `wait`, waits for at least one (all chunks in flight are done here if the thread fails). */
@@ -205,15 +213,17 @@ export function nextChunkId(db: Database.Database): number {
   return o.nextId++;
 }
 
-/** A chunk whose id (nextChunkId) and sha256 are given: compressed now or on the thread, its rows written at commit. */
+/**
+ * A chunk whose id (nextChunkId) is given: hashed and compressed now or on the thread (`digestOf` waits for its
+ * sha256), its rows written once it is compressed.
+ */
 export function queueChunk(
   db: Database.Database,
   id: number,
   raw: Buffer,
-  sha256: Buffer,
   refs: [string, number, number][],
-): void {
-  const w: Waiting = { id, bytes: raw.length, sha256, refs };
+): Waiting {
+  const w: Waiting = { id, bytes: raw.length, refs };
   openOf(db).chunks.set(id, w);
   const c = raw.length >= THREAD_MIN_BYTES ? thread() : null;
   const ticket = ++tickets;
@@ -224,8 +234,18 @@ export function queueChunk(
     inFlightBytes += raw.length;
     collect(false);
     while (inFlightBytes > MAX_IN_FLIGHT_BYTES) collect(true);
-  } else w.body = encodeChunk(raw);
+  } else {
+    w.sha256 = sha256(raw);
+    w.body = encodeChunk(raw);
+  }
   writeReady(db);
+  return w;
+}
+
+/** The chunk's sha256, waiting for the thread when it is not back yet. */
+export function digestOf(w: Waiting): Buffer {
+  while (w.sha256 === undefined) collect(true);
+  return w.sha256;
 }
 
 /** Writes the chunks already compressed, and their node_sources rows: a compressed body is not kept in memory. */
@@ -242,7 +262,7 @@ function writeReady(db: Database.Database, all = false): void {
       if (!all) continue;
       while (w.body === undefined) collect(true);
     }
-    row.run(w.id, w.bytes, w.sha256, w.body);
+    row.run(w.id, w.bytes, w.sha256!, w.body);
     for (const [bates, start, length] of w.refs) ref.run(bates, w.id, start, length);
     o.chunks.delete(id);
   }
@@ -260,14 +280,8 @@ export function writeWaitingChunks(db: Database.Database): void {
 export function dropWaitingChunks(db: Database.Database, from = 0): void {
   const o = open.get(db);
   if (o === undefined) return;
-  for (const [id, w] of o.chunks) {
-    if (id < from) continue;
-    if (w.ticket !== undefined) {
-      inFlight.delete(w.ticket);
-      inFlightBytes -= w.bytes;
-    }
-    o.chunks.delete(id);
-  }
+  // One on the thread comes back all the same (and is then let go): nothing waits for it forever.
+  for (const id of [...o.chunks.keys()]) if (id >= from) o.chunks.delete(id);
   // A part of a write that failed after writing rows dooms the write (Shard.write): its ids are not given again.
   if (from === 0) o.nextId = undefined;
 }
