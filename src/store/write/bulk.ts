@@ -83,7 +83,8 @@ interface Placed {
 }
 
 class ChunkWriter {
-  private parts: Buffer[] = [];
+  /** The chunk being filled: its records written straight into it (not joined, encoded and concatenated). */
+  private buf: Buffer | undefined;
   private bytes = 0;
   private id = 0;
   /** The first chunk id this write took: a write that fails forgets its chunks from there (chunks.ts). */
@@ -93,27 +94,43 @@ class ChunkWriter {
 
   constructor(private readonly ctx: BulkContext) {}
 
-  /** Appends a turn's records; returns [chunk id, start, length] for its node.add event. */
+  /** Appends a turn's records, each followed by a newline; returns [chunk id, start, length] for its node.add event. */
   add(bates: string, records: string[]): [number, number, number] {
-    const buf = Buffer.from(records.length === 0 ? '' : `${records.join('\n')}\n`, 'utf8');
-    if (this.bytes > 0 && this.bytes + buf.length > CHUNK_BYTES) this.flush();
+    let len = 0;
+    for (const r of records) len += Buffer.byteLength(r, 'utf8') + 1;
+    if (this.bytes > 0 && this.bytes + len > CHUNK_BYTES) this.flush();
     if (this.id === 0) {
       this.id = nextChunkId(this.ctx.db);
       if (this.first === 0) this.first = this.id;
     }
-    const ref: [number, number, number] = [this.id, this.bytes, buf.length];
-    this.parts.push(buf);
-    this.bytes += buf.length;
-    this.pending.push([bates, ref[1], ref[2]]);
+    const buf = this.room(len);
+    const start = this.bytes;
+    for (const r of records) {
+      this.bytes += buf.write(r, this.bytes, 'utf8');
+      buf[this.bytes++] = 10;
+    }
+    const ref: [number, number, number] = [this.id, start, this.bytes - start];
+    this.pending.push([bates, start, ref[2]]);
     return ref;
+  }
+
+  /** The chunk's buffer with room for `len` more bytes: grown by doubling from 64 KiB (most files are small). */
+  private room(len: number): Buffer {
+    const need = this.bytes + len;
+    if (this.buf !== undefined && this.buf.length >= need) return this.buf;
+    const size = Math.max(need, Math.min(CHUNK_BYTES, Math.max(64 * 1024, (this.buf?.length ?? 0) * 2)));
+    const next = Buffer.allocUnsafeSlow(size);
+    this.buf?.copy(next, 0, 0, this.bytes);
+    this.buf = next;
+    return next;
   }
 
   /** Hands the chunk to chunks.ts: hashed and compressed meanwhile, its rows written when it is. */
   flush(): void {
     if (this.pending.length === 0) return;
-    this.queued.push(queueChunk(this.ctx.db, this.id, Buffer.concat(this.parts, this.bytes), this.pending));
+    this.queued.push(queueChunk(this.ctx.db, this.id, this.buf!.subarray(0, this.bytes), this.pending));
     this.id = 0;
-    this.parts = [];
+    this.buf = undefined;
     this.bytes = 0;
     this.pending = [];
   }
