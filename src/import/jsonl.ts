@@ -221,7 +221,7 @@ export function firstTimestamp(path: string): number {
   }
   try {
     // Grown as the head is read: the first timestamp is nearly always in the first line, and a zeroed MiB for each
-    // of a home's files was a twentieth of a mixed import (its pages touched for nothing).
+    // of a home's files was ~3% of a mixed import's profile (its pages touched for nothing).
     let buf = Buffer.allocUnsafe(CHUNK);
     let have = 0;
     let scanned = 0; // bytes of complete lines already looked at
