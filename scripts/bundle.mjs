@@ -112,6 +112,7 @@ const results = await Promise.all([
       'check-worker': 'src/store/chain/check-worker.ts',
       'verify-worker': 'src/store/verify/verify-worker.ts',
       'fts-build-worker': 'src/store/find/fts-build-worker.ts',
+      'chunk-worker': 'src/store/write/chunk-worker.ts',
       // The browser's launcher: runs tui-body.cjs (below) with its code cache.
       tui: 'src/cli/tui-launch.ts',
       // The MCP server's launcher: runs mcp-body.cjs (below) with its code cache.

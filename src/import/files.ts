@@ -76,7 +76,7 @@ export function checkSqliteFiles(path: string): Stats {
 export function readHead(path: string, max: number): Buffer {
   const { fd } = openRegular(path);
   try {
-    const buf = Buffer.alloc(max);
+    const buf = Buffer.allocUnsafe(max); // only the bytes read are returned
     let have = 0;
     while (have < max) {
       const n = readSync(fd, buf, have, max - have, have);

@@ -220,11 +220,18 @@ export function firstTimestamp(path: string): number {
     return Number.NaN;
   }
   try {
-    const buf = Buffer.alloc(HEAD_BYTES);
+    // Grown as the head is read: the first timestamp is nearly always in the first line, and a zeroed MiB for each
+    // of a home's files was ~3% of a mixed import's profile (its pages touched for nothing).
+    let buf = Buffer.allocUnsafe(CHUNK);
     let have = 0;
     let scanned = 0; // bytes of complete lines already looked at
     for (;;) {
-      const n = have < HEAD_BYTES ? readSync(fd, buf, have, Math.min(CHUNK, HEAD_BYTES - have), have) : 0;
+      if (have === buf.length && have < HEAD_BYTES) {
+        const more = Buffer.allocUnsafe(Math.min(HEAD_BYTES, buf.length * 2));
+        buf.copy(more, 0, 0, have);
+        buf = more;
+      }
+      const n = have < HEAD_BYTES ? readSync(fd, buf, have, Math.min(CHUNK, buf.length - have), have) : 0;
       have += n;
       for (;;) {
         const nl = buf.indexOf(10, scanned);

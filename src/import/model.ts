@@ -234,9 +234,10 @@ export interface SourceReader {
    * The files that decide what read(file) yields, when files are all it depends on besides the shard: an import
    * then passes over a file whose fingerprint (fingerprint.ts) is what it was when an import last read it whole
    * and left nothing in it to import. Absent, the file is read every time (a database beside its WAL, a file read
-   * with others the reader cannot name beforehand).
+   * with others the reader cannot name beforehand); undefined for a file of such a kind (a pi fork, whose reading
+   * depends on the file its header names).
    */
-  inputs?(file: string, listings: ListingCache): FileInputs;
+  inputs?(file: string, listings: ListingCache): FileInputs | undefined;
 }
 
 /** A unit with no sessions or turns: a file that could not be read, or whose only news is its problems. */

@@ -139,8 +139,8 @@ function fileState(
   file: string,
   listings: ListingCache,
 ): FileState | undefined {
-  if (!reader.inputs) return undefined;
-  const inputs = reader.inputs(file, listings);
+  const inputs = reader.inputs?.(file, listings);
+  if (inputs === undefined) return undefined;
   return {
     ...inputs,
     digest: fingerprintOf(inputs.files),

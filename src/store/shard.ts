@@ -48,6 +48,7 @@ import {
 import { type VerifyReport, verifyShard } from './verify/verify.js';
 import { type CachedAnswer, getCachedAnswer, putCachedAnswer } from './write/answer-cache.js';
 import { type BulkEvent, type BulkResult, type BulkTurn, insertBulk } from './write/bulk.js';
+import { dropWaitingChunks, writeWaitingChunks } from './write/chunks.js';
 import {
   dropImportFingerprint,
   type ImportFingerprint,
@@ -167,6 +168,8 @@ export class Shard {
           if (this.doomed !== undefined) throw this.doomed;
           // The vocabulary counts of every row this write indexed, in one upsert (find/vocabulary.ts).
           applyWaitingVocabulary(this.db);
+          // The record chunks of this write's bulk writes, compressed meanwhile on their thread (write/chunks.ts).
+          writeWaitingChunks(this.db);
           return out;
         })
         .immediate();
@@ -175,6 +178,7 @@ export class Shard {
       return out;
     } catch (err) {
       dropWaitingVocabulary(this.db);
+      dropWaitingChunks(this.db);
       if (err instanceof ArboristError) throw err;
       if ((err as { code?: string }).code?.startsWith('SQLITE_')) throw describeSqliteError(this.path, err);
       throw err;

@@ -2,13 +2,14 @@ import { execFileSync } from 'node:child_process';
 import {
   appendFileSync,
   cpSync,
+  readdirSync,
   readFileSync,
   renameSync,
   statSync,
   truncateSync,
   writeFileSync,
 } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { claudeReader } from '../../src/import/claude/index.js';
@@ -268,5 +269,92 @@ describe('unchangedSinceImport (for a keeper deciding what to read)', () => {
     expect(ask()).toBe(true);
     shardOf(h.db, (d) => d.exec('DELETE FROM import_fingerprints'));
     expect(ask()).toBe(false);
+  });
+});
+
+describe('importing a mixed home again', () => {
+  /** A home of six agents' histories (bench/mixed-corpus.ts, as the bench makes it), one file each. */
+  function mixedHome(): { home: string; db: string; file: (kind: string) => string } {
+    const dir = tempDir('arb-reimport-mixed-');
+    const home = join(dir, 'home');
+    execFileSync(
+      process.execPath,
+      [join(import.meta.dirname, '../../dist/bench/mixed-corpus.js'), '--out', home, '--turns', '60'],
+      { stdio: 'ignore' },
+    );
+    const list = (d: string): string[] =>
+      readdirSync(d, { withFileTypes: true }).flatMap((e) =>
+        e.isDirectory() ? list(join(d, e.name)) : [join(d, e.name)],
+      );
+    const files = list(home);
+    const file = (kind: string) => {
+      const f = files.find((p) => p.includes(`/.${kind}/`));
+      if (f === undefined) throw new Error(`no ${kind} file`);
+      return f;
+    };
+    return { home, db: join(dir, 'sessions.db'), file };
+  }
+
+  type Source = {
+    kind: string;
+    files: number;
+    files_unchanged: number;
+    turns_added: number;
+    turns_skipped: number;
+  };
+  function importHome(h: { home: string; db: string }, ...more: string[]): Map<string, Source> {
+    const r = cli(['import', '--db', h.db, '--json', ...more], { env: { HOME: h.home, TZ: 'UTC' } });
+    expect(r.stderr).not.toMatch(/this is a bug/);
+    expect(r.code).toBe(0);
+    const doc = r.json() as { sources: (Source & { errors: number })[] };
+    for (const s of doc.sources) expect(s.errors, s.kind).toBe(0);
+    return new Map(doc.sources.map((s) => [s.kind, s]));
+  }
+  const unchanged = (m: Map<string, Source>) =>
+    [...m.values()]
+      .filter((s) => s.files_unchanged > 0)
+      .map((s) => s.kind)
+      .sort();
+
+  it('passes over Codex, Copilot, Pi and OpenClaw files that did not change, each counted as when read', () => {
+    const h = mixedHome();
+    const first = importHome(h);
+    expect([...first.values()].every((s) => s.turns_added > 0 && s.files_unchanged === 0)).toBe(true);
+    const again = importHome(h);
+    // Gemini's chats are read every time: the subagent files read with one are named inside it.
+    expect(unchanged(again)).toEqual(['claude', 'codex', 'copilot', 'openclaw', 'pi']);
+    const full = importHome(h, '--full');
+    expect(unchanged(full)).toEqual([]);
+    for (const [kind, s] of again) {
+      expect(s.turns_added, kind).toBe(0);
+      expect(s.turns_skipped, kind).toBe(first.get(kind)!.turns_added);
+      expect(s.turns_skipped, kind).toBe(full.get(kind)!.turns_skipped);
+    }
+  });
+
+  it("reads a file again when a file read with it changed: Codex's thread names, Copilot's workspace.yaml", () => {
+    const h = mixedHome();
+    importHome(h);
+    const rollout = h.file('codex');
+    const codexHome = rollout.slice(0, rollout.indexOf('/sessions/'));
+    writeFileSync(join(codexHome, 'session_index.jsonl'), '{"id":"x","thread_name":"a name"}\n');
+    writeFileSync(join(dirname(h.file('copilot')), 'workspace.yaml'), 'name: a title\n');
+    expect(unchanged(importHome(h))).toEqual(['claude', 'openclaw', 'pi']);
+    expect(unchanged(importHome(h))).toEqual(['claude', 'codex', 'copilot', 'openclaw', 'pi']);
+  });
+
+  it('reads a pi fork every time: its reading depends on the parent its header names', () => {
+    const h = mixedHome();
+    const pi = h.file('pi');
+    const lines = readFileSync(pi, 'utf8').split('\n');
+    const header = JSON.parse(lines[0]);
+    const fork = join(dirname(pi), 'fork.jsonl');
+    writeFileSync(
+      fork,
+      [JSON.stringify({ ...header, id: 'fork-1', parentSession: pi }), ...lines.slice(1)].join('\n'),
+    );
+    importHome(h);
+    const again = importHome(h).get('pi')!;
+    expect(again).toMatchObject({ files: 2, files_unchanged: 1, turns_added: 0 });
   });
 });

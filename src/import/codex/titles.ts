@@ -34,10 +34,15 @@ function load(path: string): Map<string, string> {
   return names;
 }
 
+/** The thread names' index of a Codex home. */
+export function indexOf(home: string): string {
+  return join(home, INDEX);
+}
+
 /** The name Codex shows for a thread, when its home's index has one. */
 export function threadName(home: string | undefined, id: string): string | undefined {
   if (home === undefined) return undefined;
-  const path = join(home, INDEX);
+  const path = indexOf(home);
   let stamp: string;
   try {
     const st = statSync(path);

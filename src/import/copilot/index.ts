@@ -3,6 +3,7 @@
  * and later) and the JSON documents of `history-session-state/` (before). Format facts and their public sources:
  * docs/import.md (GitHub Copilot CLI).
  */
+import { dirname, join } from 'node:path';
 import type { ParsedSource, SourceReader } from '../model.js';
 import { readEventsFile } from './events.js';
 import { readLegacyFile } from './legacy.js';
@@ -18,4 +19,9 @@ export const copilotReader: SourceReader = {
   defaultPaths: copilotDefaultPaths,
   discover: copilotDiscover,
   read,
+  // A legacy document alone; an event log and its folder's workspace.yaml (the session's title).
+  inputs: (file) => ({
+    reader: 'copilot',
+    files: file.endsWith('.json') ? [file] : [file, join(dirname(file), 'workspace.yaml')],
+  }),
 };

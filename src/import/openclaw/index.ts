@@ -30,4 +30,10 @@ export const openclawReader: SourceReader = {
   defaultPaths: (env) => [stateDir(env)],
   discover,
   read,
+  // A transcript (live, topic or archived copy) is read alone; sessions.json reads the transcripts it names, and a
+  // database has its WAL beside it: those are read every time.
+  inputs: (file) => {
+    const k = classify(file).kind;
+    return k === 'transcript' || k === 'archive' ? { reader: 'openclaw', files: [file] } : undefined;
+  },
 };

@@ -4,11 +4,11 @@ import type { EventPayloads } from '../chain/events.js';
 import type { AuditLog } from '../chain/log.js';
 import { cachedStatement } from '../db/statements.js';
 import { TextIndexer } from '../find/vocabulary.js';
-import { canon, eventHash, nodeHash, sha256, subtreeHash } from '../model/hash.js';
+import { canon, eventHash, nodeHash, subtreeHash } from '../model/hash.js';
 import { formatBates } from '../model/ids.js';
 import type { Merkle } from '../tree/merkle.js';
+import { digestOf, dropWaitingChunks, nextChunkId, queueChunk, type Waiting } from './chunks.js';
 import { noteDays } from './days.js';
-import { encodeChunk } from './sources.js';
 import { type CheckedTurn, checkNewTurn, type NewTurn } from './turns.js';
 
 /**
@@ -83,50 +83,61 @@ interface Placed {
 }
 
 class ChunkWriter {
-  private parts: Buffer[] = [];
+  /** The chunk being filled: its records written straight into it (not joined, encoded and concatenated). */
+  private buf: Buffer | undefined;
   private bytes = 0;
-  private nextId: number;
+  private id = 0;
+  /** The first chunk id this write took: a write that fails forgets its chunks from there (chunks.ts). */
+  first = 0;
   private pending: [string, number, number][] = [];
-  readonly written: [number, string, number][] = [];
+  private readonly queued: Waiting[] = [];
 
-  constructor(private readonly ctx: BulkContext) {
-    const max = cachedStatement(
-      ctx.db,
-      'SELECT coalesce(max(id), 0) FROM source_chunks',
-      'pluck',
-    ).get() as number;
-    this.nextId = max + 1;
-  }
+  constructor(private readonly ctx: BulkContext) {}
 
-  /** Appends a turn's records; returns [chunk id, start, length] for its node.add event. */
+  /** Appends a turn's records, each followed by a newline; returns [chunk id, start, length] for its node.add event. */
   add(bates: string, records: string[]): [number, number, number] {
-    const buf = Buffer.from(records.length === 0 ? '' : `${records.join('\n')}\n`, 'utf8');
-    if (this.bytes > 0 && this.bytes + buf.length > CHUNK_BYTES) this.flush();
-    const ref: [number, number, number] = [this.nextId, this.bytes, buf.length];
-    this.parts.push(buf);
-    this.bytes += buf.length;
-    this.pending.push([bates, ref[1], ref[2]]);
+    let len = 0;
+    for (const r of records) len += Buffer.byteLength(r, 'utf8') + 1;
+    if (this.bytes > 0 && this.bytes + len > CHUNK_BYTES) this.flush();
+    if (this.id === 0) {
+      this.id = nextChunkId(this.ctx.db);
+      if (this.first === 0) this.first = this.id;
+    }
+    const buf = this.room(len);
+    const start = this.bytes;
+    for (const r of records) {
+      this.bytes += buf.write(r, this.bytes, 'utf8');
+      buf[this.bytes++] = 10;
+    }
+    const ref: [number, number, number] = [this.id, start, this.bytes - start];
+    this.pending.push([bates, start, ref[2]]);
     return ref;
   }
 
+  /** The chunk's buffer with room for `len` more bytes: grown by doubling from 64 KiB (most files are small). */
+  private room(len: number): Buffer {
+    const need = this.bytes + len;
+    if (this.buf !== undefined && this.buf.length >= need) return this.buf;
+    const size = Math.max(need, Math.min(CHUNK_BYTES, Math.max(64 * 1024, (this.buf?.length ?? 0) * 2)));
+    const next = Buffer.allocUnsafeSlow(size);
+    this.buf?.copy(next, 0, 0, this.bytes);
+    this.buf = next;
+    return next;
+  }
+
+  /** Hands the chunk to chunks.ts: hashed and compressed meanwhile, its rows written when it is. */
   flush(): void {
     if (this.pending.length === 0) return;
-    const raw = Buffer.concat(this.parts, this.bytes);
-    const digest = sha256(raw);
-    cachedStatement(
-      this.ctx.db,
-      'INSERT INTO source_chunks (id, bytes, sha256, body) VALUES (?, ?, ?, ?)',
-    ).run(this.nextId, raw.length, digest, encodeChunk(raw));
-    const ins = cachedStatement(
-      this.ctx.db,
-      'INSERT INTO node_sources (bates, chunk_id, start, length) VALUES (?, ?, ?, ?)',
-    );
-    for (const [bates, start, length] of this.pending) ins.run(bates, this.nextId, start, length);
-    this.written.push([this.nextId, digest.toString('hex'), raw.length]);
-    this.nextId++;
-    this.parts = [];
+    this.queued.push(queueChunk(this.ctx.db, this.id, this.buf!.subarray(0, this.bytes), this.pending));
+    this.id = 0;
+    this.buf = undefined;
     this.bytes = 0;
     this.pending = [];
+  }
+
+  /** [id, sha256, bytes] of each chunk, for the closing event: waits for the digests not back yet. */
+  written(): [number, string, number][] {
+    return this.queued.map((w) => [w.id, digestOf(w).toString('hex'), w.bytes]);
   }
 }
 
@@ -165,6 +176,22 @@ export function nodeAddBody(seq: number, ts: string, data: NodeAddData): string 
 
 /** Must run inside the caller's write (Shard.addTurnsBulk). All or nothing: any bad turn refuses the batch. */
 export function insertBulk(ctx: BulkContext, turns: readonly BulkTurn[], event: BulkEvent): BulkResult {
+  const chunks = new ChunkWriter(ctx);
+  try {
+    return writeBulk(ctx, turns, event, chunks);
+  } catch (err) {
+    // Its chunks wait for the commit (chunks.ts): a caller that goes on without this batch must not write them.
+    if (chunks.first > 0) dropWaitingChunks(ctx.db, chunks.first);
+    throw err;
+  }
+}
+
+function writeBulk(
+  ctx: BulkContext,
+  turns: readonly BulkTurn[],
+  event: BulkEvent,
+  chunks: ChunkWriter,
+): BulkResult {
   const db = ctx.db;
   const sessionInfo = cachedStatement(db, 'SELECT next_seq FROM sessions WHERE sid = ?', 'pluck');
   const parentInfo = cachedStatement(db, 'SELECT id, sid, depth FROM nodes WHERE bates = ?');
@@ -280,11 +307,18 @@ export function insertBulk(ctx: BulkContext, turns: readonly BulkTurn[], event: 
   const insertSubtree = cachedStatement(db, 'INSERT INTO node_subtree (id, subtree_hash) VALUES (?, ?)');
   const insertPending = cachedStatement(db, 'INSERT INTO fts_pending (id) VALUES (?)');
   const indexer = new TextIndexer(db);
-  const chunks = new ChunkWriter(ctx);
   const ts = new Date().toISOString();
   const added: BulkAdded[] = [];
   const sids = new Set<string>();
   const titles: string[] = new Array(placed.length);
+  // The records first: their chunks are hashed and compressed on their own thread (chunks.ts) while the rows below
+  // are written; the closing event waits for their digests.
+  const refs: ([number, number, number] | undefined)[] = new Array(placed.length);
+  for (let i = 0; i < placed.length; i++) {
+    const records = turns[i].records;
+    if (records !== undefined) refs[i] = chunks.add(placed[i].bates, records);
+  }
+  chunks.flush();
   for (let i = 0; i < placed.length; i++) {
     const p = placed[i];
     const parentId = p.parentIndex >= 0 ? placed[p.parentIndex].id : p.parentId;
@@ -331,13 +365,13 @@ export function insertBulk(ctx: BulkContext, turns: readonly BulkTurn[], event: 
   }
   for (let i = 0; i < placed.length; i++) {
     const p = placed[i];
-    const records = turns[i].records;
+    const ref = refs[i];
     const data: NodeAddData = {
       bates: p.bates,
       node_hash: p.nodeHash.toString('hex'),
       parent_bates: p.parentBates,
     };
-    if (records !== undefined) data.records = chunks.add(p.bates, records);
+    if (ref !== undefined) data.records = ref;
     const seq = head.seq + 1;
     const body = Buffer.from(nodeAddBody(seq, ts, data), 'utf8');
     const h = eventHash(head.hash, body);
@@ -346,7 +380,6 @@ export function insertBulk(ctx: BulkContext, turns: readonly BulkTurn[], event: 
     added.push({ bates: p.bates, sid: p.sid, seq: p.seq, node_hash: data.node_hash });
     sids.add(p.sid);
   }
-  chunks.flush();
   crashPoint('bulk-rows');
 
   // 4. Sessions' counters, the turns the batch hangs under (folded once, with their ancestors), every root touched.
@@ -361,8 +394,9 @@ export function insertBulk(ctx: BulkContext, turns: readonly BulkTurn[], event: 
   const rest = [...sids].filter((s) => roots[s] === undefined).sort();
   Object.assign(roots, ctx.merkle.setRoots(rest));
   const session_roots = Object.fromEntries(Object.entries(roots).sort(([a], [b]) => (a < b ? -1 : 1)));
-  const closing = { chunks: chunks.written, session_roots, turns: placed.length };
+  const written = chunks.written();
+  const closing = { chunks: written, session_roots, turns: placed.length };
   if (event.kind === 'import.file') ctx.audit.append(event.kind, { ...event.data, ...closing }, ts);
   else ctx.audit.append(event.kind, { ...event.data, ...closing }, ts);
-  return { added, session_roots, chunks: chunks.written.length };
+  return { added, session_roots, chunks: written.length };
 }
