@@ -118,13 +118,15 @@ describe('arborist export: json', () => {
     expect(doc.sessions).toEqual(
       cli(['list', '--db', fx.db, '--json'])
         .json()
-        // the export's sessions are the hashed session rows: list's count and origin (agent, project, title) are not
+        // the export's sessions are the hashed session rows: list's count and origin (agent, project, title, host)
+        // are not
         .map(
           ({
             n_nodes: _n,
             agent: _a,
             project: _p,
             title: _t,
+            host: _h,
             ...s
           }: {
             n_nodes: number;
