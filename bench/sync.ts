@@ -199,6 +199,8 @@ function gitFloor(turns: { bates: string; body: Buffer }[], run: number): { push
 }
 
 setUp();
+/** Each invocation's corpora are new turns, also in a set-up kept from an earlier invocation (--keep). */
+const SEED = 1000 + (Date.now() % 1_000_000) * 100;
 const pushes: Pair[] = [];
 const pulls: Pair[] = [];
 const bytes: Pair[] = [];
@@ -207,12 +209,15 @@ for (let run = 0; run < RUNS; run++) {
   rmSync(corpus, { recursive: true, force: true });
   execFileSync(
     process.execPath,
-    [join(DIST, 'claude-corpus.js'), '--out', corpus, '--turns', String(NEW), '--seed', String(1000 + run)],
+    [join(DIST, 'claude-corpus.js'), '--out', corpus, '--turns', String(NEW), '--seed', String(SEED + run)],
     { stdio: 'ignore' },
   );
   const before = maxId(A.db);
   arborist(A, ['import', 'claude', corpus, '--json']);
   const turns = canonicalAfter(A.db, before);
+  // A kept set-up already holds the corpora of earlier runs (the seeds differ per invocation, but say so if not).
+  if (turns.length < NEW * 0.9)
+    throw new Error(`run ${run + 1}: the corpus added ${turns.length} turns, not ~${NEW}`);
   const zipped = turns.reduce((n, t) => n + deflateSync(t.body).length, 0);
   const floor = gitFloor(turns, run);
   const remoteBefore = bytesUnder(join(REMOTE, 'objects'));
