@@ -161,6 +161,12 @@ export async function planHost(
     return refuse(
       `host ${host} rewrote its history: its chain went back from event ${prevSeq} to ${head.events.seq}`,
     );
+  // A head that did not move leaves the chain as it was: the same hash, and no chunk changed (a line slipped into
+  // the chunk would otherwise go unread here and be believed by a later claim).
+  if (head.events.seq === prevSeq && head.events.hash !== prevHash)
+    return refuse(`host ${host} rewrote its history at event ${prevSeq}`);
+  if (head.events.seq === prevSeq && grown)
+    return refuse(`host ${host} rewrote its history at event ${prevSeq} or before`);
   const claims = new Map<string, string>();
   if (head.events.seq > prevSeq) {
     const chunks: number[] = [];
@@ -252,7 +258,19 @@ export async function planHost(
       mirror,
       older.map((c) => `${tip}:${chunkPath(c)}`),
     );
-    for (const b of bufs) if (b) claimsOf(parseChunk(b).lines, claims);
+    // Read again, so linked again from the zero hash up to the head imported before: only lines of that chain claim.
+    const linked: EventLine[] = [];
+    let prevH = hashes.ZERO_HASH;
+    for (const b of bufs)
+      for (const l of b ? parseChunk(b).lines : []) {
+        if (l.seq > prevSeq || l.seq !== linked.length + 1) break;
+        if (!hashes.eventHash(prevH, l.body).equals(Buffer.from(l.hash, 'hex'))) break;
+        prevH = Buffer.from(l.hash, 'hex');
+        linked.push(l);
+      }
+    if (linked.length !== prevSeq || prevH.toString('hex') !== prevHash)
+      return refuse(`host ${host} rewrote its history at event ${linked.length + 1} or before`);
+    claimsOf(linked, claims);
     for (const t of unclaimed) {
       const said = claims.get(t.bates);
       if (said !== t.node_hash)
