@@ -2,7 +2,7 @@ import { ArboristError, eventHashAt, hashes, type Shard, syncHistory } from '../
 import { git, readObjects, refCommit, runGit } from './git.js';
 import { chunkPath, HEAD_PATH, HOST_RE, parseChunk, parseHead } from './layout.js';
 import { existingMirror, knownHostId, listRemotes } from './mirror.js';
-import { ownRef } from './push.js';
+import { ownBranchProblem, ownRef } from './push.js';
 
 /**
  * The checks that use a remote (docs/sync.md, "Heads kept elsewhere"): `check --remote NAME` holds the local chain to
@@ -56,6 +56,8 @@ export async function checkRemote(shard: Shard, dbPath: string, remote: string):
   const head = parseHead(buf);
   if (!head) return fail(`this host's branch on ${remote} has no readable ${HEAD_PATH}`);
   out.pushed = head.events;
+  const gone = await ownBranchProblem({ shard, mirror, remote, host }, tip);
+  if (gone !== null) fail(gone);
   const chain = shard.chainCheck();
   if (!chain.ok) fail(`the local chain is broken at event ${chain.first_broken_seq}: ${chain.reason}`);
   const localSeq = shard.audit.head().seq;
