@@ -115,3 +115,4 @@ export {
   turnBlobs,
 } from './write/sync.js';
 export type { AddedTurn, NewTurn } from './write/turns.js';
+export { checkNewTurn } from './write/turns.js';

@@ -1,4 +1,12 @@
-import { formatBates, hashes, type Shard, type SyncStateRow, type TurnContent } from '../store/index.js';
+import {
+  checkNewTurn,
+  formatBates,
+  hashes,
+  type Shard,
+  type SyncStateRow,
+  type TurnContent,
+} from '../store/index.js';
+import { oneLine } from '../text/sanitize.js';
 import { isAncestor, readObjects, type TreeChange, treeChanges } from './git.js';
 import {
   chunkOf,
@@ -93,7 +101,18 @@ export function readTurn(
   }
   if (canon !== text || !Buffer.from(canon, 'utf8').equals(buf)) return 'is not the canonical JSON of a turn';
   if (c.bates !== formatBates(sid, seq))
-    return `holds ${String(c.bates).slice(0, 40)}, not the turn its path names`;
+    return `holds ${oneLine(String(c.bates).slice(0, 40))}, not the turn its path names`;
+  // Canonical is not enough: a number for a question is canonical too. The store's own checks of a new turn, here, so
+  // that a bad turn refuses its host, named, rather than stopping the writer and the whole sync with it.
+  if (typeof c.created_at !== 'string' || (c.parent_bates !== null && typeof c.parent_bates !== 'string'))
+    return 'is not a turn (created_at or parent_bates is not text)';
+  // And as the store keeps it: a field the checks would fill in (a null audit) changes the hash the writer expects.
+  try {
+    if (hashes.nodeContentJson({ ...c, ...checkNewTurn(c as never) }) !== text)
+      return 'is not a turn as the store keeps one';
+  } catch (err) {
+    return `is not a turn (${oneLine(String((err as Error).message)).slice(0, 80)})`;
+  }
   const node_hash = hashes.sha256(Buffer.concat([hashes.LEAF, buf])).toString('hex');
   return { content: c, node_hash };
 }

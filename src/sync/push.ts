@@ -10,7 +10,16 @@ import {
   sessionTurnBlobs,
   syncStates,
 } from '../store/index.js';
-import { fastImport, git, gitMessage, isAncestor, type NewFile, readObjects, refCommit, runGit } from './git.js';
+import {
+  fastImport,
+  git,
+  gitMessage,
+  isAncestor,
+  type NewFile,
+  readObjects,
+  refCommit,
+  runGit,
+} from './git.js';
 import {
   chunkOf,
   chunkPath,

@@ -14,6 +14,7 @@ import {
   stateOf,
   sync,
   tamper,
+  tempDir,
   turnsOf,
   writeFileSync,
 } from './helpers.js';
@@ -135,7 +136,12 @@ describe('sync under attack', () => {
     sync(a);
     const id = hostIdOf(a);
     // A branch whose name is no host id is never read.
-    gitIn(remote, 'update-ref', 'refs/heads/hosts/NOT-A-HOST', gitIn(remote, 'rev-parse', `hosts/${id}`).trim());
+    gitIn(
+      remote,
+      'update-ref',
+      'refs/heads/hosts/NOT-A-HOST',
+      gitIn(remote, 'rev-parse', `hosts/${id}`).trim(),
+    );
     // Odd entries in a's tree: a symlink, paths that mean nothing here, a label with terminal escapes.
     tamper(remote, id, (dir) => {
       execFileSync('ln', ['-s', '/etc/passwd', join(dir, 'link')]);
@@ -151,6 +157,80 @@ describe('sync under attack', () => {
     expect(r.pulled.turns).toBe(1);
     const list = expect0(run(b, ['list'])).stdout;
     expect(list).not.toMatch(/[\u001b\u0007]/);
+    expect0(run(b, ['check']));
+  });
+});
+
+/** A host's branch made from nothing, as a remote writer can: one event claiming each turn, linked from zero. */
+function forgeHost(remote: string, id: string, turns: { sid: string; bytes: string }[]): void {
+  const dir = join(tempDir('arb-forge-'), 'w');
+  execFileSync('git', ['init', '--quiet', dir]);
+  let prev = hashes.ZERO_HASH;
+  const lines: string[] = [];
+  turns.forEach((t, i) => {
+    plant(dir, t.sid, t);
+    const node_hash = hashes
+      .sha256(Buffer.concat([hashes.LEAF, Buffer.from(t.bytes, 'utf8')]))
+      .toString('hex');
+    const body = Buffer.from(
+      hashes.canon({ data: { bates: `${t.sid}-000001`, node_hash }, kind: 'node.add' }),
+      'utf8',
+    );
+    prev = hashes.eventHash(prev, body);
+    lines.push(`${i + 1} ${prev.toString('hex')} ${body.toString('utf8')}\n`);
+  });
+  execFileSync('mkdir', ['-p', join(dir, 'events')]);
+  writeFileSync(join(dir, 'events', '000000.txt'), lines.join(''));
+  writeFileSync(
+    join(dir, 'HEAD.json'),
+    `${hashes.canon({ events: { hash: prev.toString('hex'), seq: turns.length }, format: 1, host: id, sessions: 0, turns: 0 })}\n`,
+  );
+  const g = (...args: string[]) => execFileSync('git', args, { cwd: dir, stdio: 'pipe' });
+  g('add', '-A');
+  g('-c', 'user.name=x', '-c', 'user.email=x@example.com', 'commit', '--quiet', '-m', 'forged');
+  g('push', '--quiet', remote, `HEAD:refs/heads/hosts/${id}`);
+}
+
+describe('a forged host', () => {
+  it('a turn whose fields are not of a turn (a number for a question, null for a time) is refused, named', () => {
+    const remote = bareRemote();
+    const a = host('a', remote);
+    const b = host('b', remote);
+    const h = ask(a, 'honest');
+    sync(a);
+    const honest = JSON.parse(
+      gitIn(remote, 'show', `hosts/${hostIdOf(a)}:sessions/${h.sid.slice(0, 2)}/${h.sid}/000001.json`),
+    );
+    const odd = (sid: string, field: string, v: unknown) => ({
+      sid,
+      bytes: hashes.canon({ ...honest, bates: `${sid}-000001`, parent_bates: null, [field]: v }),
+    });
+    const cases: [string, unknown, string][] = [
+      ['question', 5, 'is not a turn (question must be text)'],
+      ['created_at', null, 'is not a turn (created_at or parent_bates is not text)'],
+      ['cited_titles', [1], 'is not a turn (cited title must be text)'],
+      ['n_cited_sources', -1.5, 'is not a turn (n_cited_sources must be >= 0)'],
+      ['audit', null, 'is not a turn as the store keeps one'],
+      ['audit', '\u001b[2J', "is not a turn (audit tag '' is not a short lowercase word)"],
+    ];
+    cases.forEach(([field, v], i) => forgeHost(remote, `forged${i}`, [odd(`zzodd00000${i}`, field, v)]));
+    const mine = ask(b, 'b goes on');
+    // Before: the writer's own check threw ('question must be text', exit 2, no host named) and stopped the whole
+    // sync, so one forged branch kept every host's turns out and this host's own from being pushed.
+    const r = run(b, ['sync', '--json']);
+    expect(r.code, r.stderr).toBe(1);
+    const rep = r.json().remotes[0];
+    const forged = rep.pulled.hosts.filter((h: { host: string }) => h.host.startsWith('forged'));
+    expect(forged.map((h: { status: string; problems: string[] }) => [h.status, h.problems])).toEqual(
+      cases.map(([, , why], i) => [
+        'refused',
+        [`host forged${i}'s turn zzodd00000${i}-000001 ${why}; nothing of forged${i} imported`],
+      ]),
+    );
+    expect(rep.pulled.hosts.find((h: { host: string }) => h.host === hostIdOf(a)).status).toBe('ok');
+    expect(rep.pushed.turns).toBe(1);
+    expect(turnsOf(b).has(mine.bates)).toBe(true);
+    expect([...turnsOf(b).keys()].filter((k) => k.startsWith('zzodd'))).toEqual([]);
     expect0(run(b, ['check']));
   });
 });
