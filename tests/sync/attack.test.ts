@@ -37,13 +37,13 @@ function forgedTurn(
 }
 
 /** Writes the forged turn and its session file into a checkout of a host's branch. */
-function plant(dir: string, sid: string, t: { bytes: string }): void {
+function plant(dir: string, sid: string, t: { bytes: string; session?: Record<string, unknown> }): void {
   const d = join(dir, 'sessions', sid.slice(0, 2), sid);
   execFileSync('mkdir', ['-p', d]);
   writeFileSync(join(d, '000001.json'), t.bytes);
   writeFileSync(
     join(d, 'session.json'),
-    `${hashes.canon({ sid, label: null, created_at: '2026-01-01T00:00:00.000Z', archived: false, origin: null })}\n`,
+    `${hashes.canon({ sid, label: null, created_at: '2026-01-01T00:00:00.000Z', archived: false, origin: null, ...t.session })}\n`,
   );
 }
 
@@ -162,7 +162,11 @@ describe('sync under attack', () => {
 });
 
 /** A host's branch made from nothing, as a remote writer can: one event claiming each turn, linked from zero. */
-function forgeHost(remote: string, id: string, turns: { sid: string; bytes: string }[]): void {
+function forgeHost(
+  remote: string,
+  id: string,
+  turns: { sid: string; bytes: string; session?: Record<string, unknown> }[],
+): void {
   const dir = join(tempDir('arb-forge-'), 'w');
   execFileSync('git', ['init', '--quiet', dir]);
   let prev = hashes.ZERO_HASH;
@@ -231,6 +235,54 @@ describe('a forged host', () => {
     expect(rep.pushed.turns).toBe(1);
     expect(turnsOf(b).has(mine.bates)).toBe(true);
     expect([...turnsOf(b).keys()].filter((k) => k.startsWith('zzodd'))).toEqual([]);
+    expect0(run(b, ['check']));
+  });
+});
+
+describe('a forged host: its session files', () => {
+  it('a label the store would not take, or a megabyte time, refuses that host, named; the rest goes on', () => {
+    const remote = bareRemote();
+    const a = host('a', remote);
+    const b = host('b', remote);
+    const h = ask(a, 'honest');
+    sync(a);
+    const honest = JSON.parse(
+      gitIn(remote, 'show', `hosts/${hostIdOf(a)}:sessions/${h.sid.slice(0, 2)}/${h.sid}/000001.json`),
+    );
+    const turn = (sid: string, session: Record<string, unknown>) => ({
+      sid,
+      session,
+      bytes: hashes.canon({ ...honest, bates: `${sid}-000001`, parent_bates: null }),
+    });
+    const bad: Record<string, unknown>[] = [
+      { label: 'x'.repeat(500) },
+      { label: '   ' },
+      { created_at: 'y'.repeat(3_000_000) },
+    ];
+    bad.forEach((c, i) => forgeHost(remote, `forged${i}`, [turn(`zzses00000${i}`, c)]));
+    // An origin with escapes in its text is taken, and shown without them.
+    forgeHost(remote, 'forged9', [
+      turn('zzses000009', {
+        origin: { source: 'claude', source_session: 'q', info: { cwd: '/x', project: '\u001b]0;t\u0007p' } },
+      }),
+    ]);
+    ask(b, 'b goes on');
+    // Before: the writer's createSession threw ('label is longer than 200 characters', exit 2) and stopped the sync.
+    const r = run(b, ['sync', '--json']);
+    expect(r.code, r.stderr).toBe(1);
+    const hosts = r.json().remotes[0].pulled.hosts as { host: string; status: string; problems: string[] }[];
+    expect(
+      hosts.filter((x) => x.host.startsWith('forged')).map((x) => [x.host, x.status, x.problems]),
+    ).toEqual([
+      ...bad.map((_, i) => [
+        `forged${i}`,
+        'refused',
+        [`host forged${i}'s sessions/zz/zzses00000${i}/session.json is not a session file`],
+      ]),
+      ['forged9', 'ok', []],
+    ]);
+    expect(r.json().remotes[0].pushed.turns).toBe(1);
+    expect(expect0(run(b, ['list'])).stdout).not.toMatch(/[\u001b\u0007]/);
     expect0(run(b, ['check']));
   });
 });
