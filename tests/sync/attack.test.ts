@@ -40,7 +40,7 @@ function forgedTurn(
 function plant(dir: string, sid: string, t: { bytes: string; session?: Record<string, unknown> }): void {
   const d = join(dir, 'sessions', sid.slice(0, 2), sid);
   execFileSync('mkdir', ['-p', d]);
-  writeFileSync(join(d, '000001.json'), t.bytes);
+  writeFileSync(join(d, `${(JSON.parse(t.bytes) as { bates: string }).bates.split('-')[1]}.json`), t.bytes);
   writeFileSync(
     join(d, 'session.json'),
     `${hashes.canon({ sid, label: null, created_at: '2026-01-01T00:00:00.000Z', archived: false, origin: null, ...t.session })}\n`,
@@ -177,7 +177,10 @@ function forgeHost(
       .sha256(Buffer.concat([hashes.LEAF, Buffer.from(t.bytes, 'utf8')]))
       .toString('hex');
     const body = Buffer.from(
-      hashes.canon({ data: { bates: `${t.sid}-000001`, node_hash }, kind: 'node.add' }),
+      hashes.canon({
+        data: { bates: (JSON.parse(t.bytes) as { bates: string }).bates, node_hash },
+        kind: 'node.add',
+      }),
       'utf8',
     );
     prev = hashes.eventHash(prev, body);
@@ -283,6 +286,32 @@ describe('a forged host: its session files', () => {
     ]);
     expect(r.json().remotes[0].pushed.turns).toBe(1);
     expect(expect0(run(b, ['list'])).stdout).not.toMatch(/[\u001b\u0007]/);
+    expect0(run(b, ['check']));
+  });
+});
+
+describe('a forged host: its tree of turns', () => {
+  it('a turn that is its own parent is left out with a problem; the sync goes on', () => {
+    const remote = bareRemote();
+    const a = host('a', remote);
+    const b = host('b', remote);
+    const h = ask(a, 'honest');
+    sync(a);
+    const honest = JSON.parse(
+      gitIn(remote, 'show', `hosts/${hostIdOf(a)}:sessions/${h.sid.slice(0, 2)}/${h.sid}/000001.json`),
+    );
+    const self = 'zzcycle00001-000001';
+    forgeHost(remote, 'forged', [
+      { sid: 'zzcycle00001', bytes: hashes.canon({ ...honest, bates: self, parent_bates: self }) },
+    ]);
+    const mine = ask(b, 'b goes on');
+    // Before: the writer cut the cycle and made the turn a top turn, whose hash then differed from the one it came
+    // with: a throw (exit 2) that stopped every host's import and this host's push, at every sync.
+    const r = expect0(run(b, ['sync', '--json'])).json().remotes[0];
+    expect(r.problems).toContain('its parents form a cycle; kept as a top turn');
+    expect(r.pushed.turns).toBe(1);
+    expect(turnsOf(b).has(self)).toBe(false);
+    expect(turnsOf(b).has(h.bates) && turnsOf(b).has(mine.bates)).toBe(true);
     expect0(run(b, ['check']));
   });
 });
