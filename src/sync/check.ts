@@ -63,11 +63,11 @@ export async function checkRemote(shard: Shard, dbPath: string, remote: string):
   const localSeq = shard.audit.head().seq;
   if (localSeq < head.events.seq)
     return fail(
-      `the local chain ends at event ${localSeq}, but this host pushed event ${head.events.seq} to ${remote}: the shard was rolled back or replaced`,
+      `the local chain ends at event ${localSeq}, but this host pushed event ${head.events.seq} to ${remote}: the shard was rolled back or replaced, or someone else pushed to this host's branch`,
     );
   if (eventHashAt(shard, head.events.seq) !== head.events.hash)
     return fail(
-      `event ${head.events.seq} here is not the one this host pushed to ${remote}: the local chain was rewritten at or before it`,
+      `event ${head.events.seq} here is not the one this host pushed to ${remote}: the local chain was rewritten at or before it, or someone else pushed to this host's branch`,
     );
   return out;
 }

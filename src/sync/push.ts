@@ -169,7 +169,7 @@ async function buildFiles(
   if (here !== fromHash)
     throw new ArboristError(
       'damaged',
-      `the local chain does not hold the head this host pushed to ${ctx.remote} (event ${fromSeq}): the shard was rolled back or its chain rewritten; see \`arborist check --remote ${ctx.remote}\``,
+      `the local chain does not hold the head this host pushed to ${ctx.remote} (event ${fromSeq}): the shard was rolled back or its chain rewritten, or someone else pushed to this host's branch; see \`arborist check --remote ${ctx.remote}\``,
     );
   const touched = touchedAfter(shard, fromSeq);
   // A sync's own event alone is no news: pushing it would make every sync push (docs/sync.md, "Push").

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hashes } from '../../src/store/index.js';
@@ -198,6 +199,46 @@ function forgeHost(
   g('push', '--quiet', remote, `HEAD:refs/heads/hosts/${id}`);
 }
 
+describe('what no check can catch, and who then notices', () => {
+  it("a remote writer appends a linked event and a turn to a host's branch: other hosts take it (nothing is signed); that host's next sync and check --remote say so", () => {
+    const remote = bareRemote();
+    const a = host('a', remote);
+    const b = host('b', remote);
+    const h = ask(a, 'honest');
+    sync(a);
+    sync(b);
+    const id = hostIdOf(a);
+    const honest = JSON.parse(
+      gitIn(remote, 'show', `hosts/${id}:sessions/${h.sid.slice(0, 2)}/${h.sid}/000001.json`),
+    );
+    const t = forgedTurn(honest, 'zzappended01', 'appended by the remote');
+    tamper(remote, id, (dir) => {
+      plant(dir, 'zzappended01', t);
+      const f = join(dir, 'events', '000000.txt');
+      const text = readFileSync(f, 'utf8');
+      const last = text.trimEnd().split('\n').pop()!.split(' ');
+      const body = Buffer.from(
+        hashes.canon({ data: { bates: t.bates, node_hash: t.node_hash }, kind: 'node.add' }),
+      );
+      const hash = hashes.eventHash(Buffer.from(last[1], 'hex'), body).toString('hex');
+      const seq = Number(last[0]) + 1;
+      writeFileSync(f, `${text}${seq} ${hash} ${body.toString('utf8')}\n`);
+      const head = JSON.parse(readFileSync(join(dir, 'HEAD.json'), 'utf8'));
+      writeFileSync(join(dir, 'HEAD.json'), `${hashes.canon({ ...head, events: { seq, hash } })}\n`);
+    });
+    expect(sync(b).remotes[0].pulled.turns).toBe(1);
+    expect(turnsOf(b).get(t.bates)).toBe(t.node_hash);
+    const s = run(a, ['sync']);
+    expect(s.code).toBe(2);
+    expect(s.stderr).toMatch(
+      /does not hold the head this host pushed .* or someone else pushed to this host's branch/,
+    );
+    const c = run(a, ['check', '--remote', 'origin']);
+    expect(c.code).toBe(1);
+    expect(c.stdout).toMatch(/or someone else pushed to this host's branch/);
+  });
+});
+
 describe('a forged host', () => {
   it('a turn whose fields are not of a turn (a number for a question, null for a time) is refused, named', () => {
     const remote = bareRemote();
@@ -313,5 +354,20 @@ describe('a forged host: its tree of turns', () => {
     expect(turnsOf(b).has(self)).toBe(false);
     expect(turnsOf(b).has(h.bates) && turnsOf(b).has(mine.bates)).toBe(true);
     expect0(run(b, ['check']));
+  });
+});
+
+describe('git as sync runs it', () => {
+  it('holds: an ext:: URL runs no command (git refuses the transport by default); one line, exit 2, nothing changed', () => {
+    const a = host('a');
+    ask(a, 'one');
+    const marker = join(tempDir(), 'ran');
+    expect0(run(a, ['sync', 'remote', 'add', 'evil', `ext::sh -c touch% ${marker}`]));
+    const before = stateOf(a);
+    const r = run(a, ['sync', 'evil']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^arborist: cannot fetch from remote evil: .*transport 'ext' not allowed\n$/);
+    expect(existsSync(marker)).toBe(false);
+    expect(stateOf(a)).toBe(before);
   });
 });
