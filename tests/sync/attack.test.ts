@@ -170,7 +170,7 @@ function forgeHost(
 ): void {
   const dir = join(tempDir('arb-forge-'), 'w');
   execFileSync('git', ['init', '--quiet', dir]);
-  let prev = hashes.ZERO_HASH;
+  let prev: Buffer = hashes.ZERO_HASH;
   const lines: string[] = [];
   turns.forEach((t, i) => {
     plant(dir, t.sid, t);
@@ -261,7 +261,8 @@ describe('a forged host', () => {
       ['audit', null, 'is not a turn as the store keeps one'],
       ['audit', '\u001b[2J', "is not a turn (audit tag '' is not a short lowercase word)"],
     ];
-    cases.forEach(([field, v], i) => forgeHost(remote, `forged${i}`, [odd(`zzodd00000${i}`, field, v)]));
+    for (const [i, [field, v]] of cases.entries())
+      forgeHost(remote, `forged${i}`, [odd(`zzodd00000${i}`, field, v)]);
     const mine = ask(b, 'b goes on');
     // Before: the writer's own check threw ('question must be text', exit 2, no host named) and stopped the whole
     // sync, so one forged branch kept every host's turns out and this host's own from being pushed.
@@ -303,7 +304,7 @@ describe('a forged host: its session files', () => {
       { label: '   ' },
       { created_at: 'y'.repeat(3_000_000) },
     ];
-    bad.forEach((c, i) => forgeHost(remote, `forged${i}`, [turn(`zzses00000${i}`, c)]));
+    for (const [i, c] of bad.entries()) forgeHost(remote, `forged${i}`, [turn(`zzses00000${i}`, c)]);
     // An origin with escapes in its text is taken, and shown without them.
     forgeHost(remote, 'forged9', [
       turn('zzses000009', {
