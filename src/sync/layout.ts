@@ -54,7 +54,9 @@ const CHUNK_FILE = /^events\/(\d{6,})\.txt$/;
 export function placeOf(path: string): Place {
   if (path === HEAD_PATH) return { kind: 'head' };
   let m = TURN_FILE.exec(path);
-  if (m?.[2].startsWith(m[1])) return { kind: 'turn', sid: m[2], seq: Number(m[3]) };
+  // A seq the store can mint (1 up to a safe integer): 20 digits would round, and the writer would then throw.
+  if (m?.[2].startsWith(m[1]) && Number.isSafeInteger(Number(m[3])) && Number(m[3]) >= 1)
+    return { kind: 'turn', sid: m[2], seq: Number(m[3]) };
   m = SESSION_FILE.exec(path);
   if (m?.[2].startsWith(m[1])) return { kind: 'session', sid: m[2] };
   m = CHUNK_FILE.exec(path);

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { hashes } from '../../src/store/index.js';
+import { archiveSessions, hashes, restoreArchives, Shard } from '../../src/store/index.js';
 import {
   ask,
   bareRemote,
@@ -370,5 +370,59 @@ describe('git as sync runs it', () => {
     expect(r.stderr).toMatch(/^arborist: cannot fetch from remote evil: .*transport 'ext' not allowed\n$/);
     expect(existsSync(marker)).toBe(false);
     expect(stateOf(a)).toBe(before);
+  });
+});
+
+describe('what this host pushes', () => {
+  it("holds: a pulled session archived here and restored is never pushed as this host's own", () => {
+    const remote = bareRemote();
+    const a = host('a', remote);
+    const b = host('b', remote);
+    const t = ask(a, 'from a');
+    sync(a);
+    sync(b);
+    const s = Shard.open(b.db);
+    try {
+      archiveSessions(s, [t.sid]);
+    } finally {
+      s.close();
+    }
+    sync(b);
+    const s2 = Shard.open(b.db);
+    try {
+      restoreArchives(s2, [t.sid]);
+    } finally {
+      s2.close();
+    }
+    expect(sync(b).remotes[0].pushed.turns).toBe(0);
+    const files = gitIn(remote, 'ls-tree', '-r', '--name-only', `refs/heads/hosts/${hostIdOf(b)}`);
+    expect(files.split('\n').filter((f) => f.startsWith('sessions/'))).toEqual([]);
+    expect(expect0(run(b, ['list', '--json'])).json()[0].host).toBe(hostIdOf(a));
+  });
+});
+
+describe('a forged host: odd seqs', () => {
+  it('a turn path whose seq is 0 or past a safe integer is no turn: ignored, and the sync goes on', () => {
+    const remote = bareRemote();
+    const a = host('a', remote);
+    const b = host('b', remote);
+    const h = ask(a, 'honest');
+    sync(a);
+    const honest = JSON.parse(
+      gitIn(remote, 'show', `hosts/${hostIdOf(a)}:sessions/${h.sid.slice(0, 2)}/${h.sid}/000001.json`),
+    );
+    const big = 'zzbig0000001-100000000000000000000';
+    const zero = 'zzbig0000002-000000';
+    forgeHost(remote, 'forgedseq', [
+      { sid: 'zzbig0000001', bytes: hashes.canon({ ...honest, bates: big, parent_bates: null }) },
+      { sid: 'zzbig0000002', bytes: hashes.canon({ ...honest, bates: zero, parent_bates: null }) },
+    ]);
+    const mine = ask(b, 'b goes on');
+    // Before: 100000000000000000000 read as a seq, the writer threw ('seq ... is already taken', exit 2) at every sync.
+    const r = expect0(run(b, ['sync', '--json'])).json().remotes[0];
+    expect(r.pushed.turns).toBe(1);
+    expect(turnsOf(b).has(big) || turnsOf(b).has(zero)).toBe(false);
+    expect(turnsOf(b).has(mine.bates) && turnsOf(b).has(h.bates)).toBe(true);
+    expect0(run(b, ['check']));
   });
 });
