@@ -100,6 +100,7 @@ export {
   eventHashAt,
   eventsAfter,
   lastSyncEvent,
+  nextSeqOf,
   type RawEvent,
   recordSync,
   type SyncHead,

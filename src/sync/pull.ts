@@ -2,6 +2,7 @@ import {
   checkNewTurn,
   formatBates,
   hashes,
+  nextSeqOf,
   type Shard,
   type SyncStateRow,
   type TurnContent,
@@ -312,6 +313,17 @@ export async function planHost(
     if (o?.source !== 'sync' || o.info.host !== host)
       return refuse(
         `host ${host} pushes session ${sid}, which here is ${o?.source === 'sync' ? `host ${String(o.info.host)}'s` : "this host's own"}; nothing of ${host} imported`,
+      );
+  }
+  // A turn below its session's next seq here, and not here, can never be placed (the store mints seqs in order and
+  // never goes back): the writer would throw the whole batch, so its host is refused here, named.
+  const next = new Map<string, number | undefined>();
+  for (const t of plan.turns) {
+    if (!next.has(t.sid)) next.set(t.sid, nextSeqOf(shard, t.sid));
+    const n = next.get(t.sid);
+    if (n !== undefined && t.seq < n && shard.getNode(t.bates) === undefined)
+      return refuse(
+        `host ${host}'s turn ${t.bates} comes below its session's turns already here; nothing of ${host} imported`,
       );
   }
   // A new session's file: in this commit or, for one pushed earlier without turns, at the tip.

@@ -426,3 +426,51 @@ describe('a forged host: odd seqs', () => {
     expect0(run(b, ['check']));
   });
 });
+
+describe('a forged host: a turn below its session', () => {
+  it('a turn added below the turns of its session already here refuses its host, named; the sync goes on', () => {
+    const remote = bareRemote();
+    const a = host('a', remote);
+    const b = host('b', remote);
+    const h = ask(a, 'honest');
+    sync(a);
+    const honest = JSON.parse(
+      gitIn(remote, 'show', `hosts/${hostIdOf(a)}:sessions/${h.sid.slice(0, 2)}/${h.sid}/000001.json`),
+    );
+    forgeHost(remote, 'forgedlow', [
+      {
+        sid: 'zzlow0000001',
+        bytes: hashes.canon({ ...honest, bates: 'zzlow0000001-000003', parent_bates: null }),
+      },
+    ]);
+    ask(b, 'b');
+    expect0(run(b, ['sync']));
+    const t = { bytes: hashes.canon({ ...honest, bates: 'zzlow0000001-000001', parent_bates: null }) };
+    const node_hash = hashes.sha256(Buffer.concat([hashes.LEAF, Buffer.from(t.bytes)])).toString('hex');
+    tamper(remote, 'forgedlow', (dir) => {
+      plant(dir, 'zzlow0000001', t);
+      const f = join(dir, 'events', '000000.txt');
+      const text = readFileSync(f, 'utf8');
+      const last = text.trimEnd().split('\n').pop()!.split(' ');
+      const body = Buffer.from(
+        hashes.canon({ data: { bates: 'zzlow0000001-000001', node_hash }, kind: 'node.add' }),
+      );
+      const hash = hashes.eventHash(Buffer.from(last[1], 'hex'), body).toString('hex');
+      const seq = Number(last[0]) + 1;
+      writeFileSync(f, `${text}${seq} ${hash} ${body.toString('utf8')}\n`);
+      const head = JSON.parse(readFileSync(join(dir, 'HEAD.json'), 'utf8'));
+      writeFileSync(join(dir, 'HEAD.json'), `${hashes.canon({ ...head, events: { seq, hash } })}\n`);
+    });
+    const mine = ask(b, 'b2');
+    // Before: the bulk path threw ('turn 1: seq 1 is already taken', exit 2) and stopped every sync there.
+    const r = run(b, ['sync', '--json']);
+    expect(r.code, r.stderr).toBe(1);
+    const rep = r.json().remotes[0];
+    expect(rep.pulled.hosts.find((x: { host: string }) => x.host === 'forgedlow').problems).toEqual([
+      "host forgedlow's turn zzlow0000001-000001 comes below its session's turns already here; nothing of forgedlow imported",
+    ]);
+    expect(rep.pushed.turns).toBe(1);
+    expect(turnsOf(b).has(mine.bates)).toBe(true);
+    expect0(run(b, ['check']));
+  });
+});
