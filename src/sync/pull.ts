@@ -107,9 +107,16 @@ export function readTurn(
   // that a bad turn refuses its host, named, rather than stopping the writer and the whole sync with it.
   if (typeof c.created_at !== 'string' || (c.parent_bates !== null && typeof c.parent_bates !== 'string'))
     return 'is not a turn (created_at or parent_bates is not text)';
-  // And as the store keeps it: a field the checks would fill in (a null audit) changes the hash the writer expects.
+  // And as the store keeps it: a field the checks would fill in (a null audit) or mend (a lone surrogate) changes the
+  // hash the writer expects. Compared field by field: a second canonical form cost ~0.5 s per 100,000 turns.
   try {
-    if (hashes.nodeContentJson({ ...c, ...checkNewTurn(c as never) }) !== text)
+    const k = checkNewTurn(c as never);
+    if (
+      k.audit !== c.audit ||
+      k.question !== c.question ||
+      k.answer_text !== c.answer_text ||
+      k.cited_titles.some((x, i) => x !== c.cited_titles[i])
+    )
       return 'is not a turn as the store keeps one';
   } catch (err) {
     return `is not a turn (${oneLine(String((err as Error).message)).slice(0, 80)})`;
