@@ -271,6 +271,12 @@ export function writeUnit(shard: Shard, unit: ParsedSource, opts: WriteOptions =
     // Refused turns, each with the refused turn at the top of its subtree (itself for that one).
     const refusedTop = new Map<string, string>();
     for (const t of toWrite) {
+      // An exact turn's hash covers its parent: cut out of a cycle it would hash as another turn and the bulk path
+      // would throw the whole batch (a forged sync branch or export file), so it is refused, said by parentsFirst.
+      if (t.exact && cut.has(t.sourceId)) {
+        refusedTop.set(t.sourceId, t.sourceId);
+        continue;
+      }
       const p = t.parentSourceId !== null && !cut.has(t.sourceId) ? t.parentSourceId : null;
       // Decided before the session is looked at, so that a session whose every turn is refused is never created.
       if (p !== null && !index.has(p) && !known.has(p)) {

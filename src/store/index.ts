@@ -100,6 +100,7 @@ export {
   eventHashAt,
   eventsAfter,
   lastSyncEvent,
+  nextSeqOf,
   type RawEvent,
   recordSync,
   type SyncHead,
@@ -115,3 +116,4 @@ export {
   turnBlobs,
 } from './write/sync.js';
 export type { AddedTurn, NewTurn } from './write/turns.js';
+export { checkNewTurn } from './write/turns.js';

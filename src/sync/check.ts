@@ -2,7 +2,7 @@ import { ArboristError, eventHashAt, hashes, type Shard, syncHistory } from '../
 import { git, readObjects, refCommit, runGit } from './git.js';
 import { chunkPath, HEAD_PATH, HOST_RE, parseChunk, parseHead } from './layout.js';
 import { existingMirror, knownHostId, listRemotes } from './mirror.js';
-import { ownRef } from './push.js';
+import { ownBranchProblem, ownRef } from './push.js';
 
 /**
  * The checks that use a remote (docs/sync.md, "Heads kept elsewhere"): `check --remote NAME` holds the local chain to
@@ -56,16 +56,18 @@ export async function checkRemote(shard: Shard, dbPath: string, remote: string):
   const head = parseHead(buf);
   if (!head) return fail(`this host's branch on ${remote} has no readable ${HEAD_PATH}`);
   out.pushed = head.events;
+  const gone = await ownBranchProblem({ shard, mirror, remote, host }, tip);
+  if (gone !== null) fail(gone);
   const chain = shard.chainCheck();
   if (!chain.ok) fail(`the local chain is broken at event ${chain.first_broken_seq}: ${chain.reason}`);
   const localSeq = shard.audit.head().seq;
   if (localSeq < head.events.seq)
     return fail(
-      `the local chain ends at event ${localSeq}, but this host pushed event ${head.events.seq} to ${remote}: the shard was rolled back or replaced`,
+      `the local chain ends at event ${localSeq}, but this host pushed event ${head.events.seq} to ${remote}: the shard was rolled back or replaced, or someone else pushed to this host's branch`,
     );
   if (eventHashAt(shard, head.events.seq) !== head.events.hash)
     return fail(
-      `event ${head.events.seq} here is not the one this host pushed to ${remote}: the local chain was rewritten at or before it`,
+      `event ${head.events.seq} here is not the one this host pushed to ${remote}: the local chain was rewritten at or before it, or someone else pushed to this host's branch`,
     );
   return out;
 }

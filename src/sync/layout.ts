@@ -15,7 +15,8 @@ export const SID_RE = /^[a-z0-9]{1,32}$/;
 export const HEX64 = /^[0-9a-f]{64}$/;
 
 export const HEAD_PATH = 'HEAD.json';
-const MAX_LABEL = 1024;
+/** The store's own limit on a label (src/store/write/turns.ts, cleanLabel). */
+const MAX_LABEL = 200;
 
 export function sessionDir(sid: string): string {
   return `sessions/${sid.slice(0, 2)}/${sid}`;
@@ -53,7 +54,9 @@ const CHUNK_FILE = /^events\/(\d{6,})\.txt$/;
 export function placeOf(path: string): Place {
   if (path === HEAD_PATH) return { kind: 'head' };
   let m = TURN_FILE.exec(path);
-  if (m?.[2].startsWith(m[1])) return { kind: 'turn', sid: m[2], seq: Number(m[3]) };
+  // A seq the store can mint (1 up to a safe integer): 20 digits would round, and the writer would then throw.
+  if (m?.[2].startsWith(m[1]) && Number.isSafeInteger(Number(m[3])) && Number(m[3]) >= 1)
+    return { kind: 'turn', sid: m[2], seq: Number(m[3]) };
   m = SESSION_FILE.exec(path);
   if (m?.[2].startsWith(m[1])) return { kind: 'session', sid: m[2] };
   m = CHUNK_FILE.exec(path);
@@ -108,21 +111,27 @@ export function parseSession(buf: Buffer | null): SessionFile | undefined {
   try {
     const v = JSON.parse(buf.toString('utf8')) as unknown;
     if (!isObject(v) || typeof v.sid !== 'string' || !SID_RE.test(v.sid)) return undefined;
-    if (v.label !== null && typeof v.label !== 'string') return undefined;
-    if (typeof v.created_at !== 'string' || typeof v.archived !== 'boolean') return undefined;
+    // A label as the store takes one (cleanLabel: text of 1-200 characters, not blank), so that creating the session
+    // here cannot fail: a throw in the writer would stop the whole sync, not just this host.
+    if (
+      v.label !== null &&
+      (typeof v.label !== 'string' ||
+        v.label.length > MAX_LABEL ||
+        v.label.trim() === '' ||
+        !v.label.isWellFormed())
+    )
+      return undefined;
+    // A time as a store writes one (an ISO 8601 string), not a megabyte for every list to carry.
+    if (typeof v.created_at !== 'string' || v.created_at.length > 64 || typeof v.archived !== 'boolean')
+      return undefined;
     const o = v.origin;
     const origin =
       isObject(o) && typeof o.source === 'string' && typeof o.source_session === 'string' && isObject(o.info)
         ? { source: o.source, source_session: o.source_session, info: o.info }
         : null;
-    // A label is another host's text shown in every list: one past MAX_LABEL is cut, as an import cuts a title.
-    const label =
-      typeof v.label === 'string' && v.label.length > MAX_LABEL
-        ? `${v.label.slice(0, MAX_LABEL - 1).toWellFormed()}…`
-        : v.label;
     return {
       sid: v.sid,
-      label: label as string | null,
+      label: v.label as string | null,
       created_at: v.created_at,
       archived: v.archived,
       origin,

@@ -1,4 +1,13 @@
-import { formatBates, hashes, type Shard, type SyncStateRow, type TurnContent } from '../store/index.js';
+import {
+  checkNewTurn,
+  formatBates,
+  hashes,
+  nextSeqOf,
+  type Shard,
+  type SyncStateRow,
+  type TurnContent,
+} from '../store/index.js';
+import { oneLine } from '../text/sanitize.js';
 import { isAncestor, readObjects, type TreeChange, treeChanges } from './git.js';
 import {
   chunkOf,
@@ -93,7 +102,25 @@ export function readTurn(
   }
   if (canon !== text || !Buffer.from(canon, 'utf8').equals(buf)) return 'is not the canonical JSON of a turn';
   if (c.bates !== formatBates(sid, seq))
-    return `holds ${String(c.bates).slice(0, 40)}, not the turn its path names`;
+    return `holds ${oneLine(String(c.bates).slice(0, 40))}, not the turn its path names`;
+  // Canonical is not enough: a number for a question is canonical too. The store's own checks of a new turn, here, so
+  // that a bad turn refuses its host, named, rather than stopping the writer and the whole sync with it.
+  if (typeof c.created_at !== 'string' || (c.parent_bates !== null && typeof c.parent_bates !== 'string'))
+    return 'is not a turn (created_at or parent_bates is not text)';
+  // And as the store keeps it: a field the checks would fill in (a null audit) or mend (a lone surrogate) changes the
+  // hash the writer expects. Compared field by field: a second canonical form cost ~0.5 s per 100,000 turns.
+  try {
+    const k = checkNewTurn(c as never);
+    if (
+      k.audit !== c.audit ||
+      k.question !== c.question ||
+      k.answer_text !== c.answer_text ||
+      k.cited_titles.some((x, i) => x !== c.cited_titles[i])
+    )
+      return 'is not a turn as the store keeps one';
+  } catch (err) {
+    return `is not a turn (${oneLine(String((err as Error).message)).slice(0, 80)})`;
+  }
   const node_hash = hashes.sha256(Buffer.concat([hashes.LEAF, buf])).toString('hex');
   return { content: c, node_hash };
 }
@@ -161,6 +188,12 @@ export async function planHost(
     return refuse(
       `host ${host} rewrote its history: its chain went back from event ${prevSeq} to ${head.events.seq}`,
     );
+  // A head that did not move leaves the chain as it was: the same hash, and no chunk changed (a line slipped into
+  // the chunk would otherwise go unread here and be believed by a later claim).
+  if (head.events.seq === prevSeq && head.events.hash !== prevHash)
+    return refuse(`host ${host} rewrote its history at event ${prevSeq}`);
+  if (head.events.seq === prevSeq && grown)
+    return refuse(`host ${host} rewrote its history at event ${prevSeq} or before`);
   const claims = new Map<string, string>();
   if (head.events.seq > prevSeq) {
     const chunks: number[] = [];
@@ -252,7 +285,19 @@ export async function planHost(
       mirror,
       older.map((c) => `${tip}:${chunkPath(c)}`),
     );
-    for (const b of bufs) if (b) claimsOf(parseChunk(b).lines, claims);
+    // Read again, so linked again from the zero hash up to the head imported before: only lines of that chain claim.
+    const linked: EventLine[] = [];
+    let prevH = hashes.ZERO_HASH;
+    for (const b of bufs)
+      for (const l of b ? parseChunk(b).lines : []) {
+        if (l.seq > prevSeq || l.seq !== linked.length + 1) break;
+        if (!hashes.eventHash(prevH, l.body).equals(Buffer.from(l.hash, 'hex'))) break;
+        prevH = Buffer.from(l.hash, 'hex');
+        linked.push(l);
+      }
+    if (linked.length !== prevSeq || prevH.toString('hex') !== prevHash)
+      return refuse(`host ${host} rewrote its history at event ${linked.length + 1} or before`);
+    claimsOf(linked, claims);
     for (const t of unclaimed) {
       const said = claims.get(t.bates);
       if (said !== t.node_hash)
@@ -275,6 +320,17 @@ export async function planHost(
     if (o?.source !== 'sync' || o.info.host !== host)
       return refuse(
         `host ${host} pushes session ${sid}, which here is ${o?.source === 'sync' ? `host ${String(o.info.host)}'s` : "this host's own"}; nothing of ${host} imported`,
+      );
+  }
+  // A turn below its session's next seq here, and not here, can never be placed (the store mints seqs in order and
+  // never goes back): the writer would throw the whole batch, so its host is refused here, named.
+  const next = new Map<string, number | undefined>();
+  for (const t of plan.turns) {
+    if (!next.has(t.sid)) next.set(t.sid, nextSeqOf(shard, t.sid));
+    const n = next.get(t.sid);
+    if (n !== undefined && t.seq < n && shard.getNode(t.bates) === undefined)
+      return refuse(
+        `host ${host}'s turn ${t.bates} comes below its session's turns already here; nothing of ${host} imported`,
       );
   }
   // A new session's file: in this commit or, for one pushed earlier without turns, at the tip.

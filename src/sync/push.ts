@@ -8,8 +8,18 @@ import {
   type Shard,
   type SyncHead,
   sessionTurnBlobs,
+  syncStates,
 } from '../store/index.js';
-import { fastImport, git, gitMessage, type NewFile, readObjects, refCommit, runGit } from './git.js';
+import {
+  fastImport,
+  git,
+  gitMessage,
+  isAncestor,
+  type NewFile,
+  readObjects,
+  refCommit,
+  runGit,
+} from './git.js';
 import {
   chunkOf,
   chunkPath,
@@ -60,6 +70,21 @@ export async function pushedHead(mirror: string, tip: string | null): Promise<He
       `this host's branch has no readable ${HEAD_PATH} (commit ${tip.slice(0, 12)})`,
     );
   return head;
+}
+
+/**
+ * Whether this host's branch as fetched (`tip`) still holds the commit this shard last recorded pushing there: a
+ * remote set back to an older commit, or rewritten, names a head the local chain holds, so only this can tell. A
+ * push on top of it would lose the newer commits, and every other host would then refuse this one. Null when it
+ * holds (or nothing was recorded: a shard that never pushed there, or one rolled back with its sync state).
+ */
+export async function ownBranchProblem(
+  ctx: Pick<SyncContext, 'shard' | 'mirror' | 'remote' | 'host'>,
+  tip: string | null,
+): Promise<string | null> {
+  const was = syncStates(ctx.shard, ctx.remote).find((r) => r.host === ctx.host);
+  if (!was || (tip !== null && (await isAncestor(ctx.mirror, was.commit, tip)))) return null;
+  return `this host's branch on ${ctx.remote} no longer holds commit ${was.commit.slice(0, 12)} (event ${was.seq}) this host pushed: the remote was set back or rewritten`;
 }
 
 interface Touched {
@@ -144,7 +169,7 @@ async function buildFiles(
   if (here !== fromHash)
     throw new ArboristError(
       'damaged',
-      `the local chain does not hold the head this host pushed to ${ctx.remote} (event ${fromSeq}): the shard was rolled back or its chain rewritten; see \`arborist check --remote ${ctx.remote}\``,
+      `the local chain does not hold the head this host pushed to ${ctx.remote} (event ${fromSeq}): the shard was rolled back or its chain rewritten, or someone else pushed to this host's branch; see \`arborist check --remote ${ctx.remote}\``,
     );
   const touched = touchedAfter(shard, fromSeq);
   // A sync's own event alone is no news: pushing it would make every sync push (docs/sync.md, "Push").
@@ -255,6 +280,12 @@ export async function push(ctx: SyncContext, dryRun: boolean): Promise<PushResul
   const ref = ownRef(ctx.remote, ctx.host);
   for (let attempt = 0; attempt < TRIES; attempt++) {
     const tip = await refCommit(ctx.mirror, ref);
+    const gone = await ownBranchProblem(ctx, tip);
+    if (gone !== null)
+      throw new ArboristError(
+        'damaged',
+        `${gone}; nothing pushed (see \`arborist check --remote ${ctx.remote}\`, docs/sync.md)`,
+      );
     const head = await pushedHead(ctx.mirror, tip);
     const built = await buildFiles(ctx, tip, head);
     if (built === null) return { commit: null, head: null, turns: 0, events: 0, sessions: 0 };

@@ -170,6 +170,16 @@ export function* eventsAfter(shard: Shard, afterSeq: number): Generator<RawEvent
   for (const r of it) yield { seq: r.seq, kind: r.kind, hash: r.event_hash.toString('hex'), body: r.body };
 }
 
+/**
+ * The seq a live session mints next (seqs are never reused), or undefined for no live session: sync holds a pulled
+ * turn to it, since the bulk path refuses a seq below it by throwing the whole batch.
+ */
+export function nextSeqOf(shard: Shard, sid: string): number | undefined {
+  return cachedStatement(dbOf(shard), 'SELECT next_seq FROM sessions WHERE sid = ?', 'pluck').get(sid) as
+    | number
+    | undefined;
+}
+
 /** The hash (hex) of event `seq` as stored, or undefined when the chain has no such event. */
 export function eventHashAt(shard: Shard, seq: number): string | undefined {
   if (seq === 0) return ZERO_HASH.toString('hex');
