@@ -133,6 +133,7 @@ describe('arborist export: json', () => {
             agent: string;
             project: string | null;
             title: string | null;
+            host: string | null;
           }) => s,
         ),
     );
