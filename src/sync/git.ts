@@ -110,40 +110,100 @@ export interface TreeChange {
 const NULL_OID = /^0+$/;
 
 /**
- * The files changed from `from` to `to` (every file of `to`, as added, when `from` is null). diff-tree's raw -z
- * format: `:oldmode newmode oldsha newsha status` NUL `path` NUL; ls-tree's: `mode type sha` TAB `path` NUL.
+ * Runs git and hands its stdout to `onRecord` one NUL-terminated record at a time, as it comes: a listing of a
+ * million files is never held whole (docs/sync.md, "Speed"). A non-zero exit is one ArboristError line.
  */
-export async function treeChanges(gitDir: string, from: string | null, to: string): Promise<TreeChange[]> {
-  const out: TreeChange[] = [];
+function gitRecords(gitDir: string, args: readonly string[], what: string, onRecord: (rec: string) => void) {
+  return new Promise<void>((resolve, reject) => {
+    let child: ReturnType<typeof spawn>;
+    try {
+      child = spawn('git', [`--git-dir=${gitDir}`, ...args], {
+        env: gitEnv(),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+    } catch (err) {
+      reject(noGit(err));
+      return;
+    }
+    const err: Buffer[] = [];
+    let rest: Buffer = Buffer.alloc(0);
+    let failed: unknown = null;
+    child.stdout!.on('data', (b: Buffer) => {
+      if (failed !== null) return;
+      let buf = rest.length > 0 ? Buffer.concat([rest, b]) : b;
+      let pos = 0;
+      try {
+        for (let nul = buf.indexOf(0, pos); nul >= 0; nul = buf.indexOf(0, pos)) {
+          onRecord(buf.toString('utf8', pos, nul));
+          pos = nul + 1;
+        }
+      } catch (e) {
+        failed = e;
+      }
+      // Copied: the tail would otherwise keep git's whole read buffer alive.
+      buf = buf.subarray(pos);
+      rest = Buffer.from(buf);
+    });
+    child.stderr!.on('data', (b: Buffer) => err.push(b));
+    child.on('error', (e) => reject(noGit(e)));
+    child.on('close', (code) => {
+      if (failed !== null) reject(failed);
+      else if (code !== 0)
+        reject(
+          new ArboristError(
+            'input',
+            `${what}: ${gitMessage(Buffer.concat(err).toString('utf8')) || `git exited ${code}`}`,
+          ),
+        );
+      else resolve();
+    });
+  });
+}
+
+/**
+ * The files changed from `from` to `to` (every file of `to`, as added, when `from` is null), handed to `onChange`
+ * one at a time as git lists them. diff-tree's raw -z format: `:oldmode newmode oldsha newsha status` NUL `path`
+ * NUL; ls-tree's: `mode type sha` TAB `path` NUL.
+ */
+export async function forEachChange(
+  gitDir: string,
+  from: string | null,
+  to: string,
+  onChange: (ch: TreeChange) => void,
+): Promise<void> {
   if (from === null) {
-    const text = (await git(gitDir, ['ls-tree', '-r', '-z', '--full-tree', to], 'reading a commit')).toString(
-      'utf8',
-    );
-    for (const rec of text.split('\0')) {
-      if (rec === '') continue;
+    await gitRecords(gitDir, ['ls-tree', '-r', '-z', '--full-tree', to], 'reading a commit', (rec) => {
+      if (rec === '') return;
       const tab = rec.indexOf('\t');
       const [, type, sha] = rec.slice(0, tab).split(' ');
-      if (type !== 'blob') continue;
-      out.push({ status: 'A', oldBlob: '', newBlob: sha, path: rec.slice(tab + 1) });
-    }
-    return out;
-  }
-  const text = (
-    await git(gitDir, ['diff-tree', '-r', '--raw', '-z', '--no-renames', from, to], 'comparing commits')
-  ).toString('utf8');
-  const parts = text.split('\0');
-  for (let i = 0; i + 1 < parts.length; i += 2) {
-    const head = parts[i];
-    if (!head.startsWith(':')) break;
-    const [, , oldSha, newSha, status] = head.slice(1).split(' ');
-    out.push({
-      status: status.slice(0, 1),
-      oldBlob: NULL_OID.test(oldSha) ? '' : oldSha,
-      newBlob: NULL_OID.test(newSha) ? '' : newSha,
-      path: parts[i + 1],
+      if (type !== 'blob') return;
+      onChange({ status: 'A', oldBlob: '', newBlob: sha, path: rec.slice(tab + 1) });
     });
+    return;
   }
-  return out;
+  let head: string | null = null;
+  let done = false;
+  await gitRecords(
+    gitDir,
+    ['diff-tree', '-r', '--raw', '-z', '--no-renames', from, to],
+    'comparing commits',
+    (rec) => {
+      if (done) return;
+      if (head === null) {
+        if (!rec.startsWith(':')) done = true;
+        else head = rec;
+        return;
+      }
+      const [, , oldSha, newSha, status] = head.slice(1).split(' ');
+      head = null;
+      onChange({
+        status: status.slice(0, 1),
+        oldBlob: NULL_OID.test(oldSha) ? '' : oldSha,
+        newBlob: NULL_OID.test(newSha) ? '' : newSha,
+        path: rec,
+      });
+    },
+  );
 }
 
 /**

@@ -8,13 +8,14 @@ import {
   type TurnContent,
 } from '../store/index.js';
 import { oneLine } from '../text/sanitize.js';
-import { isAncestor, readObjects, type TreeChange, treeChanges } from './git.js';
+import { forEachChange, isAncestor, readObjects, type TreeChange } from './git.js';
 import {
   chunkOf,
   chunkPath,
   EVENTS_PER_CHUNK,
   type EventLine,
   HEAD_PATH,
+  HEX64,
   parseChunk,
   parseHead,
   parseSession,
@@ -22,6 +23,7 @@ import {
   type SessionFile,
   sessionPath,
 } from './layout.js';
+import { PulledTurns } from './turns.js';
 
 /**
  * The checks on one other host's branch before anything of it is imported (docs/sync.md, "Trust"): the branch
@@ -31,36 +33,22 @@ import {
  * Bates id; and its sessions are that host's here. Any failure refuses the whole host for this sync, named.
  */
 
-/**
- * A checked turn of another host, without its content: held for every new turn of a pull (a first pull of a
- * million), so it is small; the content is read again from its blob, in batches, when it is imported (run.ts).
- */
-export interface PulledTurn {
-  bates: string;
-  parent_bates: string | null;
-  sid: string;
-  seq: number;
-  created_at: string;
-  /** The turn file's blob id in the mirror. */
-  blob: string;
-  node_hash: string;
-}
-
 export interface HostPlan {
   host: string;
   commit: string;
   status: 'unchanged' | 'ok' | 'refused';
   problems: string[];
   head?: { seq: number; hash: string };
-  turns: PulledTurn[];
+  /** Its checked new turns, without their content (a first pull of a million holds them all): turns.ts. */
+  turns: PulledTurns;
   /** Session files this commit added or changed, by sid. */
   sessions: Map<string, SessionFile>;
 }
 
 const ZERO = hashes.ZERO_HASH.toString('hex');
 
-/** node.add claims (Bates id -> node hash) of event lines; other kinds are passed over. */
-function claimsOf(lines: readonly EventLine[], into: Map<string, string>): void {
+/** node.add claims (Bates id, node hash) of event lines, in order; other kinds are passed over. */
+function claimsOf(lines: readonly EventLine[], claim: (bates: string, nodeHash: string) => void): void {
   for (const l of lines) {
     // Cheap filter before parsing: only node.add lines claim turns.
     if (!l.body.includes('"kind":"node.add"')) continue;
@@ -71,7 +59,7 @@ function claimsOf(lines: readonly EventLine[], into: Map<string, string>): void 
       };
       if (ev.kind !== 'node.add') continue;
       if (typeof ev.data?.bates === 'string' && typeof ev.data.node_hash === 'string')
-        into.set(ev.data.bates, ev.data.node_hash);
+        claim(ev.data.bates, ev.data.node_hash);
     } catch {
       // a line that linked but does not parse: it claims nothing
     }
@@ -126,7 +114,9 @@ export function readTurn(
 }
 
 /** Turn blobs are read this many at a time: a first pull of a million turns never holds them all. */
-export const TURN_BATCH = 10_000;
+export const TURN_BATCH = 5_000;
+/** Event chunks are read this many at a time (1,000 events each), for the same reason. */
+const CHUNK_BATCH = 20;
 
 export async function planHost(
   shard: Shard,
@@ -135,11 +125,18 @@ export async function planHost(
   tip: string,
   prev: SyncStateRow | undefined,
 ): Promise<HostPlan> {
-  const plan: HostPlan = { host, commit: tip, status: 'ok', problems: [], turns: [], sessions: new Map() };
+  const plan: HostPlan = {
+    host,
+    commit: tip,
+    status: 'ok',
+    problems: [],
+    turns: new PulledTurns(),
+    sessions: new Map(),
+  };
   const refuse = (why: string): HostPlan => {
     plan.status = 'refused';
     plan.problems.push(why);
-    plan.turns = [];
+    plan.turns = new PulledTurns();
     plan.sessions.clear();
     return plan;
   };
@@ -151,36 +148,48 @@ export async function planHost(
     return refuse(
       `host ${host} rewrote its history: its branch no longer holds commit ${prev.commit.slice(0, 12)} (event ${prev.seq}) imported before`,
     );
-  const changes = await treeChanges(mirror, prev?.commit ?? null, tip);
 
-  // 1. What changed, by place: turn files and session folders only added, event chunks only grown.
+  // 1. What changed, by place: turn files and session folders only added, event chunks only grown. Listed as git
+  // gives it (a first pull lists a million files), each new turn kept compact; the first refusal stands.
   const prevSeq = prev?.seq ?? 0;
   const prevHash = prev?.hash ?? ZERO;
   const growing = prevSeq % EVENTS_PER_CHUNK === 0 ? -1 : chunkOf(prevSeq);
-  const newTurns: { sid: string; seq: number; blob: string }[] = [];
+  const turns = new PulledTurns();
   const sessionBlobs: { sid: string; blob: string }[] = [];
   let grown: TreeChange | undefined;
-  for (const ch of changes) {
+  let bad: string | null = null;
+  await forEachChange(mirror, prev?.commit ?? null, tip, (ch) => {
+    if (bad !== null) return;
     const place = placeOf(ch.path);
     if (place.kind === 'turn') {
       if (ch.status !== 'A')
-        return refuse(
-          `host ${host} rewrote its history at turn ${formatBates(place.sid, place.seq)} (${ch.status === 'D' ? 'deleted' : 'changed'})`,
-        );
-      newTurns.push({ sid: place.sid, seq: place.seq, blob: ch.newBlob });
+        bad = `host ${host} rewrote its history at turn ${formatBates(place.sid, place.seq)} (${ch.status === 'D' ? 'deleted' : 'changed'})`;
+      else turns.add(place.sid, place.seq, ch.newBlob);
     } else if (place.kind === 'session') {
-      if (ch.status === 'D') return refuse(`host ${host} rewrote its history: session ${place.sid} deleted`);
-      sessionBlobs.push({ sid: place.sid, blob: ch.newBlob });
+      if (ch.status === 'D') bad = `host ${host} rewrote its history: session ${place.sid} deleted`;
+      else sessionBlobs.push({ sid: place.sid, blob: ch.newBlob });
     } else if (place.kind === 'events') {
       if (ch.status === 'D' || (ch.status !== 'A' && place.chunk !== growing))
-        return refuse(
-          `host ${host} rewrote its history at event ${place.chunk * EVENTS_PER_CHUNK + 1} or after`,
-        );
-      if (ch.status !== 'A') grown = ch;
+        bad = `host ${host} rewrote its history at event ${place.chunk * EVENTS_PER_CHUNK + 1} or after`;
+      else if (ch.status !== 'A') grown = ch;
     }
-  }
+  });
+  if (bad !== null) return refuse(bad);
+  const twice = turns.seal();
+  if (twice >= 0) return refuse(`host ${host}'s turn ${turns.bates(twice)} is in two files`);
+  // What the chain claims for each new turn: 0 nothing, 1 the node hash in turns.hashes, 2 a value no file hashes to.
+  // A later claim of one Bates id replaces an earlier one.
+  const claimed = new Uint8Array(turns.length);
+  const claim = (bates: string, nodeHash: string) => {
+    const i = turns.indexOf(bates);
+    if (i < 0) return;
+    if (HEX64.test(nodeHash)) {
+      claimed[i] = 1;
+      turns.setHash(i, nodeHash);
+    } else claimed[i] = 2;
+  };
 
-  // 2. The head and the events that lead to it from the head imported before.
+  // 2. The head and the events that lead to it from the head imported before, CHUNK_BATCH chunks at a time.
   const [headBuf] = await readObjects(mirror, [`${tip}:${HEAD_PATH}`]);
   const head = parseHead(headBuf);
   if (!head || head.host !== host) return refuse(`host ${host}'s ${HEAD_PATH} is missing or not its own`);
@@ -194,47 +203,53 @@ export async function planHost(
     return refuse(`host ${host} rewrote its history at event ${prevSeq}`);
   if (head.events.seq === prevSeq && grown)
     return refuse(`host ${host} rewrote its history at event ${prevSeq} or before`);
-  const claims = new Map<string, string>();
   if (head.events.seq > prevSeq) {
-    const chunks: number[] = [];
-    for (let c = chunkOf(prevSeq + 1); c <= chunkOf(head.events.seq); c++) chunks.push(c);
-    const names = chunks.map((c) => `${tip}:${chunkPath(c)}`);
-    if (grown) names.push(grown.oldBlob);
-    const bufs = await readObjects(mirror, names);
-    if (grown) {
-      const was = bufs.pop();
-      const now = bufs[0];
-      // The lines pulled before stay byte for byte: the chunk only grows.
-      if (!was || !now || now.length < was.length || !now.subarray(0, was.length).equals(was))
-        return refuse(`host ${host} rewrote its history at event ${prevSeq} or before`);
-    }
+    const first = chunkOf(prevSeq + 1);
+    const last = chunkOf(head.events.seq);
     let seq = prevSeq;
     let prevH = Buffer.from(prevHash, 'hex');
     const fresh: EventLine[] = [];
-    for (let i = 0; i < chunks.length; i++) {
-      const buf = bufs[i];
-      if (!buf) return refuse(`host ${host}'s ${chunkPath(chunks[i])} is missing`);
-      const parsed = parseChunk(buf);
-      if (parsed.bad !== null)
-        return refuse(`host ${host}'s ${chunkPath(chunks[i])} line ${parsed.bad} is not an event line`);
-      for (const l of parsed.lines) {
-        if (l.seq <= prevSeq && chunks[i] === chunkOf(prevSeq + 1)) {
-          if (l.seq === prevSeq && l.hash !== prevHash)
-            return refuse(`host ${host} rewrote its history at event ${prevSeq}`);
-          continue;
-        }
-        if (l.seq !== seq + 1)
-          return refuse(`host ${host}'s chain skips from event ${seq} to ${l.seq} (an event removed)`);
-        if (!hashes.eventHash(prevH, l.body).equals(Buffer.from(l.hash, 'hex')))
-          return refuse(`host ${host}'s event ${l.seq} does not match its hash (edited)`);
-        seq = l.seq;
-        prevH = Buffer.from(l.hash, 'hex');
-        fresh.push(l);
+    for (let from = first; from <= last; from += CHUNK_BATCH) {
+      const chunks: number[] = [];
+      for (let c = from; c <= last && c < from + CHUNK_BATCH; c++) chunks.push(c);
+      const names = chunks.map((c) => `${tip}:${chunkPath(c)}`);
+      const withOld = from === first && grown !== undefined;
+      if (withOld) names.push(grown!.oldBlob);
+      const bufs = await readObjects(mirror, names);
+      if (withOld) {
+        const was = bufs.pop();
+        const now = bufs[0];
+        // The lines pulled before stay byte for byte: the chunk only grows.
+        if (!was || !now || now.length < was.length || !now.subarray(0, was.length).equals(was))
+          return refuse(`host ${host} rewrote its history at event ${prevSeq} or before`);
       }
+      for (let i = 0; i < chunks.length; i++) {
+        const buf = bufs[i];
+        if (!buf) return refuse(`host ${host}'s ${chunkPath(chunks[i])} is missing`);
+        const parsed = parseChunk(buf);
+        if (parsed.bad !== null)
+          return refuse(`host ${host}'s ${chunkPath(chunks[i])} line ${parsed.bad} is not an event line`);
+        for (const l of parsed.lines) {
+          if (l.seq <= prevSeq && chunks[i] === first) {
+            if (l.seq === prevSeq && l.hash !== prevHash)
+              return refuse(`host ${host} rewrote its history at event ${prevSeq}`);
+            continue;
+          }
+          if (l.seq !== seq + 1)
+            return refuse(`host ${host}'s chain skips from event ${seq} to ${l.seq} (an event removed)`);
+          if (!hashes.eventHash(prevH, l.body).equals(Buffer.from(l.hash, 'hex')))
+            return refuse(`host ${host}'s event ${l.seq} does not match its hash (edited)`);
+          seq = l.seq;
+          prevH = Buffer.from(l.hash, 'hex');
+          fresh.push(l);
+        }
+      }
+      // Claims are taken as the lines link (a refusal later drops them all): only this batch's lines are held.
+      claimsOf(fresh, claim);
+      fresh.length = 0;
     }
     if (seq !== head.events.seq || prevH.toString('hex') !== head.events.hash)
       return refuse(`host ${host}'s events end at ${seq}, but its ${HEAD_PATH} says ${head.events.seq}`);
-    claimsOf(fresh, claims);
   }
   plan.head = { seq: head.events.seq, hash: head.events.hash };
 
@@ -249,69 +264,79 @@ export async function planHost(
       return refuse(`host ${host}'s ${sessionPath(sessionBlobs[i].sid)} is not a session file`);
     plan.sessions.set(s.sid, s);
   }
-  const unclaimed: PulledTurn[] = [];
-  for (let at = 0; at < newTurns.length; at += TURN_BATCH) {
-    const part = newTurns.slice(at, at + TURN_BATCH);
-    const tbufs = await readObjects(
-      mirror,
-      part.map((t) => t.blob),
-    );
-    for (let i = 0; i < part.length; i++) {
-      const { sid, seq, blob } = part[i];
-      const buf = tbufs[i];
+  // A turn whose file matched no claim of this pull's events is marked (1), its file's node hash put in its place.
+  const unclaimed = new Uint8Array(turns.length);
+  let nUnclaimed = 0;
+  for (let at = 0; at < turns.length; at += TURN_BATCH) {
+    const end = Math.min(turns.length, at + TURN_BATCH);
+    const names: string[] = [];
+    for (let i = at; i < end; i++) names.push(turns.blobHex(i));
+    const tbufs = await readObjects(mirror, names);
+    for (let i = at; i < end; i++) {
+      const sid = turns.sid(i);
+      const seq = turns.seq[i];
+      const buf = tbufs[i - at];
       const r = buf ? readTurn(buf, sid, seq) : 'is missing';
       if (typeof r === 'string')
         return refuse(`host ${host}'s turn ${formatBates(sid, seq)} ${r}; nothing of ${host} imported`);
-      const c = r.content;
-      const t: PulledTurn = {
-        bates: c.bates,
-        parent_bates: c.parent_bates,
-        sid,
-        seq,
-        created_at: c.created_at,
-        blob,
-        node_hash: r.node_hash,
-      };
-      if (claims.get(t.bates) === t.node_hash) plan.turns.push(t);
-      else unclaimed.push(t);
+      turns.setParent(i, r.content.parent_bates);
+      if (claimed[i] === 1 && turns.hashIs(i, r.node_hash)) continue;
+      unclaimed[i] = 1;
+      nUnclaimed++;
+      turns.setHash(i, r.node_hash);
     }
   }
-  if (unclaimed.length > 0) {
+  if (nUnclaimed > 0) {
     // A turn added before the events of this pull (pushed late: its session was archived, then restored): the older
-    // chunks are read, once, only then.
-    const older: number[] = [];
-    if (prevSeq > 0) for (let c = 0; c <= chunkOf(prevSeq); c++) older.push(c);
-    const bufs = await readObjects(
-      mirror,
-      older.map((c) => `${tip}:${chunkPath(c)}`),
-    );
-    // Read again, so linked again from the zero hash up to the head imported before: only lines of that chain claim.
-    const linked: EventLine[] = [];
-    let prevH = hashes.ZERO_HASH;
-    for (const b of bufs)
-      for (const l of b ? parseChunk(b).lines : []) {
-        if (l.seq > prevSeq || l.seq !== linked.length + 1) break;
-        if (!hashes.eventHash(prevH, l.body).equals(Buffer.from(l.hash, 'hex'))) break;
-        prevH = Buffer.from(l.hash, 'hex');
-        linked.push(l);
-      }
-    if (linked.length !== prevSeq || prevH.toString('hex') !== prevHash)
-      return refuse(`host ${host} rewrote its history at event ${linked.length + 1} or before`);
-    claimsOf(linked, claims);
-    for (const t of unclaimed) {
-      const said = claims.get(t.bates);
-      if (said !== t.node_hash)
-        return refuse(
-          said === undefined
-            ? `host ${host}'s turn ${t.bates} is claimed by no node.add of its chain; nothing of ${host} imported`
-            : `host ${host}'s turn ${t.bates} does not match the node hash its chain recorded (edited); nothing of ${host} imported`,
-        );
-      plan.turns.push(t);
+    // chunks are read, once, only then; their claims (as those of this pull) replace earlier ones of a Bates id.
+    // older: 0 no claim there, 1 the last one matched the file, 2 it did not.
+    const older = new Uint8Array(turns.length);
+    const last = prevSeq > 0 ? chunkOf(prevSeq) : -1;
+    let linked = 0;
+    let broken = false;
+    let chainH = hashes.ZERO_HASH;
+    for (let from = 0; from <= last; from += CHUNK_BATCH) {
+      const names: string[] = [];
+      for (let c = from; c <= last && c < from + CHUNK_BATCH; c++) names.push(`${tip}:${chunkPath(c)}`);
+      const bufs = await readObjects(mirror, names);
+      // Read again, so linked again from the zero hash up to the head imported before: only lines of that chain
+      // claim (a line slipped into an old chunk breaks the link, and the host is refused below).
+      const lines: EventLine[] = [];
+      for (const b of bufs)
+        for (const l of b ? parseChunk(b).lines : []) {
+          if (broken || l.seq > prevSeq || l.seq !== linked + 1) {
+            broken = true;
+            break;
+          }
+          if (!hashes.eventHash(chainH, l.body).equals(Buffer.from(l.hash, 'hex'))) {
+            broken = true;
+            break;
+          }
+          chainH = Buffer.from(l.hash, 'hex');
+          linked++;
+          lines.push(l);
+        }
+      claimsOf(lines, (bates, nodeHash) => {
+        const i = turns.indexOf(bates);
+        if (i >= 0 && unclaimed[i] === 1) older[i] = turns.hashIs(i, nodeHash) ? 1 : 2;
+      });
+    }
+    if (linked !== prevSeq || chainH.toString('hex') !== prevHash)
+      return refuse(`host ${host} rewrote its history at event ${linked + 1} or before`);
+    for (let i = 0; i < turns.length; i++) {
+      // No claim there: this pull's own claim stands, and it did not match.
+      if (unclaimed[i] === 0 || older[i] === 1) continue;
+      return refuse(
+        older[i] === 0 && claimed[i] === 0
+          ? `host ${host}'s turn ${turns.bates(i)} is claimed by no node.add of its chain; nothing of ${host} imported`
+          : `host ${host}'s turn ${turns.bates(i)} does not match the node hash its chain recorded (edited); nothing of ${host} imported`,
+      );
     }
   }
+  plan.turns = turns;
 
   // 4. Its sessions are its own: never one of this host's, nor one pulled from another host.
-  const sids = new Set<string>([...plan.sessions.keys(), ...plan.turns.map((t) => t.sid)]);
+  const sids = new Set<string>([...plan.sessions.keys(), ...turns.sids]);
   const origins = shard.sessionOriginsOf([...sids]);
   for (const sid of sids) {
     const here = shard.getSession(sid) !== undefined || shard.isArchivedSid(sid);
@@ -325,16 +350,17 @@ export async function planHost(
   // A turn below its session's next seq here, and not here, can never be placed (the store mints seqs in order and
   // never goes back): the writer would throw the whole batch, so its host is refused here, named.
   const next = new Map<string, number | undefined>();
-  for (const t of plan.turns) {
-    if (!next.has(t.sid)) next.set(t.sid, nextSeqOf(shard, t.sid));
-    const n = next.get(t.sid);
-    if (n !== undefined && t.seq < n && shard.getNode(t.bates) === undefined)
+  for (let i = 0; i < turns.length; i++) {
+    const sid = turns.sid(i);
+    if (!next.has(sid)) next.set(sid, nextSeqOf(shard, sid));
+    const n = next.get(sid);
+    if (n !== undefined && turns.seq[i] < n && shard.getNode(turns.bates(i)) === undefined)
       return refuse(
-        `host ${host}'s turn ${t.bates} comes below its session's turns already here; nothing of ${host} imported`,
+        `host ${host}'s turn ${turns.bates(i)} comes below its session's turns already here; nothing of ${host} imported`,
       );
   }
   // A new session's file: in this commit or, for one pushed earlier without turns, at the tip.
-  const missing = [...new Set(plan.turns.map((t) => t.sid))].filter(
+  const missing = turns.sids.filter(
     (sid) => !plan.sessions.has(sid) && shard.getSession(sid) === undefined && !shard.isArchivedSid(sid),
   );
   if (missing.length > 0) {

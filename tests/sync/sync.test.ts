@@ -161,6 +161,26 @@ describe('arborist sync over git', () => {
     expect(stateOf(b)).toBe(before);
   });
 
+  it('a turn file copied under a second name (seven digits, the same Bates id) is refused, named', () => {
+    const remote = bareRemote();
+    const a = host('a', remote);
+    const b = host('b', remote);
+    sync(b); // b's shard exists; its first pull of a is the one below
+    const t = ask(a, 'one');
+    sync(a);
+    const id = hostIdOf(a);
+    // Both names parse to seq 1: the pull keeps one record per Bates id, so two files of one is a forged branch.
+    tamper(remote, id, (dir) => {
+      const d = join(dir, 'sessions', t.sid.slice(0, 2), t.sid);
+      writeFileSync(join(d, '0000001.json'), readFileSync(join(d, '000001.json')));
+    });
+    const before = stateOf(b);
+    const r = run(b, ['sync']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`host ${id}'s turn ${t.bates} is in two files`);
+    expect(stateOf(b)).toBe(before);
+  });
+
   it("a host's branch force-rewritten, or an event line removed, is named; the local shard is unchanged", () => {
     const remote = bareRemote();
     const a = host('a', remote);
