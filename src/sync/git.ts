@@ -207,29 +207,82 @@ export async function forEachChange(
 }
 
 /**
- * The contents of objects (blob ids or `commit:path`), through one `git cat-file --batch` process per call: its
- * output is `<oid> <type> <size>` LF, the bytes, LF for each name, or `<name> missing` LF. null for a missing one.
+ * More than any object sync reads can honestly be: a turn's fields are capped far below it (docs/sync.md, "Trust").
+ * A remote's blob of gigabytes costs kilobytes to send (it compresses), so sizes are read before any bytes.
+ */
+export const MAX_OBJECT_BYTES = 256 * 1024 * 1024;
+/** The bytes one `cat-file --batch` call may hand back at once; a batch over it is split. */
+const BATCH_BYTES = 256 * 1024 * 1024;
+
+/** An object over MAX_OBJECT_BYTES: one line naming it; sync refuses its host (pull.ts). */
+export class ObjectTooBig extends ArboristError {
+  constructor(
+    readonly object: string,
+    readonly size: number,
+  ) {
+    super(
+      'input',
+      `${object.includes(':') ? oneLine(object.slice(object.indexOf(':') + 1)) : `object ${oneLine(object.slice(0, 12))}`} is ${size.toLocaleString('en-US')} bytes, more than sync reads (${MAX_OBJECT_BYTES / 1024 / 1024} MiB)`,
+    );
+  }
+}
+
+/** Each name's size (`git cat-file --batch-check`), or -1 when it is missing. */
+async function objectSizes(gitDir: string, names: readonly string[]): Promise<number[]> {
+  const buf = await git(gitDir, ['cat-file', '--batch-check'], 'reading objects', `${names.join('\n')}\n`);
+  const lines = buf.toString('utf8').split('\n');
+  return names.map((_, i) => {
+    const l = lines[i] ?? '';
+    if (l.endsWith(' missing') || l.endsWith(' ambiguous')) return -1;
+    const size = Number(l.split(' ')[2]);
+    return Number.isSafeInteger(size) && size >= 0 ? size : -1;
+  });
+}
+
+/**
+ * The contents of objects (blob ids or `commit:path`), through `git cat-file --batch`: its output is `<oid> <type>
+ * <size>` LF, the bytes, LF for each name, or `<name> missing` LF. null for a missing one. Sizes are read first
+ * (`--batch-check`): an object over MAX_OBJECT_BYTES throws ObjectTooBig before anything is read, and a batch is
+ * split so that no call holds more than BATCH_BYTES.
  */
 export async function readObjects(gitDir: string, names: readonly string[]): Promise<(Buffer | null)[]> {
   const out: (Buffer | null)[] = [];
   const BATCH = 20_000;
   for (let at = 0; at < names.length; at += BATCH) {
-    const part = names.slice(at, at + BATCH);
-    const buf = await git(gitDir, ['cat-file', '--batch'], 'reading objects', `${part.join('\n')}\n`);
-    let pos = 0;
-    for (let i = 0; i < part.length; i++) {
-      const nl = buf.indexOf(0x0a, pos);
-      if (nl < 0) throw new ArboristError('input', 'reading objects: git cat-file stopped early');
-      const header = buf.subarray(pos, nl).toString('utf8');
-      pos = nl + 1;
-      if (header.endsWith(' missing') || header.endsWith(' ambiguous')) {
-        out.push(null);
-        continue;
-      }
-      const size = Number(header.split(' ')[2]);
-      out.push(buf.subarray(pos, pos + size));
-      pos += size + 1;
+    const all = names.slice(at, at + BATCH);
+    const sizes = await objectSizes(gitDir, all);
+    sizes.forEach((n, i) => {
+      if (n > MAX_OBJECT_BYTES) throw new ObjectTooBig(all[i], n);
+    });
+    let from = 0;
+    while (from < all.length) {
+      let to = from;
+      let bytes = 0;
+      while (to < all.length && (to === from || bytes + Math.max(0, sizes[to]) <= BATCH_BYTES))
+        bytes += Math.max(0, sizes[to++]);
+      out.push(...(await readBatch(gitDir, all.slice(from, to))));
+      from = to;
     }
+  }
+  return out;
+}
+
+async function readBatch(gitDir: string, part: readonly string[]): Promise<(Buffer | null)[]> {
+  const out: (Buffer | null)[] = [];
+  const buf = await git(gitDir, ['cat-file', '--batch'], 'reading objects', `${part.join('\n')}\n`);
+  let pos = 0;
+  for (let i = 0; i < part.length; i++) {
+    const nl = buf.indexOf(0x0a, pos);
+    if (nl < 0) throw new ArboristError('input', 'reading objects: git cat-file stopped early');
+    const header = buf.subarray(pos, nl).toString('utf8');
+    pos = nl + 1;
+    if (header.endsWith(' missing') || header.endsWith(' ambiguous')) {
+      out.push(null);
+      continue;
+    }
+    const size = Number(header.split(' ')[2]);
+    out.push(buf.subarray(pos, pos + size));
+    pos += size + 1;
   }
   return out;
 }

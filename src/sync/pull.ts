@@ -8,7 +8,7 @@ import {
   type TurnContent,
 } from '../store/index.js';
 import { oneLine } from '../text/sanitize.js';
-import { forEachChange, isAncestor, readObjects, type TreeChange } from './git.js';
+import { forEachChange, isAncestor, ObjectTooBig, readObjects, type TreeChange } from './git.js';
 import {
   chunkOf,
   chunkPath,
@@ -119,6 +119,30 @@ export const TURN_BATCH = 5_000;
 const CHUNK_BATCH = 20;
 
 export async function planHost(
+  shard: Shard,
+  mirror: string,
+  host: string,
+  tip: string,
+  prev: SyncStateRow | undefined,
+): Promise<HostPlan> {
+  try {
+    return await checkHost(shard, mirror, host, tip, prev);
+  } catch (e) {
+    // A blob too big to read (a remote can send gigabytes compressed to kilobytes) refuses its host, named; the
+    // other hosts' turns still come in.
+    if (!(e instanceof ObjectTooBig)) throw e;
+    return {
+      host,
+      commit: tip,
+      status: 'refused',
+      problems: [`host ${host}'s ${e.message}; nothing of ${host} imported`],
+      turns: new PulledTurns(),
+      sessions: new Map(),
+    };
+  }
+}
+
+async function checkHost(
   shard: Shard,
   mirror: string,
   host: string,

@@ -80,6 +80,37 @@ describe('sync under attack', () => {
     expect(stateOf(b)).toBe(before);
   });
 
+  it('a turn file of gigabytes that compress to nothing refuses its host before a byte is read; the others come in', () => {
+    const remote = bareRemote();
+    const a = host('a', remote);
+    const c = host('c', remote);
+    const b = host('b', remote);
+    const h = ask(a, 'honest');
+    sync(a);
+    const fromC = ask(c, 'from c');
+    sync(c);
+    const id = hostIdOf(a);
+    // 257 MiB of spaces: a few hundred KiB on the wire, over the most sync reads of one object.
+    tamper(remote, id, (dir) => {
+      writeFileSync(
+        join(dir, 'sessions', h.sid.slice(0, 2), h.sid, '000002.json'),
+        Buffer.alloc(257 * 1024 * 1024, 0x20),
+      );
+    });
+    const r = run(b, ['sync', '--json']);
+    expect(r.code, r.stderr + r.stdout).toBe(1);
+    const hosts = r.json().remotes[0].pulled.hosts as { host: string; status: string; problems: string[] }[];
+    expect(hosts.find((x) => x.host === id)).toMatchObject({ status: 'refused' });
+    // Turn files are read by their blob ids.
+    expect(hosts.find((x) => x.host === id)!.problems[0]).toMatch(
+      new RegExp(
+        `^host ${id}'s object [0-9a-f]{12} is 269,484,032 bytes, more than sync reads \\(256 MiB\\); nothing of ${id} imported$`,
+      ),
+    );
+    expect(turnsOf(b).has(h.bates)).toBe(false);
+    expect(turnsOf(b).has(fromC.bates)).toBe(true);
+  }, 60_000);
+
   it('HEAD.json naming another hash for the same event is a rewrite, not a quiet new head', () => {
     const remote = bareRemote();
     const a = host('a', remote);
