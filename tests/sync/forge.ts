@@ -1,0 +1,33 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { hashes } from '../../src/store/index.js';
+import { writeFileSync } from './helpers.js';
+
+/** What the attack tests (attack.test.ts, forged.test.ts) forge a host's branch with. */
+
+/** A forged turn of a new session `sid`: an honest turn's fields with another Bates id and question. */
+export function forgedTurn(
+  honest: Record<string, unknown>,
+  sid: string,
+  question: string,
+): { bates: string; bytes: string; node_hash: string } {
+  const bates = `${sid}-000001`;
+  const bytes = hashes.nodeContentJson({ ...honest, bates, parent_bates: null, question } as never);
+  const node_hash = hashes.sha256(Buffer.concat([hashes.LEAF, Buffer.from(bytes, 'utf8')])).toString('hex');
+  return { bates, bytes, node_hash };
+}
+
+/** Writes the forged turn and its session file into a checkout of a host's branch. */
+export function plant(
+  dir: string,
+  sid: string,
+  t: { bytes: string; session?: Record<string, unknown> },
+): void {
+  const d = join(dir, 'sessions', sid.slice(0, 2), sid);
+  execFileSync('mkdir', ['-p', d]);
+  writeFileSync(join(d, `${(JSON.parse(t.bytes) as { bates: string }).bates.split('-')[1]}.json`), t.bytes);
+  writeFileSync(
+    join(d, 'session.json'),
+    `${hashes.canon({ sid, label: null, created_at: '2026-01-01T00:00:00.000Z', archived: false, origin: null, ...t.session })}\n`,
+  );
+}
