@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hashes } from '../../src/store/index.js';
-import { forgedTurn, plant } from './forge.js';
+import { forgedTurn, honestTurn, plant } from './forge.js';
 import {
   ask,
   bareRemote,
@@ -34,8 +34,8 @@ describe('sync under attack', () => {
     sync(b);
     const id = hostIdOf(a);
     const sid = 'zzforged0001';
-    const honest = gitIn(remote, 'show', `hosts/${id}:sessions/${h.sid.slice(0, 2)}/${h.sid}/000001.json`);
-    const t = forgedTurn(JSON.parse(honest), sid, 'forged as a');
+    const honest = honestTurn(remote, id, h.sid);
+    const t = forgedTurn(honest, sid, 'forged as a');
     // A node.add line slipped into the chunk (before the last line, so even a's next push keeps it), HEAD.json as
     // it was: the head did not move, so before the fix the chunk went unchecked and the line's claim was believed.
     tamper(remote, id, (dir) => {

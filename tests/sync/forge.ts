@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { hashes } from '../../src/store/index.js';
-import { writeFileSync } from './helpers.js';
+import { gitIn, writeFileSync } from './helpers.js';
 
 /** What the attack tests (attack.test.ts, forged.test.ts) forge a host's branch with. */
 
@@ -30,4 +30,9 @@ export function plant(
     join(d, 'session.json'),
     `${hashes.canon({ sid, label: null, created_at: '2026-01-01T00:00:00.000Z', archived: false, origin: null, ...t.session })}\n`,
   );
+}
+
+/** The fields of a host's first turn of session `sid` as its branch on the remote holds them: what a forger copies. */
+export function honestTurn(remote: string, hostId: string, sid: string): Record<string, unknown> {
+  return JSON.parse(gitIn(remote, 'show', `hosts/${hostId}:sessions/${sid.slice(0, 2)}/${sid}/000001.json`));
 }

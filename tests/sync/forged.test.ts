@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { archiveSessions, hashes, restoreArchives, Shard } from '../../src/store/index.js';
-import { forgedTurn, plant } from './forge.js';
+import { forgedTurn, honestTurn, plant } from './forge.js';
 import {
   ask,
   bareRemote,
@@ -69,9 +69,7 @@ describe('what no check can catch, and who then notices', () => {
     sync(a);
     sync(b);
     const id = hostIdOf(a);
-    const honest = JSON.parse(
-      gitIn(remote, 'show', `hosts/${id}:sessions/${h.sid.slice(0, 2)}/${h.sid}/000001.json`),
-    );
+    const honest = honestTurn(remote, id, h.sid);
     const t = forgedTurn(honest, 'zzappended01', 'appended by the remote');
     tamper(remote, id, (dir) => {
       plant(dir, 'zzappended01', t);
@@ -107,9 +105,7 @@ describe('a forged host', () => {
     const b = host('b', remote);
     const h = ask(a, 'honest');
     sync(a);
-    const honest = JSON.parse(
-      gitIn(remote, 'show', `hosts/${hostIdOf(a)}:sessions/${h.sid.slice(0, 2)}/${h.sid}/000001.json`),
-    );
+    const honest = honestTurn(remote, hostIdOf(a), h.sid);
     const odd = (sid: string, field: string, v: unknown) => ({
       sid,
       bytes: hashes.canon({ ...honest, bates: `${sid}-000001`, parent_bates: null, [field]: v }),
@@ -152,9 +148,7 @@ describe('a forged host: its session files', () => {
     const b = host('b', remote);
     const h = ask(a, 'honest');
     sync(a);
-    const honest = JSON.parse(
-      gitIn(remote, 'show', `hosts/${hostIdOf(a)}:sessions/${h.sid.slice(0, 2)}/${h.sid}/000001.json`),
-    );
+    const honest = honestTurn(remote, hostIdOf(a), h.sid);
     const turn = (sid: string, session: Record<string, unknown>) => ({
       sid,
       session,
@@ -200,9 +194,7 @@ describe('a forged host: its tree of turns', () => {
     const b = host('b', remote);
     const h = ask(a, 'honest');
     sync(a);
-    const honest = JSON.parse(
-      gitIn(remote, 'show', `hosts/${hostIdOf(a)}:sessions/${h.sid.slice(0, 2)}/${h.sid}/000001.json`),
-    );
+    const honest = honestTurn(remote, hostIdOf(a), h.sid);
     const self = 'zzcycle00001-000001';
     forgeHost(remote, 'forged', [
       { sid: 'zzcycle00001', bytes: hashes.canon({ ...honest, bates: self, parent_bates: self }) },
@@ -269,9 +261,7 @@ describe('a forged host: odd seqs', () => {
     const b = host('b', remote);
     const h = ask(a, 'honest');
     sync(a);
-    const honest = JSON.parse(
-      gitIn(remote, 'show', `hosts/${hostIdOf(a)}:sessions/${h.sid.slice(0, 2)}/${h.sid}/000001.json`),
-    );
+    const honest = honestTurn(remote, hostIdOf(a), h.sid);
     const big = 'zzbig0000001-100000000000000000000';
     const zero = 'zzbig0000002-000000';
     forgeHost(remote, 'forgedseq', [
@@ -295,9 +285,7 @@ describe('a forged host: a turn below its session', () => {
     const b = host('b', remote);
     const h = ask(a, 'honest');
     sync(a);
-    const honest = JSON.parse(
-      gitIn(remote, 'show', `hosts/${hostIdOf(a)}:sessions/${h.sid.slice(0, 2)}/${h.sid}/000001.json`),
-    );
+    const honest = honestTurn(remote, hostIdOf(a), h.sid);
     forgeHost(remote, 'forgedlow', [
       {
         sid: 'zzlow0000001',
