@@ -85,7 +85,7 @@ function walBytes(path: string): number {
 /**
  * The shard: every session, turn and audit event, in one SQLite file. Synchronous, like better-sqlite3.
  *
- * Why this file is long (~510 lines): the class is the store's one public surface, and most of its methods are
+ * Why this file is long (~520 lines): the class is the store's one public surface, and most of its methods are
  * one-line delegations to the part that does the work (tree/, write/, find/, verify/, lifecycle/). Splitting it would
  * scatter that surface over several classes or mixins without moving any logic; what grows here should stay a
  * delegation, and logic goes to its part.

@@ -109,15 +109,8 @@ export function* syncHistory(shard: Shard): Generator<{ seq: number; data: Event
   }
 }
 
-export interface SyncRecord {
-  remote: string;
-  host: string;
-  pushed: SyncHead | null;
-  turns_pushed: number;
-  turns_pulled: number;
-  hosts: Record<string, SyncHead>;
-  marks: Record<string, SyncMark>;
-}
+/** What one sync records: exactly its `sync` event's payload (the registry declares it once). */
+export type SyncRecord = EventPayloads['sync'];
 
 const HOST_RE = /^[a-z0-9]{1,32}$/;
 
