@@ -13,6 +13,12 @@ import { oneLine, printJson, truncate } from '../output.js';
 /** `arborist import SOURCE [PATH...]`: other tools' histories into the shard (docs/import.md). */
 
 const USAGE = `arborist import [${READER_KINDS.join('|')} [PATH...] [--follow]] [--no-sidechains] [--full]`;
+/**
+ * SQLite's page cache for an import, KiB: half the default. An import writes each page about once and reads back
+ * little (a few index pages for its lookups), so a larger cache mostly holds pages already written: 64 MiB was
+ * 35-45 MB more peak RSS for the same CPU (docs/benchmarks.md, "The import's page cache").
+ */
+const IMPORT_CACHE_KIB = 32 * 1024;
 /** Problems listed on a terminal; --json lists them all. */
 const SHOWN_PROBLEMS = 40;
 
@@ -108,7 +114,7 @@ export const importCmd: Command = {
     const roots = paths.length > 0 ? paths : defaults.filter((d) => existsSync(d));
     if (roots.length === 0)
       throw new ArboristError('not_found', `no ${kind} history at ${defaults.join(', ')} (give a PATH)`);
-    const shard = ctx.writable();
+    const shard = ctx.writable(IMPORT_CACHE_KIB);
     if (!flag(p, 'follow')) {
       let summary: ImportSummary;
       try {
@@ -173,7 +179,7 @@ export const importCmd: Command = {
 async function importEverything(ctx: Context, sidechains: boolean, full: boolean): Promise<number> {
   const found = findHistories(ctx.env);
   const kinds = [...new Set(found.map((h) => h.kind))];
-  const shard = ctx.writable();
+  const shard = ctx.writable(IMPORT_CACHE_KIB);
   const total = emptyImportSummary();
   const sources: (ImportSummary & { kind: string; name: string; paths: string[] })[] = [];
   for (const kind of kinds) {
