@@ -90,6 +90,24 @@ describe('the frame', () => {
     expect(view(d.state).lines()[23]).toMatch(/^ chain ✓ 1 event · head ffffffff/);
   });
 
+  it('a message that does not fit beside the chain at 80 columns: the chain part shrinks, then the message is cut with …', () => {
+    const d = new Driver(80, 24);
+    d.send({
+      type: 'chainDone',
+      full: true,
+      result: { ...broken, ok: true, first_broken_seq: null, reason: null, head: `123:${'f'.repeat(64)}` },
+    });
+    d.send({ type: 'historiesImported', turns: 62, problems: 10, failed: null });
+    const bar = view(d.state).lines()[23];
+    // What the first start says after i, whole: it tells where the skipped records are listed.
+    expect(bar).toContain('imported 62 turns (10 records skipped: arborist import shows them)');
+    expect(bar).toMatch(/^ chain ✓/);
+    d.send({ type: 'message', text: `import failed: ${'x'.repeat(60)} the end`, level: 'error' });
+    const cut = view(d.state).lines()[23];
+    expect(displayWidth(cut)).toBe(80);
+    expect(cut).toMatch(/import failed: x+… *$/);
+  });
+
   it('shows BROKEN in its own style, and checking with a percentage', () => {
     const d = new Driver(100, 20);
     d.send({ type: 'chainDone', full: true, result: broken });
