@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { buildKeymap } from '../../src/keymap/index.js';
 import type { ChainCheck } from '../../src/store/index.js';
 import { displayWidth } from '../../src/text/width.js';
+import { initialState } from '../../src/ui/core/state.js';
+import { update } from '../../src/ui/core/update.js';
 import { ASCII_GLYPHS, view } from '../../src/ui/core/view.js';
 import {
   autoPos,
@@ -106,6 +109,26 @@ describe('the frame', () => {
     const cut = view(d.state).lines()[23];
     expect(displayWidth(cut)).toBe(80);
     expect(cut).toMatch(/import failed: x+… *$/);
+  });
+
+  it('the first start offer at 60x20: a long path keeps its tail after …, inside the box with a margin', () => {
+    const home = '/home/someone-with-a-long-name/work/clients';
+    let s = initialState({
+      cols: 60,
+      rows: 20,
+      keymap: buildKeymap(),
+      now: Date.parse('2026-11-03T00:00:00Z'),
+      histories: [
+        { kind: 'claude', label: 'Claude Code', path: `${home}/.claude/projects`, files: 5 },
+        { kind: 'opencode', label: 'OpenCode', path: `${home}/.local/share/opencode`, files: 1 },
+      ],
+    });
+    [s] = update(s, { type: 'sessions', sessions: [] });
+    const lines = view(s).lines();
+    const row = (what: string) => lines.find((l) => l.includes(what)) ?? '';
+    expect(row('Claude Code:')).toMatch(/│ +Claude Code: 5 files in …\S*\/\.claude\/projects +│/);
+    expect(row('OpenCode:')).toMatch(/│ +OpenCode: 1 file in …\S*\/\.local\/share\/opencode +│/);
+    for (const l of lines) expect(displayWidth(l)).toBe(60);
   });
 
   it('shows BROKEN in its own style, and checking with a percentage', () => {

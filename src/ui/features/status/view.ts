@@ -1,7 +1,7 @@
 /** Paints the status bar (chain, message or selection, key hints) and the empty shard's greeting. */
 import { age, counted, thousands } from '../../../text/format.js';
 import { oneLine } from '../../../text/sanitize.js';
-import { displayWidth, truncate } from '../../../text/width.js';
+import { displayWidth, truncate, truncateLeft } from '../../../text/width.js';
 import type { Glyphs } from '../../core/glyphs.js';
 import { centred, type Rect } from '../../core/layout.js';
 import { selectedOutlineRow } from '../../core/selectors.js';
@@ -114,12 +114,17 @@ function statusSegments(s: State, g: Glyphs, level: number): [string, Style][] {
 }
 
 export function drawEmpty(f: Frame, s: State): void {
-  const lines = ['This shard is empty.'];
+  // Two columns of margin inside the box; a line wider than that is cut with … (a path keeps its tail).
+  const room = Math.max(1, s.cols - 2 - 4);
+  let lines = ['This shard is empty.'];
   if (s.busy) lines.push(s.busy);
   else if (s.histories.length > 0) {
     lines.push('');
-    for (const h of s.histories)
-      lines.push(`${h.label}: ${h.files} ${h.files === 1 ? 'file' : 'files'} in ${oneLine(h.path)}`);
+    for (const h of s.histories) {
+      const head = `${h.label}: ${h.files} ${h.files === 1 ? 'file' : 'files'} in `;
+      const left = room - displayWidth(head);
+      lines.push(left >= 12 ? head + truncateLeft(oneLine(h.path), left) : head + oneLine(h.path));
+    }
     lines.push('');
     lines.push(
       `Press ${s.keyOf.import ?? 'i'} to import ${s.histories.length === 1 ? 'it' : 'them'}${s.offerDemo ? `, ${s.keyOf.demo ?? 'd'} for a demo` : ''}, ${s.keyOf.quit ?? 'q'} to quit`,
@@ -127,6 +132,7 @@ export function drawEmpty(f: Frame, s: State): void {
   } else if (s.offerDemo)
     lines.push(`Press ${s.keyOf.demo ?? 'd'} to load a demo, ${s.keyOf.quit ?? 'q'} to quit`);
   else lines.push(`Press ${s.keyOf.ask ?? 'a'} to ask a first question, ${s.keyOf.quit ?? 'q'} to quit`);
+  lines = lines.map((l) => truncate(l, room));
   const w = Math.min(s.cols - 2, Math.max(...lines.map(displayWidth)) + 6);
   const r = centred(s, w, lines.length + 4);
   f.fill(r.x, r.y, r.w, r.h, Style.overlay);
