@@ -54,19 +54,36 @@ export function toolResultLines(text: string, isError = false): string[] {
 /** Builds an answer piece by piece: text blocks, tool calls, tool results, an error. */
 export class AnswerBuilder {
   private readonly parts: string[] = [];
+  /**
+   * The part index of each call by its source's call id, until its result arrives: calls made together (in
+   * parallel) have their results written after all of them, and the transcript reads a result as the call's just
+   * above it (src/ui/features/transcript/calls.ts), so a result goes right under its own call.
+   */
+  private readonly open = new Map<string, number>();
 
   text(s: string): void {
     const t = s.trim();
     if (t !== '') this.parts.push(t);
   }
 
-  toolCall(name: string, input: unknown): void {
+  /** `id`: the source's id for the call, when it has one, so that its result can find it. */
+  toolCall(name: string, input: unknown, id?: string | null): void {
+    if (id) this.open.set(id, this.parts.length);
     this.parts.push(toolCallLine(name, input));
   }
 
-  toolResult(text: string, isError = false): void {
+  /** `id`: the call it answers; a result with no id, or one no call of this turn has, goes last, as it came. */
+  toolResult(text: string, isError = false, id?: string | null): void {
+    const at = id ? this.open.get(id) : undefined;
+    if (id) this.open.delete(id);
     const lines = toolResultLines(text, isError);
-    if (lines.length > 0) this.parts.push(lines.join('\n'));
+    if (lines.length === 0) return;
+    if (at === undefined || at === this.parts.length - 1) {
+      this.parts.push(lines.join('\n'));
+      return;
+    }
+    this.parts.splice(at + 1, 0, lines.join('\n'));
+    for (const [k, v] of this.open) if (v > at) this.open.set(k, v + 1);
   }
 
   /** Text the user typed while the agent was working, which steered the turn without being a prompt of its own. */

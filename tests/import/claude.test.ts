@@ -453,6 +453,53 @@ describe('claude reader: hostile fixtures', () => {
     expect(src.sessions[0].title).toBe('My own title'); // custom-title outranks ai-title
   });
 
+  it('parallel tool calls: each result sits under its own call (tool_use_id), whatever order they come in', () => {
+    // Claude Code writes each tool_use of one message as a line of its own, then each tool_result as a user line.
+    const at = (n: number) => `2026-01-02T10:00:0${n}.000Z`;
+    const base = { sessionId: 's-par', cwd: '/w', version: '2.0.0' };
+    const rows = [
+      {
+        type: 'user',
+        uuid: 'p1',
+        parentUuid: null,
+        timestamp: at(0),
+        message: { role: 'user', content: 'both' },
+      },
+      ...[
+        ['a1', 'p1', 'toolu_A', 'ls'],
+        ['a2', 'a1', 'toolu_B', 'pwd'],
+      ].map(([uuid, parent, id, command], i) => ({
+        type: 'assistant',
+        uuid,
+        parentUuid: parent,
+        timestamp: at(i + 1),
+        message: { role: 'assistant', content: [{ type: 'tool_use', id, name: 'Bash', input: { command } }] },
+      })),
+      ...[
+        ['r1', 'a2', 'toolu_B', '/w'],
+        ['r2', 'r1', 'toolu_A', 'file1'],
+      ].map(([uuid, parent, id, out], i) => ({
+        type: 'user',
+        uuid,
+        parentUuid: parent,
+        timestamp: at(i + 3),
+        message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: out }] },
+      })),
+      {
+        type: 'assistant',
+        uuid: 'a3',
+        parentUuid: 'r2',
+        timestamp: at(5),
+        message: { role: 'assistant', content: [{ type: 'text', text: 'done' }] },
+      },
+    ];
+    const file = join(tmp, 'parallel.jsonl');
+    writeFileSync(file, `${rows.map((r) => JSON.stringify({ ...base, ...r })).join('\n')}\n`);
+    const src = readClaude(file);
+    expect(src.problems).toEqual([]);
+    expect(byId(src).get('p1')?.answer).toBe('→ Bash: ls\n\n  file1\n\n→ Bash: pwd\n\n  /w\n\ndone');
+  });
+
   it('a compaction whose logical parent is gone: reported; its lines go with the next prompt', () => {
     const f = join(FIX, 'compact-lost.jsonl');
     const src = readClaude(f);

@@ -100,6 +100,23 @@ describe('arborist import (the real binary)', () => {
     clean(db);
   });
 
+  it('the summary counts in words that agree with the number: 1 file, 1 new session, 1 record', () => {
+    const { dir, db } = setup();
+    const one = join(dir, 'session_b.jsonl');
+    copyFileSync(join(FIX, 'corpus/claude-code/session_b.jsonl'), one);
+    expect(cli(['import', 'claude', one, '--db', db]).stdout).toBe(
+      'imported 2 turns, 1 new session, 1 file, 0 already there\n',
+    );
+    expect(cli(['import', 'claude', one, '--db', db]).stdout).toBe(
+      'imported 0 turns, 0 new sessions, 1 file, 2 already there, 1 file unchanged, not read again\n',
+    );
+    const bad = join(dir, 'one-bad.jsonl');
+    writeFileSync(bad, `${readFileSync(one, 'utf8')}[1]\n`);
+    expect(cli(['import', 'claude', bad, '--db', join(dir, 'other.db')]).stderr).toMatch(
+      /^1 record skipped or repaired:\n {2}\S*one-bad\.jsonl:\d+: /,
+    );
+  });
+
   it('bad paths, a read-only shard and an unknown source are one line, exit 2, and change nothing', () => {
     const { home, db } = setup();
     const missing = cli(['import', 'openclaw', '/no/such/place', '--db', db]);

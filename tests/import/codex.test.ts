@@ -306,6 +306,47 @@ describe('codex: files, homes and discovery', () => {
     ).toBeUndefined();
   });
 
+  it('parallel calls: each output sits under its own call (call_id), in whatever order the outputs came', () => {
+    // The first six lines of a hand rollout (its meta and first prompt), then two calls made together.
+    const head = readFileSync(PARENT, 'utf8').split('\n').slice(0, 6);
+    const at = (n: number) => `2026-05-20T10:00:0${n}.500Z`;
+    const item = (n: number, payload: Record<string, unknown>) =>
+      JSON.stringify({ timestamp: at(n), type: 'response_item', payload });
+    const call = (n: number, id: string, cmd: string) =>
+      item(n, {
+        type: 'function_call',
+        name: 'exec_command',
+        arguments: JSON.stringify({ cmd }),
+        call_id: id,
+      });
+    const out = (n: number, id: string, text: string) =>
+      item(n, {
+        type: 'function_call_output',
+        call_id: id,
+        output: `Chunk ID: 0a1b2c\nWall time: 0.1000 seconds\nProcess exited with code 0\nOriginal token count: 9\nOutput:\n${text}\n`,
+      });
+    const dir = tempDir('arb-codex-parallel-');
+    const f = join(dir, `rollout-2026-05-20T10-00-00-${P}.jsonl`);
+    writeFileSync(
+      f,
+      `${[
+        ...head,
+        call(6, 'call_x', 'ls'),
+        call(6, 'call_y', 'pwd'),
+        out(7, 'call_y', '/home/ana/shop'),
+        out(7, 'call_x', 'src'),
+        item(8, { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'done' }] }),
+        JSON.stringify({
+          timestamp: at(9),
+          type: 'event_msg',
+          payload: { type: 'task_complete', turn_id: T(1) },
+        }),
+      ].join('\n')}\n`,
+    );
+    const [t] = one(f).turns;
+    expect(t.answer).toBe('→ exec_command: ls\n\n  src\n\n→ exec_command: pwd\n\n  /home/ana/shop\n\ndone');
+  });
+
   it('export --format source gives the real rollout back byte for byte', () => {
     const dir = tempDir('arb-codex-export-');
     const db = join(dir, 's.db');

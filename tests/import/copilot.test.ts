@@ -133,6 +133,20 @@ describe('the events generation (session-state/<id>/events.jsonl), on a real log
     expect(t.raw).toEqual(lines(EVENTS));
   });
 
+  it('parallel calls: each result sits under its own call (matched by toolCallId), not under the last call made', () => {
+    // Line 9 asks for four calls at once; their results (lines 14-17) come after all four have started.
+    const a = one(EVENTS).turns[0].answer;
+    expect(a).toContain(
+      '→ report_intent: {"intent":"Investigating Rust doc tools"}\n\n  Intent logged\n\n→ view:',
+    );
+    expect(a).toContain('→ view: /home/wei/repo/VibeCodingTracker\n\n  .claude\n');
+    expect(a).toContain('→ view: /home/wei/repo/VibeCodingTracker/Cargo.toml\n\n  1. [package]\n');
+    expect(a).toMatch(/→ web_search: best Rust documentation[^\n]*\n\n {2}\{"type":"output_text"/);
+    expect(a).toContain(
+      '→ bash: ls /home/wei/repo/VibeCodingTracker/.github/workflows/\n\n  auto_labeler.yml',
+    );
+  });
+
   it('imports through the binary with the title from workspace.yaml; again adds nothing; export gives the file back', () => {
     const h = home();
     writeFileSync(

@@ -81,6 +81,13 @@ describe('reading an answer back into its pieces (the shapes AnswerBuilder write
     const one = foldedCall(long, 50);
     expect(displayWidth(one)).toBeLessThanOrEqual(50);
     expect(one).toMatch(/^→ Bash {2}x+… {2}· y+… · 10 lines$/);
+    // a short first line leaves its room to the argument: a path is not cut while the row has space for it
+    const path = call(
+      parseAnswer('→ read: .github/workflows/ci.yml\n\n  name: ci\n  on: push\n  … 7 more lines')[0],
+    );
+    expect(foldedCall(path, 68)).toBe('→ read  .github/workflows/ci.yml  · name: ci · 9 lines');
+    expect(foldedCall(path, 54)).toBe('→ read  .github/workflows/ci.yml  · name: ci · 9 lines');
+    expect(foldedCall(path, 50)).toBe('→ read  .github/workflows/c…  · name: ci · 9 lines');
   });
 
   it('leaves a line that merely looks like a call as text: inside a paragraph, or in a fenced code block', () => {

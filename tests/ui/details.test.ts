@@ -6,6 +6,7 @@
 import { structuredPatch } from 'diff/lib/patch/create.js';
 import { describe, expect, it } from 'vitest';
 import { AnswerBuilder } from '../../src/import/answer.js';
+import { displayWidth } from '../../src/text/width.js';
 import { view } from '../../src/ui/core/view.js';
 import { type Piece, parseAnswer } from '../../src/ui/features/transcript/calls.js';
 import {
@@ -290,6 +291,40 @@ describe('thinking', () => {
     const again = Math.min(...[80, 90, 100].map((w) => time(() => thinkingLines([block], false, 't', w))));
     expect(again).toBeLessThan(first / 5);
     expect(thinkingLines([block], true, 't', 100)).toHaveLength(100_001);
+  });
+
+  it('an open call with details keeps its line to one row: the input under it says the rest, whole', () => {
+    const todos = Array.from({ length: 3 }, (_, i) => ({
+      id: `${i}`,
+      content: `Design part ${i}`,
+      status: 'pending',
+    }));
+    const b = new AnswerBuilder();
+    b.toolCall('TodoWrite', { todos });
+    b.toolResult('Todos have been modified successfully.');
+    const turn = mk('eeee-000001', b.toString());
+    const details = {
+      thinking: [],
+      calls: [
+        {
+          name: 'TodoWrite',
+          input: { todos },
+          result: { text: 'Todos have been modified successfully.', error: false },
+        },
+      ],
+    };
+    const open = turnBlock(turn, null, 60, null, new Set([0]), { details, thinking: false, key: 't' }).map(
+      (l) => l.text,
+    );
+    const at = open.findIndex((l) => l.startsWith('A → TodoWrite'));
+    // The stored argument is 120 characters of flat JSON: wrapped, it broke mid-token over three rows.
+    expect(open[at]).toMatch(/^A → TodoWrite {2}\{"todos":.*…$/);
+    expect(displayWidth(open[at])).toBeLessThanOrEqual(62);
+    expect(open[at + 1]).toBe('    todos:');
+    // Without details, the argument the answer keeps is all there is: it wraps as before.
+    const plain = turnBlock(turn, null, 60, null, new Set([0])).map((l) => l.text);
+    const p = plain.findIndex((l) => l.startsWith('A → TodoWrite'));
+    expect(plain[p + 1]).toMatch(/^ {2}\S/);
   });
 
   it('a turn laid out with details: thinking where it was (before the calls after it), a call opened to its diff', () => {

@@ -62,7 +62,8 @@ describe('the find box (reducer)', () => {
     const fx = d.key('/');
     expect(overlay(d).text).toBe('');
     const first = searches(fx);
-    expect(first).toEqual([{ type: 'search', seq: 1, query: '', scope: null, limit: FIND_LIMIT }]);
+    // one more than the list keeps: whether there were more hits than it shows
+    expect(first).toEqual([{ type: 'search', seq: 1, query: '', scope: null, limit: FIND_LIMIT + 1 }]);
     const seqs: number[] = [];
     for (const c of 'lif') {
       const s = searches(d.key(c));
@@ -197,7 +198,7 @@ describe('the find box (reducer)', () => {
     expect(overlay(d).sid).toBe('aaaa');
     const fx = d.key('C-s');
     expect(searches(fx)).toEqual([
-      { type: 'search', seq: overlay(d).seq, query: 'x', scope: 'aaaa', limit: FIND_LIMIT },
+      { type: 'search', seq: overlay(d).seq, query: 'x', scope: 'aaaa', limit: FIND_LIMIT + 1 },
     ]);
     expect(overlay(d).scope).toBe('session');
     expect(view(d.state).lines().join('\n')).toContain('find · this session: aaaa first');
@@ -265,6 +266,20 @@ describe('the find box (view)', () => {
     expect(again.styleAt('first', r.y + 3)).toBe(Style.dim);
     expect(again.styleAt('claude', r.y + 3)).toBe(Style.sid);
     expect(again.styleAt('[aaaa', r.y + 4)).toBe(Style.dim);
+  });
+
+  it('more hits than the list keeps: "50+ of 150", not "50 of 150" (there were 93)', () => {
+    const d = new Driver(100, 30);
+    const many = Array.from({ length: FIND_LIMIT + 1 }, (_, i) =>
+      hit(`aaaa-${String(i + 1).padStart(6, '0')}`),
+    );
+    findAndAnswer(d, 'agent:pi', many, 150);
+    expect(overlay(d).hits).toHaveLength(FIND_LIMIT);
+    const { r, lines } = drawn(d);
+    expect(lines[r.y + 2]).toMatch(new RegExp(`│ ${FIND_LIMIT}\\+ of 150\\s+│`));
+    // exactly as many as the list keeps: no more were found
+    findAndAnswer(d, 'x', many.slice(0, FIND_LIMIT), 150);
+    expect(drawn(d).lines[r.y + 2]).toMatch(new RegExp(`│ ${FIND_LIMIT} of 150\\s+│`));
   });
 
   it('says "searching…" while the hits shown answer an older query, and nothing is found', () => {

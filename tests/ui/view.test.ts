@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { buildKeymap } from '../../src/keymap/index.js';
 import type { ChainCheck } from '../../src/store/index.js';
 import { displayWidth } from '../../src/text/width.js';
+import { initialState } from '../../src/ui/core/state.js';
+import { update } from '../../src/ui/core/update.js';
 import { ASCII_GLYPHS, view } from '../../src/ui/core/view.js';
 import {
   autoPos,
@@ -88,6 +91,44 @@ describe('the frame', () => {
       },
     });
     expect(view(d.state).lines()[23]).toMatch(/^ chain ✓ 1 event · head ffffffff/);
+  });
+
+  it('a message that does not fit beside the chain at 80 columns: the chain part shrinks, then the message is cut with …', () => {
+    const d = new Driver(80, 24);
+    d.send({
+      type: 'chainDone',
+      full: true,
+      result: { ...broken, ok: true, first_broken_seq: null, reason: null, head: `123:${'f'.repeat(64)}` },
+    });
+    d.send({ type: 'historiesImported', turns: 62, problems: 10, failed: null });
+    const bar = view(d.state).lines()[23];
+    // What the first start says after i, whole: it tells where the skipped records are listed.
+    expect(bar).toContain('imported 62 turns (10 records skipped: arborist import shows them)');
+    expect(bar).toMatch(/^ chain ✓/);
+    d.send({ type: 'message', text: `import failed: ${'x'.repeat(60)} the end`, level: 'error' });
+    const cut = view(d.state).lines()[23];
+    expect(displayWidth(cut)).toBe(80);
+    expect(cut).toMatch(/import failed: x+… *$/);
+  });
+
+  it('the first start offer at 60x20: a long path keeps its tail after …, inside the box with a margin', () => {
+    const home = '/home/someone-with-a-long-name/work/clients';
+    let s = initialState({
+      cols: 60,
+      rows: 20,
+      keymap: buildKeymap(),
+      now: Date.parse('2026-11-03T00:00:00Z'),
+      histories: [
+        { kind: 'claude', label: 'Claude Code', path: `${home}/.claude/projects`, files: 5 },
+        { kind: 'opencode', label: 'OpenCode', path: `${home}/.local/share/opencode`, files: 1 },
+      ],
+    });
+    [s] = update(s, { type: 'sessions', sessions: [] });
+    const lines = view(s).lines();
+    const row = (what: string) => lines.find((l) => l.includes(what)) ?? '';
+    expect(row('Claude Code:')).toMatch(/│ +Claude Code: 5 files in …\S*\/\.claude\/projects +│/);
+    expect(row('OpenCode:')).toMatch(/│ +OpenCode: 1 file in …\S*\/\.local\/share\/opencode +│/);
+    for (const l of lines) expect(displayWidth(l)).toBe(60);
   });
 
   it('shows BROKEN in its own style, and checking with a percentage', () => {

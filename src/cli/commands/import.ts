@@ -56,22 +56,25 @@ function progressBar(ctx: Context, source = ''): ((p: Progress) => void) | undef
 function printSummary(ctx: Context, s: ImportSummary, source = ''): void {
   const c = ctx.out.color;
   const n = (x: number) => x.toLocaleString('en-US');
+  // "1 file", not "1 files": the noun agrees with its number.
+  const of = (x: number, one: string, many: string) => `${n(x)} ${x === 1 ? one : many}`;
   const parts = [
-    `imported ${c.bold(n(s.turns_added))} turns`,
-    `${n(s.sessions)} new sessions`,
-    `${n(s.files)} files`,
+    `imported ${c.bold(n(s.turns_added))} ${s.turns_added === 1 ? 'turn' : 'turns'}`,
+    of(s.sessions, 'new session', 'new sessions'),
+    of(s.files, 'file', 'files'),
     `${n(s.turns_skipped)} already there`,
   ];
-  if (s.files_unchanged > 0) parts.push(`${n(s.files_unchanged)} files unchanged, not read again`);
+  if (s.files_unchanged > 0)
+    parts.push(`${of(s.files_unchanged, 'file', 'files')} unchanged, not read again`);
   if (s.turns_waiting > 0) parts.push(`${n(s.turns_waiting)} unfinished, waiting`);
   if (s.turns_refused > 0) parts.push(`${n(s.turns_refused)} refused`);
-  if (s.archived > 0) parts.push(`${n(s.archived)} sessions to the archive tier`);
+  if (s.archived > 0) parts.push(`${of(s.archived, 'session', 'sessions')} to the archive tier`);
   if (s.restored > 0)
     parts.push(`${n(s.restored)} brought back from it (an entry's usage family names them)`);
-  if (s.entries > 0) parts.push(`${n(s.entries)} entries`);
+  if (s.entries > 0) parts.push(of(s.entries, 'entry', 'entries'));
   ctx.out.out(`${source === '' ? '' : `${source}: `}${parts.join(', ')}\n`);
   if (s.problems.length === 0) return;
-  ctx.out.err(`${c.yellow(`${n(s.problems.length)} records skipped or repaired:`)}\n`);
+  ctx.out.err(`${c.yellow(`${of(s.problems.length, 'record', 'records')} skipped or repaired:`)}\n`);
   for (const p of s.problems.slice(0, SHOWN_PROBLEMS)) ctx.out.err(`  ${problemLine(p)}\n`);
   if (s.problems.length > SHOWN_PROBLEMS)
     ctx.out.err(`  … ${n(s.problems.length - SHOWN_PROBLEMS)} more (--json lists them all)\n`);

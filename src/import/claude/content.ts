@@ -151,7 +151,11 @@ export function addToolResults(b: AnswerBuilder, content: unknown): void {
   if (!Array.isArray(content)) return;
   for (const block of content) {
     if (isObj(block) && block.type === 'tool_result')
-      b.toolResult(resultText(block.content), block.is_error === true);
+      b.toolResult(
+        resultText(block.content),
+        block.is_error === true,
+        typeof block.tool_use_id === 'string' ? block.tool_use_id : null,
+      );
   }
 }
 
@@ -193,7 +197,11 @@ export function addToAnswer(b: AnswerBuilder, kind: Kind, content: unknown, apiE
           if (apiError) b.error(block.text);
           else b.text(block.text);
         } else if (block.type === 'tool_use' || block.type === 'server_tool_use') {
-          b.toolCall(typeof block.name === 'string' ? block.name : 'tool', block.input);
+          b.toolCall(
+            typeof block.name === 'string' ? block.name : 'tool',
+            block.input,
+            typeof block.id === 'string' ? block.id : null,
+          );
         }
         // thinking / redacted_thinking: left out (docs/import.md (Claude Code))
       }

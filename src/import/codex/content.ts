@@ -171,13 +171,13 @@ export function addToAnswer(b: AnswerBuilder, r: Rec, events: boolean): void {
     case 'function_call': {
       const name = str(p.name) ?? 'function';
       const args = typeof p.arguments === 'string' ? (parseJson(p.arguments) ?? p.arguments) : p.arguments;
-      b.toolCall(name, callInput(name, args));
+      b.toolCall(name, callInput(name, args), str(p.call_id));
       return;
     }
     case 'custom_tool_call': {
       const name = str(p.name) ?? 'tool';
       const input = typeof p.input === 'string' ? p.input : '';
-      b.toolCall(name, name === 'apply_patch' ? (patchFiles(input) ?? input) : input);
+      b.toolCall(name, name === 'apply_patch' ? (patchFiles(input) ?? input) : input, str(p.call_id));
       return;
     }
     case 'local_shell_call': {
@@ -193,7 +193,7 @@ export function addToAnswer(b: AnswerBuilder, r: Rec, events: boolean): void {
     case 'function_call_output':
     case 'custom_tool_call_output': {
       const { text, error } = outputText(p.output);
-      b.toolResult(text, error);
+      b.toolResult(text, error, str(p.call_id));
       return;
     }
     case 'reasoning':

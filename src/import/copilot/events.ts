@@ -156,7 +156,7 @@ export function readEventsFile(file: string): ParsedSource {
       case 'tool.execution_complete': {
         if (fromSubAgent(ev, d)) break;
         const r = resultText(d);
-        asm.toolResult(r.text, r.isError);
+        asm.toolResult(r.text, r.isError, str(d.toolCallId));
         asm.ended(false);
         break;
       }

@@ -59,7 +59,7 @@ export function timelineEntry(asm: TurnAssembler, e: Json, entryLine: number): v
       asm.toolCall(str(e.callId), str(e.name) ?? '', e.arguments);
       const r = obj(e.result);
       const kind = str(r?.type) ?? '';
-      asm.toolResult(str(r?.log) ?? kind, kind !== 'success');
+      asm.toolResult(str(r?.log) ?? kind, kind !== 'success', str(e.callId));
       asm.ended(false);
       break;
     }

@@ -100,11 +100,12 @@ export class TurnAssembler {
       if (c.calls.has(callId)) return;
       c.calls.add(callId);
     }
-    c.answer.toolCall(name, args);
+    c.answer.toolCall(name, args, callId);
   }
 
-  toolResult(text: string, isError: boolean): void {
-    this.cur?.answer.toolResult(text, isError);
+  /** `callId`: the call it answers (parallel calls' results come after all of them have started). */
+  toolResult(text: string, isError: boolean, callId: string | null = null): void {
+    this.cur?.answer.toolResult(text, isError, callId);
   }
 
   error(message: string): void {

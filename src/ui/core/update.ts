@@ -105,7 +105,7 @@ function step(s: State, a: Action): Result {
             ? msg(s, `import failed: ${a.failed}`, 'error')
             : msg(
                 s,
-                `imported ${a.turns} turns${a.problems > 0 ? ` (${a.problems} records skipped: arborist import shows them)` : ''}`,
+                `imported ${a.turns} ${a.turns === 1 ? 'turn' : 'turns'}${a.problems > 0 ? ` (${a.problems} ${a.problems === 1 ? 'record' : 'records'} skipped: arborist import shows them)` : ''}`,
               ),
         },
         [{ type: 'loadSessions' }, { type: 'syncChain' }],

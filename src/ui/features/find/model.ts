@@ -58,6 +58,8 @@ export interface FindOverlay {
   /** The query whose results are shown (0: none yet); shown !== seq while a query is in flight. */
   shown: number;
   hits: HitLine[];
+  /** The search found more than FIND_LIMIT: the count says "50+". */
+  more: boolean;
   /** Turns in scope ("37 of 12,408"); null until the first answer. */
   searched: number | null;
   /** One-edit corrections used ("also: lifetime"). */

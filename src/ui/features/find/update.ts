@@ -28,6 +28,7 @@ export function openFind(s: State, text = ''): Result {
     seq: 0,
     shown: 0,
     hits: [],
+    more: false,
     searched: null,
     corrections: [],
     problems: [],
@@ -53,7 +54,8 @@ function findQuery(s: State, ov: FindOverlay): Result {
         seq,
         query: ov.text,
         scope: ov.scope === 'session' ? ov.sid : null,
-        limit: FIND_LIMIT,
+        // One more than the list keeps: whether there are more hits than it shows (onFound drops it).
+        limit: FIND_LIMIT + 1,
       },
     ],
   ];
@@ -160,7 +162,9 @@ export function findStep(s: State, dir: 1 | -1): Result {
 export function onFound(s: State, a: Found): Result {
   const ov = s.overlay;
   if (ov?.kind !== 'find' || a.seq !== ov.seq) return [s, []];
-  const { hits, searched, corrections } = a;
+  const { searched, corrections } = a;
+  const more = a.hits.length > FIND_LIMIT;
+  const hits = more ? a.hits.slice(0, FIND_LIMIT) : a.hits;
   const problems = a.problems ?? [];
   const match = a.match ?? NO_MATCH;
   return [
@@ -170,6 +174,7 @@ export function onFound(s: State, a: Found): Result {
         ...ov,
         shown: a.seq,
         hits,
+        more,
         searched,
         corrections,
         problems,

@@ -1,7 +1,7 @@
 /** Paints the status bar (chain, message or selection, key hints) and the empty shard's greeting. */
 import { age, counted, thousands } from '../../../text/format.js';
 import { oneLine } from '../../../text/sanitize.js';
-import { displayWidth } from '../../../text/width.js';
+import { displayWidth, truncate, truncateLeft } from '../../../text/width.js';
 import type { Glyphs } from '../../core/glyphs.js';
 import { centred, type Rect } from '../../core/layout.js';
 import { selectedOutlineRow } from '../../core/selectors.js';
@@ -11,15 +11,30 @@ import { type Frame, Style } from '../../term/canvas.js';
 export function drawStatus(f: Frame, s: State, r: Rect, g: Glyphs): void {
   f.fill(r.x, r.y, r.w, 1, Style.status);
   // Build the bar from the most to the least compact form until it fits.
-  for (let level = 0; level <= 5; level++) {
+  const last = s.busy || shownMessage(s) ? LAST : LAST - 1;
+  for (let level = 0; level <= last; level++) {
     const segs = statusSegments(s, g, level);
     const w = segs.reduce((n, [t]) => n + displayWidth(t), 0);
-    if (w <= r.w || level === 5) {
+    if (w <= r.w || level === last) {
+      // Still too wide: the last segment (a message, the last key hint) is cut with … rather than mid-word.
+      if (w > r.w) {
+        const last = segs[segs.length - 1];
+        const room = r.w - (w - displayWidth(last[0]));
+        if (room > 1) segs[segs.length - 1] = [truncate(last[0].trimEnd(), room), last[1]];
+      }
       let x = r.x;
       for (const [t, st] of segs) x += f.text(x, r.y, t, st, Math.max(0, r.x + r.w - x));
       return;
     }
   }
+}
+
+/** The most compact form, only while a message is shown: an intact chain in two words, the rest of the row for it. */
+const LAST = 6;
+
+/** The message the bar shows: for 8 s after it was said. */
+function shownMessage(s: State): State['message'] {
+  return s.message && s.now - s.message.at < 8000 ? s.message : null;
 }
 
 /** Coarse on purpose: the bar repaints every 10 s, not every second, while nothing else changes. */
@@ -32,7 +47,8 @@ function checkedAgo(at: number, now: number): string {
 
 /**
  * The status bar as styled segments; `level` 0 is the fullest form: 1 keeps three key hints, 2 only the help key,
- * 3 says "· 10s ago" for "· checked 10s ago", 4 drops the help key, 5 shortens the counts and the selection.
+ * 3 says "· 10s ago" for "· checked 10s ago", 4 drops the help key, 5 shortens the counts and the selection,
+ * 6 (LAST) leaves an intact chain's count, head and age to the bar's fuller forms.
  */
 function statusSegments(s: State, g: Glyphs, level: number): [string, Style][] {
   const out: [string, Style][] = [[' ', Style.status]];
@@ -60,10 +76,10 @@ function statusSegments(s: State, g: Glyphs, level: number): [string, Style][] {
     out.push([` ${events}${when}`, Style.status]);
   } else if (c.status === 'ok') {
     out.push([`chain ${g.ok}`, Style.statusOk]);
-    out.push([` ${events} · head ${head}${when}`, Style.status]);
+    if (level < LAST) out.push([` ${events} · head ${head}${when}`, Style.status]);
   } else out.push(['chain not checked yet', Style.status]);
   // A message (or work in progress) takes the place of the selection and the key hints.
-  const m = s.message && s.now - s.message.at < 8000 ? s.message : null;
+  const m = shownMessage(s);
   if (s.busy || m) {
     out.push([' │ ', Style.status]);
     out.push([
@@ -98,12 +114,17 @@ function statusSegments(s: State, g: Glyphs, level: number): [string, Style][] {
 }
 
 export function drawEmpty(f: Frame, s: State): void {
-  const lines = ['This shard is empty.'];
+  // Two columns of margin inside the box; a line wider than that is cut with … (a path keeps its tail).
+  const room = Math.max(1, s.cols - 2 - 4);
+  let lines = ['This shard is empty.'];
   if (s.busy) lines.push(s.busy);
   else if (s.histories.length > 0) {
     lines.push('');
-    for (const h of s.histories)
-      lines.push(`${h.label}: ${h.files} ${h.files === 1 ? 'file' : 'files'} in ${oneLine(h.path)}`);
+    for (const h of s.histories) {
+      const head = `${h.label}: ${h.files} ${h.files === 1 ? 'file' : 'files'} in `;
+      const left = room - displayWidth(head);
+      lines.push(left >= 12 ? head + truncateLeft(oneLine(h.path), left) : head + oneLine(h.path));
+    }
     lines.push('');
     lines.push(
       `Press ${s.keyOf.import ?? 'i'} to import ${s.histories.length === 1 ? 'it' : 'them'}${s.offerDemo ? `, ${s.keyOf.demo ?? 'd'} for a demo` : ''}, ${s.keyOf.quit ?? 'q'} to quit`,
@@ -111,6 +132,7 @@ export function drawEmpty(f: Frame, s: State): void {
   } else if (s.offerDemo)
     lines.push(`Press ${s.keyOf.demo ?? 'd'} to load a demo, ${s.keyOf.quit ?? 'q'} to quit`);
   else lines.push(`Press ${s.keyOf.ask ?? 'a'} to ask a first question, ${s.keyOf.quit ?? 'q'} to quit`);
+  lines = lines.map((l) => truncate(l, room));
   const w = Math.min(s.cols - 2, Math.max(...lines.map(displayWidth)) + 6);
   const r = centred(s, w, lines.length + 4);
   f.fill(r.x, r.y, r.w, r.h, Style.overlay);

@@ -111,7 +111,8 @@ export function foldedCall(p: Extract<Piece, { kind: 'call' }>, width = Number.P
   let arg = '';
   if (p.arg !== '') {
     const wanted = displayWidth(p.arg) + 2;
-    const give = Math.max(12, Math.floor((room * 2) / 5));
+    // Two fifths of the row at least; more when the first result line is short and would leave the rest empty.
+    const give = Math.max(12, Math.floor((room * 2) / 5), room - displayWidth(first));
     arg = `  ${truncate(p.arg, Math.min(wanted, give) - 2)}`;
   }
   const rest = room - displayWidth(arg);

@@ -6,7 +6,7 @@
 import type { TurnNode } from '../../../store/index.js';
 import { shortTime } from '../../../text/format.js';
 import { oneLine, sanitize } from '../../../text/sanitize.js';
-import { wrap } from '../../../text/width.js';
+import { truncate, wrap } from '../../../text/width.js';
 import { Style } from '../../term/canvas.js';
 import { foldedCall, type Piece, parseAnswer } from './calls.js';
 import { alignCalls, openCallLines, type Shown, thinkingLines } from './details.js';
@@ -168,9 +168,13 @@ function layPieces(turn: Turn, w: number, extra?: TurnExtra): Laid[] {
       default: {
         const call = calls++;
         const folded: TLine[] = [{ role: 'tool', text: `  ${foldedCall(p, inner)}`, call }];
-        const open = lines('tool', `→ ${p.name}${p.arg === '' ? '' : `  ${p.arg}`}`);
-        open[0] = { ...open[0], call };
+        const head = `→ ${p.name}${p.arg === '' ? '' : `  ${p.arg}`}`;
         const detail = aligned[call];
+        // With details the whole input follows, field by field: the answer's cut argument stays on one row.
+        const open = detail
+          ? [{ role: 'tool' as const, text: `  ${truncate(head, inner)}` }]
+          : lines('tool', head);
+        open[0] = { ...open[0], call };
         if (detail) {
           for (const l of openCallLines(p, detail, inner)) open.push({ role: l.role, text: `  ${l.text}` });
           return { folded, open };
