@@ -64,6 +64,43 @@ describe('the registry of sources', () => {
     expect(again.total.turns_skipped).toBe(added);
   });
 
+  it('--progress-json says how far each source is, one JSON line at a time on stderr, ending with its totals', () => {
+    const h = home();
+    const r = cli(['import', '--db', h.db, '--json', '--progress-json'], { env: h.env });
+    expect([0, 1]).toContain(r.code);
+    const lines = r.stderr
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    const last = (source: string) => lines.filter((l) => l.source === source).at(-1);
+    const doc = r.json();
+    for (const s of doc.sources)
+      expect(last(s.name)).toEqual({
+        source: s.name,
+        files_done: s.files,
+        files: s.files,
+        bytes_done: last(s.name).bytes,
+        bytes: last(s.name).bytes,
+        turns: s.turns_added,
+      });
+    expect(lines[0]).toMatchObject({ source: 'Claude Code', files_done: 0, turns: 0 });
+    // One source named: the same lines, for it alone.
+    const one = cli([
+      'import',
+      'openclaw',
+      join(h.env.HOME!, '.openclaw'),
+      '--db',
+      `${h.db}-2`,
+      '--json',
+      '--progress-json',
+    ]);
+    const mine = one.stderr
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(mine.at(-1)).toMatchObject({ source: 'OpenClaw', files_done: mine.at(-1).files });
+  });
+
   it('a default location that is missing adds nothing: `import claude` reads ~/.claude/projects alone', () => {
     const h = home();
     const r = cli(['import', 'claude', '--db', h.db, '--json'], { env: h.env });

@@ -3,6 +3,7 @@ import type { ChainCheck } from '../../src/store/index.js';
 import { selectedBates } from '../../src/ui/core/selectors.js';
 import { transcriptDoc, transcriptPos } from '../../src/ui/features/transcript/doc.js';
 import type { Turn } from '../../src/ui/features/transcript/model.js';
+import { progressText } from '../../src/ui/runtime/import-histories.js';
 import { Driver } from './fixtures.js';
 
 function turn(bates: string, parent: string | null, answer = 'an answer'): Turn {
@@ -276,6 +277,37 @@ describe('shard events', () => {
     d.send({ type: 'sessions', sessions: [] });
     d.key('a');
     expect(d.state.overlay).toMatchObject({ kind: 'input', parent: null, session: null });
+  });
+
+  it('the first start’s import shows how far it is while it runs, and nothing after it ended', () => {
+    const d = new Driver();
+    d.send({ type: 'sessions', sessions: [] });
+    d.state = {
+      ...d.state,
+      histories: [{ kind: 'claude', label: 'Claude Code', path: '/h/.claude/projects', files: 3 }],
+    };
+    expect(d.key('i')).toEqual([{ type: 'importHistories' }]);
+    expect(d.state.busy).toBe('importing Claude Code…');
+    const line = JSON.stringify({
+      source: 'Claude Code',
+      files_done: 2,
+      files: 3,
+      bytes_done: 9,
+      bytes: 12,
+      turns: 1200,
+    });
+    d.send({ type: 'historiesProgress', text: progressText(line)! });
+    expect(d.state.busy).toBe('importing Claude Code: 2/3 files, 1,200 turns…');
+    d.send({ type: 'historiesImported', turns: 1300, problems: 0, failed: null });
+    expect(d.state.busy).toBeNull();
+    d.send({ type: 'historiesProgress', text: 'importing late…' });
+    expect(d.state.busy).toBeNull();
+    // Another tool's output on stderr is no progress; a source's name is cleaned before it is shown.
+    expect(progressText('warning: something')).toBeNull();
+    expect(progressText('{"turns":3}')).toBeNull();
+    expect(
+      progressText(JSON.stringify({ source: 'x\u001b[2Jy', files_done: 1, files: 'many', turns: -1 })),
+    ).toBe('importing xy: 1/0 files, -1 turns…');
   });
 
   it('q quits (cancelling a running question first); ? opens help, Esc closes it', () => {

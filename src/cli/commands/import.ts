@@ -12,7 +12,7 @@ import { oneLine, printJson, truncate } from '../output.js';
 
 /** `arborist import SOURCE [PATH...]`: other tools' histories into the shard (docs/import.md). */
 
-const USAGE = `arborist import [${READER_KINDS.join('|')} [PATH...] [--follow]] [--no-sidechains] [--full]`;
+const USAGE = `arborist import [${READER_KINDS.join('|')} [PATH...] [--follow]] [--no-sidechains] [--full] [--progress-json]`;
 /**
  * SQLite's page cache for an import, KiB: half the default. An import writes each page about once and reads back
  * little (a few index pages for its lookups), so a larger cache mostly holds pages already written: 64 MiB was
@@ -31,6 +31,28 @@ function size(bytes: number): string {
   if (bytes >= 1e9) return `${(bytes / 1e9).toFixed(1)} GB`;
   if (bytes >= 1e6) return `${(bytes / 1e6).toFixed(1)} MB`;
   return `${Math.round(bytes / 1e3)} KB`;
+}
+
+/**
+ * `--progress-json`: one JSON line on stderr at most every 100 ms and at the end of each source
+ * ({"source","files_done","files","bytes_done","bytes","turns"}): the browser's first-start import reads them.
+ */
+function progressLines(source: string): (p: Progress) => void {
+  let last = 0;
+  return (p) => {
+    const now = performance.now();
+    if (p.file !== '' && now - last < 100) return;
+    last = now;
+    const line = {
+      source,
+      files_done: p.filesDone,
+      files: p.filesTotal,
+      bytes_done: p.bytesDone,
+      bytes: p.bytesTotal,
+      turns: p.turns,
+    };
+    process.stderr.write(`${JSON.stringify(line)}\n`);
+  };
 }
 
 /** One line that rewrites itself on stderr (a terminal only): the source, files, bytes, turns, rate. */
@@ -100,12 +122,13 @@ export const importCmd: Command = {
     'no-sidechains': { type: 'boolean' },
     // Every file read, whatever its fingerprint says (docs/import.md, "Files that did not change").
     full: { type: 'boolean' },
+    'progress-json': { type: 'boolean' },
   },
   async run(p, ctx) {
     const [kind, ...paths] = p.positionals;
     if (kind === undefined) {
       if (flag(p, 'follow')) throw usageError(`${USAGE} (--follow follows one source)`);
-      return importEverything(ctx, !flag(p, 'no-sidechains'), flag(p, 'full'));
+      return importEverything(ctx, !flag(p, 'no-sidechains'), flag(p, 'full'), flag(p, 'progress-json'));
     }
     const reader = readerFor(kind, { sidechains: !flag(p, 'no-sidechains') });
     if (reader === undefined) throw usageError(USAGE);
@@ -121,7 +144,10 @@ export const importCmd: Command = {
     if (!flag(p, 'follow')) {
       let summary: ImportSummary;
       try {
-        summary = runImport(shard, reader, roots, { onProgress: progressBar(ctx), full: flag(p, 'full') });
+        summary = runImport(shard, reader, roots, {
+          onProgress: flag(p, 'progress-json') ? progressLines(SOURCES[reader.kind].name) : progressBar(ctx),
+          full: flag(p, 'full'),
+        });
       } catch (err) {
         if (err instanceof ArboristError && err.kind === 'not_found' && paths.length === 0)
           throw new ArboristError('not_found', `no ${kind} history at ${roots.join(', ')} (give a PATH)`);
@@ -179,7 +205,12 @@ export const importCmd: Command = {
  * `arborist import` with no kind: every history found on this machine (what the browser's first start offers), one
  * source after another, each with its progress and its summary; `--json` gives one summary a source and the total.
  */
-async function importEverything(ctx: Context, sidechains: boolean, full: boolean): Promise<number> {
+async function importEverything(
+  ctx: Context,
+  sidechains: boolean,
+  full: boolean,
+  progressJson: boolean,
+): Promise<number> {
   const found = findHistories(ctx.env);
   const kinds = [...new Set(found.map((h) => h.kind))];
   const shard = ctx.writable(IMPORT_CACHE_KIB);
@@ -189,7 +220,10 @@ async function importEverything(ctx: Context, sidechains: boolean, full: boolean
     const reader = readerFor(kind, { sidechains })!;
     const name = SOURCES[reader.kind].name;
     const paths = found.filter((h) => h.kind === kind).map((h) => h.path);
-    const s = runImport(shard, reader, paths, { onProgress: progressBar(ctx, name), full });
+    const s = runImport(shard, reader, paths, {
+      onProgress: progressJson ? progressLines(name) : progressBar(ctx, name),
+      full,
+    });
     sources.push({ kind, name, paths, ...s });
     for (const k of Object.keys(total) as (keyof ImportSummary)[])
       if (k === 'problems') total.problems.push(...s.problems);

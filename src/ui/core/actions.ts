@@ -45,6 +45,8 @@ export type Action =
   | { type: 'arrived'; bates: string; follow: Follow }
   | { type: 'demoBuilt' }
   | { type: 'historiesImported'; turns: number; problems: number; failed: string | null }
+  /** How far the first start's import is, as the status bar says it. */
+  | { type: 'historiesProgress'; text: string }
   | { type: 'message'; text: string; level: 'info' | 'error' }
   | { type: 'tick'; now: number }
   /** `ms`: how long the query took where it ran (for the trace). */

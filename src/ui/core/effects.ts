@@ -3,7 +3,6 @@ import type { Follow } from '../features/command/model.js';
 import type { MaintenanceEffect } from '../features/maintenance/model.js';
 import type { ResumeEffect } from '../features/resume/model.js';
 import type { SyncEffect } from '../features/sync/model.js';
-import type { HistoryOffer } from './state.js';
 
 export type Effect =
   | { type: 'loadSessions' }
@@ -29,7 +28,8 @@ export type Effect =
   | { type: 'syncChain' }
   | { type: 'loadBranches'; sid: string }
   | { type: 'buildDemo' }
-  | { type: 'importHistories'; histories: HistoryOffer[] }
+  /** Every history the first start found, in one child import (runtime/import-histories.ts). */
+  | { type: 'importHistories' }
   /** Run a find query (off the main thread); answered by `found` (or `findFailed`) with the same seq. */
   | { type: 'search'; seq: number; query: string; scope: string | null; limit: number }
   /** Load a turn for the find preview, once the keys typed meanwhile are answered; answered by `previewed`. */

@@ -121,7 +121,7 @@ function onEmptyShardKey(s: State, id: KeyAction): Result {
   if (id === 'import' && s.histories.length > 0 && !s.busy)
     return [
       { ...s, busy: `importing ${s.histories.map((h) => h.label).join(', ')}…` },
-      [{ type: 'importHistories', histories: s.histories }],
+      [{ type: 'importHistories' }],
     ];
   if (id === 'ask') return openInput(s, 'ask', null, null);
   return [s, []];

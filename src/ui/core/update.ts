@@ -96,6 +96,9 @@ function step(s: State, a: Action): Result {
     case 'syncProgress':
     case 'syncDone':
       return onSync(s, a, onDataChanged);
+    case 'historiesProgress':
+      // Only while the import is the thing shown as busy (a late line after its end changes nothing).
+      return [s.busy?.startsWith('importing ') ? { ...s, busy: a.text } : s, []];
     case 'historiesImported':
       return [
         {

@@ -150,7 +150,7 @@ export class Runtime {
         if (Date.now() - this.state.lastStartedAt > STATE_EVERY_MS) this.state.check();
         return;
       case 'importHistories':
-        importHistories(this.opts.verifyCommand ?? null, this.shard.path, e.histories, this.dispatch);
+        importHistories(this.opts.verifyCommand ?? null, this.shard.path, this.dispatch);
         return;
       case 'buildDemo':
         buildDemo(this.shard);
