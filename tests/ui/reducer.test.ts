@@ -300,6 +300,7 @@ describe('shard events', () => {
     expect(d.state.busy).toBe('importing Claude Code: 2/3 files, 1,200 turns…');
     d.send({ type: 'historiesImported', turns: 1300, problems: 0, failed: null });
     expect(d.state.busy).toBeNull();
+    expect(d.state.message?.text).toBe('imported 1,300 turns');
     d.send({ type: 'historiesProgress', text: 'importing late…' });
     expect(d.state.busy).toBeNull();
     // Another tool's output on stderr is no progress; a source's name is cleaned before it is shown.

@@ -108,7 +108,7 @@ function step(s: State, a: Action): Result {
             ? msg(s, `import failed: ${a.failed}`, 'error')
             : msg(
                 s,
-                `imported ${a.turns} ${a.turns === 1 ? 'turn' : 'turns'}${a.problems > 0 ? ` (${a.problems} ${a.problems === 1 ? 'record' : 'records'} skipped: arborist import shows them)` : ''}`,
+                `imported ${a.turns.toLocaleString('en-US')} ${a.turns === 1 ? 'turn' : 'turns'}${a.problems > 0 ? ` (${a.problems} ${a.problems === 1 ? 'record' : 'records'} skipped: arborist import shows them)` : ''}`,
               ),
         },
         [{ type: 'loadSessions' }, { type: 'syncChain' }],
