@@ -218,11 +218,35 @@ describe('asking', () => {
       session: null,
     });
     expect(d.key('escape')).toContainEqual({ type: 'cancelAsk' });
-    d.send({ type: 'askFailed', error: 'question cancelled; nothing was added' });
+    d.send({ type: 'askFailed', error: 'question cancelled; nothing was added', cancelled: true });
     expect(d.state.ask).toBeNull();
+    expect(d.state.overlay).toBeNull();
     expect(d.state.message).toMatchObject({ level: 'error', text: 'question cancelled; nothing was added' });
     d.send({ type: 'askDone', bates: 'zzzz-000001', sid: 'zzzz', createdSession: true });
     expect(d.state.message?.text).toBe('forked into zzzz-000001 (new session)');
+  });
+
+  it('a question that failed comes back in its box: Enter asks it again', () => {
+    const d = new Driver();
+    d.key('j', 'l', 'a', ...'why so slow?'.split(''), 'enter');
+    expect(d.state.ask).toMatchObject({ question: 'why so slow?' });
+    const { parent, session } = d.state.ask!;
+    d.send({ type: 'askFailed', error: "answer command 'sh' failed (exit status 3): boom" });
+    expect(d.state.ask).toBeNull();
+    expect(d.state.overlay).toEqual({ kind: 'input', mode: 'ask', parent, session, text: 'why so slow?' });
+    expect(d.state.message).toMatchObject({
+      level: 'error',
+      text: "answer command 'sh' failed (exit status 3): boom",
+    });
+    d.effects.length = 0;
+    d.key('enter');
+    expect(d.effects).toContainEqual({
+      type: 'ask',
+      mode: 'ask',
+      question: 'why so slow?',
+      parent,
+      session,
+    });
   });
 });
 

@@ -39,7 +39,8 @@ export type Action =
   | { type: 'dataChanged' }
   | { type: 'askChunk'; text: string }
   | { type: 'askDone'; bates: string; sid: string; createdSession: boolean }
-  | { type: 'askFailed'; error: string }
+  /** `cancelled`: Esc stopped it; otherwise the question comes back in its box, to be asked again. */
+  | { type: 'askFailed'; error: string; cancelled?: boolean }
   | { type: 'branches'; sid: string; items: BranchItem[] }
   /** A `goto` landed: the turn is selected. */
   | { type: 'arrived'; bates: string; follow: Follow }

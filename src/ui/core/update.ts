@@ -71,7 +71,7 @@ function step(s: State, a: Action): Result {
     case 'askDone':
       return onAskDone(s, a.bates, a.createdSession);
     case 'askFailed':
-      return onAskFailed(s, a.error);
+      return onAskFailed(s, a.error, a.cancelled === true);
     case 'branches':
       return onBranches(s, a.sid, a.items);
     case 'arrived':

@@ -284,8 +284,9 @@ export class Runtime {
       (err) => {
         if (this.abort === ctl) this.abort = null;
         if (this.closed) return;
-        const text = ctl.signal.aborted ? 'question cancelled; nothing was added' : describe(err);
-        this.dispatch({ type: 'askFailed', error: text });
+        const cancelled = ctl.signal.aborted;
+        const text = cancelled ? 'question cancelled; nothing was added' : describe(err);
+        this.dispatch({ type: 'askFailed', error: text, cancelled });
       },
     );
   }

@@ -69,6 +69,15 @@ export function onAskDone(s: State, bates: string, createdSession: boolean): Res
   ];
 }
 
-export function onAskFailed(s: State, error: string): Result {
-  return [{ ...s, ask: null, tpos: null, message: msg(s, error, 'error') }, []];
+/**
+ * The question failed (the answer command, the shard locked): it comes back in its box, so that asking again is
+ * Enter, not typing it again; one stopped with Esc does not (the person meant to drop it).
+ */
+export function onAskFailed(s: State, error: string, cancelled: boolean): Result {
+  const run = s.ask;
+  const again: InputOverlay | null =
+    run && !cancelled && s.overlay === null
+      ? { kind: 'input', mode: run.mode, parent: run.parent, session: run.session, text: run.question }
+      : null;
+  return [{ ...s, ask: null, tpos: null, overlay: again ?? s.overlay, message: msg(s, error, 'error') }, []];
 }
