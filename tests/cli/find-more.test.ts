@@ -26,7 +26,7 @@ describe('find says when there are more matches than it shows', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(hitLines(r.stdout)).toHaveLength(20);
     expect(r.stderr).toBe(
-      'arborist: the first 20 matches are shown; there are more (--limit N shows up to 1000)\n',
+      'arborist: the first 20 matches are shown; there are more (raise --limit, or narrow the query)\n',
     );
     const j = cli(['find', 'lantern', '--db', db, '--json']);
     expect(j.json()).toHaveLength(20);

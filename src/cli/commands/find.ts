@@ -78,7 +78,7 @@ export const findCmd: Command = {
     // On stderr: the lines on stdout stay one hit each for a script.
     if (more)
       ctx.out.err(
-        `arborist: the first ${limit} matches are shown; there are more (${limit < 1000 ? '--limit N shows up to 1000' : 'narrow the query or add a filter'})\n`,
+        `arborist: the first ${limit} matches are shown; there are more (${limit < 1000 ? 'raise --limit, or narrow the query' : 'narrow the query'})\n`,
       );
     return 0;
   },
