@@ -131,7 +131,16 @@ export const importCmd: Command = {
       return importEverything(ctx, !flag(p, 'no-sidechains'), flag(p, 'full'), flag(p, 'progress-json'));
     }
     const reader = readerFor(kind, { sidechains: !flag(p, 'no-sidechains') });
-    if (reader === undefined) throw usageError(USAGE);
+    if (reader === undefined) {
+      const sources = READER_KINDS.join(', ');
+      // A path given without its source (`arborist import ~/.claude/projects`) is the likely slip: say what is missing.
+      if (kind.includes('/') || existsSync(kind))
+        throw new ArboristError(
+          'usage',
+          `unknown source '${oneLine(kind)}': give the source before the path (arborist import claude ${oneLine(kind)}); sources: ${sources}`,
+        );
+      throw new ArboristError('usage', `unknown source '${oneLine(kind)}' (${sources})`);
+    }
     // A source with no place of its own (an export, aider's per-project files): nothing to look for, say what to give.
     if (paths.length === 0 && !SOURCES[reader.kind].findable)
       throw usageError(`arborist import ${reader.kind} PATH... (${SOURCES[reader.kind].where})`);
