@@ -149,6 +149,10 @@ export const importCmd: Command = {
     const roots = paths.length > 0 ? paths : defaults.filter((d) => existsSync(d));
     if (roots.length === 0)
       throw new ArboristError('not_found', `no ${kind} history at ${defaults.join(', ')} (give a PATH)`);
+    // A PATH that is not there stops here, before the shard is opened (a new one would be left behind, empty) and
+    // before --follow says it follows it.
+    for (const path of paths)
+      if (!existsSync(path)) throw new ArboristError('not_found', `${path}: no such file or folder`);
     const shard = ctx.writable(IMPORT_CACHE_KIB);
     if (!flag(p, 'follow')) {
       let summary: ImportSummary;
