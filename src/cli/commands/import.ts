@@ -166,6 +166,13 @@ export const importCmd: Command = {
           throw new ArboristError('not_found', `no ${kind} history at ${roots.join(', ')} (give a PATH)`);
         throw err;
       }
+      // PATHs named that hold nothing this source reads (a wrong folder): told as a default place with nothing is,
+      // not "imported 0 turns ... 0 files" and exit 0.
+      if (paths.length > 0 && summary.files === 0 && summary.errors === 0)
+        throw new ArboristError(
+          'not_found',
+          `no ${SOURCES[reader.kind].name} history in ${paths.join(', ')}`,
+        );
       if (ctx.out.json) printJson(ctx.out, summary);
       else printSummary(ctx, summary);
       return summary.errors > 0 ? 1 : 0;
