@@ -31,6 +31,16 @@ export function parse(argv: string[], options: OptionSpec): Parsed {
     return { values: r.values as Parsed['values'], positionals: r.positionals };
   } catch (err) {
     const msg = (err as Error).message.split('\n')[0].replace(/\. To specify a positional.*$/, '');
+    // Node's own words for a missing value ("argument is ambiguous", "<value>' argument missing") leave a user
+    // guessing; its hint was on a later line, dropped above.
+    const ambiguous = /^Option '(-[^' ]+)' argument is ambiguous/.exec(msg);
+    if (ambiguous) {
+      const o = ambiguous[1];
+      const hint = o.startsWith('--') ? ` (one starting with '-' is written ${o}=-X)` : '';
+      throw new ArboristError('usage', `${o} needs a value${hint}`);
+    }
+    const missing = /^Option '(?:-[^-' ], )?(-[^' ]+) <value>' argument missing/.exec(msg);
+    if (missing) throw new ArboristError('usage', `${missing[1]} needs a value`);
     throw new ArboristError('usage', msg);
   }
 }

@@ -58,7 +58,7 @@ function help(): string {
     '',
     'usage: arborist [--db PATH] [--mouse] [--answer-cmd CMD] [--keys FILE]',
     '                                       open the full-screen browser (keys: docs/keys.md, ? inside)',
-    '       arborist COMMAND [options]      (every command takes --db PATH and --json)',
+    '       arborist COMMAND [options]      (every command takes --db PATH and --json, before or after it)',
     '',
     'commands:',
     ...ALL.map((c) => `  ${c.name.padEnd(12)} ${c.summary}`),

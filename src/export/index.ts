@@ -47,9 +47,12 @@ export function exportSource(shard: Shard, opts: Omit<ExportOptions, 'format'>):
   const sel = selectTurns(shard, opts.id, { subtree: opts.subtree });
   const turns = sel.turns.filter((t) => !t.context).map((t) => t.node);
   if (sel.kind === 'session') turns.sort((a, b) => a.seq - b.seq);
+  // One lookup for every turn: each record chunk is decompressed and checked once, not once per turn (a 295-turn
+  // Claude Code session took 7 s that way).
+  const records = shard.sourceRecordsOf(turns.map((n) => n.bates));
   const parts: Buffer[] = [];
   for (const n of turns) {
-    const r = shard.sourceRecords(n.bates);
+    const r = records.get(n.bates);
     if (r) parts.push(r);
   }
   if (parts.length === 0)
@@ -63,7 +66,12 @@ export function exportText(shard: Shard, opts: ExportOptions): string {
     throw new ArboristError('usage', `unknown format '${opts.format}' (md, json or html)`);
   }
   const sel = selectTurns(shard, opts.id, { subtree: opts.subtree });
-  return render(sel, opts.format, opts.now ?? new Date().toISOString(), (b) => shard.sourceRecords(b));
+  // Only the JSON document carries records; read them in one pass (see exportSource).
+  const records =
+    opts.format === 'json'
+      ? shard.sourceRecordsOf(sel.turns.map((t) => t.node.bates))
+      : new Map<string, Buffer>();
+  return render(sel, opts.format, opts.now ?? new Date().toISOString(), (b) => records.get(b));
 }
 
 export { CSP } from './html.js';

@@ -203,7 +203,7 @@ describe('arborist CLI', () => {
     const before = readFileSync(db);
     const cases: [string[], RegExp][] = [
       [['show', 'zzzz-000009'], /no turn zzzz-000009/],
-      [['show', 'not-an-id'], /no session 'not-an-id'/],
+      [['show', 'not-an-id'], /'not-an-id' is not a Bates id/],
       [['path', 'zz-000001'], /no turn/],
       [['tree', 'nosuch'], /no session 'nosuch'/],
       [['ask', 'q2', '--answer', 'x', '--parent', 'nope-000001'], /no turn nope-000001/],

@@ -1,7 +1,7 @@
 import { ArboristError, asArboristError, type ChainCheck, type VerifyReport } from '../../store/index.js';
 import { checkHostChain, checkRemote, type HostChainCheck, type RemoteCheck } from '../../sync/check.js';
 import { checkRemoteName } from '../../sync/mirror.js';
-import { counted } from '../../text/format.js';
+import { counted, thousands } from '../../text/format.js';
 import { exactPositionals, str } from '../args.js';
 import type { Command } from '../command.js';
 import type { Context } from '../context.js';
@@ -61,13 +61,13 @@ function printVerify(ctx: Context, r: VerifyReport): void {
   const c = ctx.out.color;
   if (r.ok) {
     ctx.out.out(
-      `${c.green('verified')}: ${r.nodes} turns, every hash matches, and the state is what the chain recorded\n`,
+      `${c.green('verified')}: ${counted(r.nodes, 'turn')}, every hash matches, and the state is what the chain recorded\n`,
     );
     return;
   }
   if (r.mismatches.length > 0)
     ctx.out.out(
-      `${c.red.bold('MISMATCH')}: ${r.mismatches.length} of ${r.nodes} turns differ from their content\n`,
+      `${c.red.bold('MISMATCH')}: ${thousands(r.mismatches.length)} of ${counted(r.nodes, 'turn')} differ from their content\n`,
     );
   if (r.edited.length) ctx.out.out(`edited: ${r.edited.join(' ')}\n`);
   if (r.mismatches.length) ctx.out.out(`mismatches: ${r.mismatches.join(' ')}\n`);

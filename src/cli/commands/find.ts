@@ -28,6 +28,7 @@ export const findCmd: Command = {
           ctx.out,
           nodes.map((n) => ({ bates: n.bates, audit: n.audit, question: n.question })),
         );
+      else if (nodes.length === 0) ctx.out.out(`no turn has cache key '${oneLine(key)}'\n`);
       else printNodeLines(ctx, nodes);
       return 0;
     }
@@ -36,11 +37,11 @@ export const findCmd: Command = {
     const limit = positiveInt(p, 'limit', 20, 1000);
     const scopeArg = str(p, 'scope');
     const scope = scopeArg === undefined ? undefined : shard.resolveSession(scopeArg).sid;
-    const { hits, searched, corrections, problems, refused } = shard.search(query, {
-      limit,
-      scope,
-      prefix: false,
-    });
+    // One more than shown, to tell the user there are more (20 shown of 218 read as all of them).
+    const found = shard.search(query, { limit: limit + 1, scope, prefix: false });
+    const { searched, corrections, problems, refused } = found;
+    const more = found.hits.length > limit;
+    const hits = found.hits.slice(0, limit);
     // A filter that cannot be used stops the search (it would widen it silently); an unknown one is only noted.
     if (refused) throw new ArboristError('usage', problems.map(oneLine).join('; '));
     for (const p of problems) ctx.out.err(`arborist: ${oneLine(p)}\n`);
@@ -74,6 +75,11 @@ export const findCmd: Command = {
       );
       ctx.out.out(`    ${c.dim(truncate(oneLine(`${where.join(' · ')} · ${h.snippet}`), width - 4))}\n`);
     }
+    // On stderr: the lines on stdout stay one hit each for a script.
+    if (more)
+      ctx.out.err(
+        `arborist: the first ${limit} matches are shown; there are more (${limit < 1000 ? 'raise --limit, or narrow the query' : 'narrow the query'})\n`,
+      );
     return 0;
   },
 };

@@ -131,7 +131,16 @@ export const importCmd: Command = {
       return importEverything(ctx, !flag(p, 'no-sidechains'), flag(p, 'full'), flag(p, 'progress-json'));
     }
     const reader = readerFor(kind, { sidechains: !flag(p, 'no-sidechains') });
-    if (reader === undefined) throw usageError(USAGE);
+    if (reader === undefined) {
+      const sources = READER_KINDS.join(', ');
+      // A path given without its source (`arborist import ~/.claude/projects`) is the likely slip: say what is missing.
+      if (kind.includes('/') || existsSync(kind))
+        throw new ArboristError(
+          'usage',
+          `unknown source '${oneLine(kind)}': give the source before the path (arborist import claude ${oneLine(kind)}); sources: ${sources}`,
+        );
+      throw new ArboristError('usage', `unknown source '${oneLine(kind)}' (${sources})`);
+    }
     // A source with no place of its own (an export, aider's per-project files): nothing to look for, say what to give.
     if (paths.length === 0 && !SOURCES[reader.kind].findable)
       throw usageError(`arborist import ${reader.kind} PATH... (${SOURCES[reader.kind].where})`);
@@ -140,6 +149,10 @@ export const importCmd: Command = {
     const roots = paths.length > 0 ? paths : defaults.filter((d) => existsSync(d));
     if (roots.length === 0)
       throw new ArboristError('not_found', `no ${kind} history at ${defaults.join(', ')} (give a PATH)`);
+    // A PATH that is not there stops here, before the shard is opened (a new one would be left behind, empty) and
+    // before --follow says it follows it.
+    for (const path of paths)
+      if (!existsSync(path)) throw new ArboristError('not_found', `${path}: no such file or folder`);
     const shard = ctx.writable(IMPORT_CACHE_KIB);
     if (!flag(p, 'follow')) {
       let summary: ImportSummary;
@@ -153,6 +166,13 @@ export const importCmd: Command = {
           throw new ArboristError('not_found', `no ${kind} history at ${roots.join(', ')} (give a PATH)`);
         throw err;
       }
+      // PATHs named that hold nothing this source reads (a wrong folder): told as a default place with nothing is,
+      // not "imported 0 turns ... 0 files" and exit 0.
+      if (paths.length > 0 && summary.files === 0 && summary.errors === 0)
+        throw new ArboristError(
+          'not_found',
+          `no ${SOURCES[reader.kind].name} history in ${paths.join(', ')}`,
+        );
       if (ctx.out.json) printJson(ctx.out, summary);
       else printSummary(ctx, summary);
       return summary.errors > 0 ? 1 : 0;

@@ -1,4 +1,4 @@
-import { ArboristError, agentOf, projectOf, type SessionSource } from '../../store/index.js';
+import { ArboristError, agentOf, parseBates, projectOf, type SessionSource } from '../../store/index.js';
 import { exactPositionals } from '../args.js';
 import type { Command } from '../command.js';
 import { oneLine, printJson, stripControls, table, truncate, truncateLeft } from '../output.js';
@@ -84,7 +84,16 @@ export const showCmd: Command = {
   run(p, ctx) {
     const [id] = exactPositionals(p, 1, this.usage);
     const shard = ctx.readable();
-    const r = shard.resolve(id);
+    // A session (or label) is resolved only to say show wants a turn; anything else that is no Bates id is told
+    // so, not "no session 'x'", which reads as if a session had been asked for.
+    let r: ReturnType<typeof shard.resolve>;
+    try {
+      r = shard.resolve(id);
+    } catch (err) {
+      if (err instanceof ArboristError && err.kind === 'not_found' && !parseBates(id))
+        throw new ArboristError('not_found', `'${id}' is not a Bates id (<sid>-<6 digits>)`);
+      throw err;
+    }
     if (r.kind !== 'node')
       throw new ArboristError('input', `'${id}' is a session; show takes a turn's Bates id`);
     const n = r.node;

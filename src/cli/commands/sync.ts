@@ -56,13 +56,33 @@ async function runSync(p: Parameters<Command['run']>[0], ctx: Context, names: st
   const shard = dryRun ? ctx.readable() : ctx.writable();
   const onProgress = progressOf(ctx, flag(p, 'progress-json'));
   const reports: SyncReport[] = [];
-  for (const name of chosen) reports.push(await syncRemote(shard, ctx.dbPath, name, { dryRun, onProgress }));
+  // Every remote (no NAME) is synced even when one cannot be reached (git's 'input' errors): stopping at it left
+  // the remotes after it in name order unsynced, unsaid. The failures are said after the others' lines; exit 2.
+  const failed: { remote: string; error: ArboristError }[] = [];
+  for (const name of chosen) {
+    try {
+      reports.push(await syncRemote(shard, ctx.dbPath, name, { dryRun, onProgress }));
+    } catch (err) {
+      if (names.length > 0 || !(err instanceof ArboristError) || err.kind !== 'input') throw err;
+      failed.push({ remote: name, error: err });
+    }
+  }
   if (onProgress && !flag(p, 'progress-json')) process.stderr.write('\r\x1b[2K');
   const refused = reports.some((r) => r.pulled.hosts.some((h) => h.status === 'refused'));
   // `summary`: the lines a terminal shows, joined; the browser's `S` shows it in its status bar.
-  if (ctx.out.json)
-    printJson(ctx.out, { ok: !refused, summary: reports.map(summaryLine).join('; '), remotes: reports });
-  else
+  if (ctx.out.json) {
+    printJson(ctx.out, {
+      ok: !refused && failed.length === 0,
+      summary: reports.map(summaryLine).join('; '),
+      remotes: reports,
+      ...(failed.length > 0
+        ? { failed: failed.map((f) => ({ remote: f.remote, error: f.error.message })) }
+        : {}),
+    });
+    // stderr as without --json: the browser's `S` shows a failed sync's lines from there (docs/sync.md).
+    for (const f of failed) ctx.out.err(`arborist: ${oneLine(f.error.message)}\n`);
+    if (failed.length > 0) return 2;
+  } else
     for (const r of reports) {
       ctx.out.out(`${summaryLine(r)}\n`);
       for (const h of r.pulled.hosts)
@@ -72,6 +92,10 @@ async function runSync(p: Parameters<Command['run']>[0], ctx: Context, names: st
       if (r.problems.length > SHOWN_PROBLEMS)
         ctx.out.err(`… ${n(r.problems.length - SHOWN_PROBLEMS)} more (--json lists them all)\n`);
     }
+  if (failed.length > 0) {
+    for (const f of failed.slice(0, -1)) ctx.out.err(`arborist: ${oneLine(f.error.message)}\n`);
+    throw failed[failed.length - 1].error;
+  }
   // A host refused is a check that found damage: exit 1, as the checks do.
   return refused ? 1 : 0;
 }

@@ -1,3 +1,5 @@
+import { statSync } from 'node:fs';
+import { ArboristError } from '../../store/index.js';
 import { RefusedFile, readRegular } from '../files.js';
 import {
   emptySource,
@@ -398,10 +400,26 @@ function* read(file: string): Iterable<ParsedSource> {
   }
 }
 
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false; // not there: the caller says so
+  }
+}
+
 export const arboristReader: SourceReader = {
   kind: 'arborist',
   // Exports live wherever they were written: there is no default place to look.
   defaultPaths: () => [],
-  discover: (path) => [path],
+  // An export is one file: a folder would be read as one and reported as a lost record (EISDIR).
+  discover: (path) => {
+    if (isFolder(path))
+      throw new ArboristError(
+        'input',
+        `${path} is a folder; import arborist takes a file written by arborist export --format json`,
+      );
+    return [path];
+  },
   read,
 };
