@@ -14,6 +14,23 @@ export const GLOBAL_OPTIONS: OptionSpec = {
   durable: { type: 'boolean' },
 };
 
+/**
+ * `arborist --db X list` as `arborist list --db X`: the options every command takes may come before the command, as
+ * with git. The command word moves to the front. bin/arborist does the same before it picks a bundle (it loads no
+ * module first); tests/cli/browser-bundle.test.ts checks that the two answer alike.
+ */
+export function commandFirst(argv: readonly string[]): string[] {
+  let i = 0;
+  while (i < argv.length) {
+    const a = argv[i];
+    if (a === '--db') i += 2;
+    else if (a.startsWith('--db=') || a === '--json' || a === '--no-color' || a === '--durable') i += 1;
+    else break;
+  }
+  if (i === 0 || i >= argv.length || argv[i].startsWith('-')) return [...argv];
+  return [argv[i], ...argv.slice(0, i), ...argv.slice(i + 1)];
+}
+
 export interface Parsed {
   values: Record<string, string | boolean | string[] | undefined>;
   positionals: string[];

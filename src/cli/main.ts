@@ -1,5 +1,5 @@
 import { ArboristError, asArboristError } from '../store/index.js';
-import { parse } from './args.js';
+import { commandFirst, parse } from './args.js';
 import type { Command } from './command.js';
 import { archiveCmd } from './commands/archive.js';
 import { askCmd } from './commands/ask.js';
@@ -69,7 +69,8 @@ function help(): string {
   return `${lines.join('\n')}\n`;
 }
 
-export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function main(given: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const argv = commandFirst(given);
   const first = argv[0];
   if (first === '--version' || first === '-V') {
     process.stdout.write(`${VERSION}\n`);
