@@ -38,7 +38,8 @@ function size(bytes: number): string {
  * ({"source","files_done","files","bytes_done","bytes","turns"}): the browser's first-start import reads them.
  */
 function progressLines(source: string): (p: Progress) => void {
-  let last = 0;
+  // The first line always goes out (performance.now() may still be under 100 ms in a fast start).
+  let last = Number.NEGATIVE_INFINITY;
   return (p) => {
     const now = performance.now();
     if (p.file !== '' && now - last < 100) return;
