@@ -1,6 +1,6 @@
-import { ArboristError, type Shard } from '../store/index.js';
+import { ArboristError, agentOf, type SessionSource, type Shard } from '../store/index.js';
 import { renderHtml } from './html.js';
-import { exportDocument, renderJson } from './json.js';
+import { type ExportOrigin, exportDocument, renderJson } from './json.js';
 import { renderMarkdown } from './markdown.js';
 import { type Selection, selectTurns } from './select.js';
 
@@ -31,8 +31,9 @@ export function render(
   format: ExportFormat,
   exportedAt: string,
   records?: (bates: string) => Buffer | undefined,
+  originOf?: (sid: string) => ExportOrigin | undefined,
 ): string {
-  if (format === 'json') return renderJson(exportDocument(sel, exportedAt, records));
+  if (format === 'json') return renderJson(exportDocument(sel, exportedAt, records, originOf));
   if (format === 'html') return renderHtml(sel, exportedAt);
   return renderMarkdown(sel, exportedAt);
 }
@@ -71,7 +72,24 @@ export function exportText(shard: Shard, opts: ExportOptions): string {
     opts.format === 'json'
       ? shard.sourceRecordsOf(sel.turns.map((t) => t.node.bates))
       : new Map<string, Buffer>();
-  return render(sel, opts.format, opts.now ?? new Date().toISOString(), (b) => records.get(b));
+  return render(
+    sel,
+    opts.format,
+    opts.now ?? new Date().toISOString(),
+    (b) => records.get(b),
+    (sid) => originOf(shard.sourceOfSession(sid)),
+  );
+}
+
+/** A session's origin as the export carries it: its agent and what the source named (none for a session asked here). */
+function originOf(o: SessionSource | undefined): ExportOrigin | undefined {
+  const agent = agentOf(o);
+  if (agent === null || o === undefined) return undefined;
+  const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+  const cwd = text(o.info.cwd);
+  const project = text(o.info.project);
+  const title = text(o.info.title);
+  return { agent, ...(cwd ? { cwd } : {}), ...(project ? { project } : {}), ...(title ? { title } : {}) };
 }
 
 export { CSP } from './html.js';

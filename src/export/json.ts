@@ -15,6 +15,19 @@ export interface ExportSessionJson {
   label: string | null;
   created_at: string;
   session_root: string;
+  /**
+   * Where the session came from, as the exporting shard shows it (its agent, working directory, project, title):
+   * not hashed, so a re-import shows it but binds nothing to it (docs/export.md). Absent for a session asked in
+   * arborist, and from exports made before it was.
+   */
+  origin?: ExportOrigin;
+}
+
+export interface ExportOrigin {
+  agent: string;
+  cwd?: string;
+  project?: string;
+  title?: string;
 }
 
 /** A turn: every field its node_hash covers, where it sits, and its hashes (TurnRecord, declared in the store). */
@@ -49,6 +62,7 @@ export function exportDocument(
   sel: Selection,
   exportedAt: string,
   records: (bates: string) => Buffer | undefined = () => undefined,
+  originOf: (sid: string) => ExportOrigin | undefined = () => undefined,
 ): ExportDocument {
   return {
     format: EXPORT_FORMAT,
@@ -56,12 +70,16 @@ export function exportDocument(
     exported_at: exportedAt,
     chain_head: sel.chainHead,
     selection: { kind: sel.kind, id: sel.id },
-    sessions: sel.sessions.map((s) => ({
-      sid: s.sid,
-      label: s.label,
-      created_at: s.created_at,
-      session_root: s.session_root,
-    })),
+    sessions: sel.sessions.map((s) => {
+      const origin = originOf(s.sid);
+      return {
+        sid: s.sid,
+        label: s.label,
+        created_at: s.created_at,
+        session_root: s.session_root,
+        ...(origin ? { origin } : {}),
+      };
+    }),
     turns: sel.turns.map(({ node: n }) => {
       const t: ExportTurnJson = {
         bates: n.bates,

@@ -110,11 +110,15 @@ function sessionResolver(
           problem(t, `session ${exact.sid} is archived here; restore it to import its turns`);
           sid = null;
         } else {
+          // Its origin, unless that source session already names another session here (an earlier import of
+          // the same export that could not be exact): the mapping is one session's.
+          const origin = exact.origin;
+          const free = origin && shard.sessionForSource(origin.source, origin.source_session) === undefined;
           shard.createSession({
             sid: exact.sid,
             label: exact.label,
             created_at: sessionsBy.get(t.sourceSession)!.createdAt,
-            ...(exact.origin ? { source: exact.origin } : {}),
+            ...(free ? { source: origin } : {}),
           });
           out.sessions++;
         }

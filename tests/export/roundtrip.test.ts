@@ -70,6 +70,15 @@ describe('export --format json, then import arborist into another shard', () => 
     expect(after.records).toEqual(before.records);
     expect(cli(['verify', '--db', b]).code).toBe(0);
     expect(cli(['chain-check', '--db', b]).code).toBe(0);
+    // Each session shows where it came from as it did there: OpenClaw's with their agent, project and title, the
+    // one asked in arborist with none.
+    const shown = (db: string) =>
+      (cli(['list', '--db', db, '--json']).json() as Record<string, unknown>[])
+        .map(({ sid, agent, project, label, title }) => ({ sid, agent, project, label, title }))
+        .sort((x, y) => String(x.sid).localeCompare(String(y.sid)));
+    expect(shown(b)).toEqual(shown(a));
+    expect(shown(b).map((x) => x.agent)).toContain('openclaw');
+    expect(shown(b).find((x) => x.label === 'my fork')?.agent).toBe('arborist'); // asked here: no agent of its own
     // and the source records come back out byte for byte in the other shard
     const src = cli(['export', imported, '--format', 'source', '--db', b]);
     expect(src.code).toBe(0);
@@ -86,6 +95,40 @@ describe('export --format json, then import arborist into another shard', () => 
       expect(again.turns_added).toBe(0);
     }
     expect(fingerprint(b).turns).toEqual(before.turns);
+  });
+
+  it('a session’s origin that is not what an export writes is left out with a problem; its turns still import', () => {
+    const dir = tempDir('arb-roundtrip-');
+    const a = join(dir, 'a.db');
+    expect(cli(['import', 'openclaw', OC_HOME, '--db', a]).code).toBe(1);
+    const sid = (cli(['list', '--db', a, '--json']).json() as { sid: string; n_nodes: number }[]).find(
+      (x) => x.n_nodes >= 3,
+    )!.sid;
+    const file = join(dir, 'e.json');
+    expect(cli(['export', sid, '--format', 'json', '--out', file, '--db', a]).code).toBe(0);
+    const doc = JSON.parse(readFileSync(file, 'utf8'));
+    expect(doc.sessions[0].origin).toMatchObject({ agent: 'openclaw' });
+    for (const [origin, why] of [
+      ['claude', /origin: must be an object, not text/],
+      [{ agent: 'claude; rm -rf ~' }, /origin: its agent must be a source kind/],
+      [{ agent: 'claude', cwd: 'x'.repeat(5000) }, /origin: its cwd must be text of at most 4096/],
+      [{ agent: 'claude', title: 7 }, /origin: its title must be text/],
+    ] as const) {
+      doc.sessions[0].origin = origin;
+      writeFileSync(file, JSON.stringify(doc));
+      const b = join(dir, `b-${Math.random().toString(36).slice(2)}.db`);
+      const r = cli(['import', 'arborist', file, '--db', b, '--json']);
+      expect(
+        r
+          .json()
+          .problems.map((p: { reason: string }) => p.reason)
+          .join('\n'),
+      ).toMatch(why);
+      expect(r.json().turns_added).toBe(doc.turns.filter((t: { sid: string }) => t.sid === sid).length);
+      const listed = cli(['list', '--db', b, '--json']).json()[0];
+      expect([listed.sid, listed.agent, listed.project]).toEqual([sid, 'arborist', null]);
+      expect(cli(['verify', '--db', b]).code).toBe(0);
+    }
   });
 
   it('a turn whose content was changed in the file is refused, not imported under its old id', () => {

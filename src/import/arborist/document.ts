@@ -18,6 +18,43 @@ export interface DocSession {
   label: string | null;
   created_at: string;
   session_root: string;
+  /** Where the session came from on the exporting shard (shown, never hashed): see readOrigin. */
+  origin?: DocOrigin;
+}
+
+export interface DocOrigin {
+  agent: string;
+  cwd?: string;
+  project?: string;
+  title?: string;
+}
+
+const AGENT_RE = /^[a-z0-9-]{1,32}$/;
+/** An origin's texts longer than this are another tool's junk, not a path or a title a person reads. */
+const MAX_ORIGIN_TEXT = 4096;
+
+/**
+ * A session's `origin` (docs/export.md): an agent's name and up to three texts. Not hashed, so nothing rests on it
+ * but what the session shows; anything malformed is left out with a problem, and the session imports without it.
+ */
+function readOrigin(v: unknown, at: string, problems: DocProblem[]): DocOrigin | undefined {
+  if (v === undefined) return undefined;
+  const bad = (why: string) => {
+    problems.push({ path: `${at}.origin`, reason: `${why}; the session is imported without it` });
+    return undefined;
+  };
+  if (!isObject(v)) return bad(`must be an object, not ${kindOf(v)}`);
+  if (typeof v.agent !== 'string' || !AGENT_RE.test(v.agent))
+    return bad('its agent must be a source kind (1-32 lowercase letters, digits or dashes)');
+  const out: DocOrigin = { agent: v.agent };
+  for (const k of ['cwd', 'project', 'title'] as const) {
+    const t = v[k];
+    if (t === undefined) continue;
+    if (typeof t !== 'string' || t.length > MAX_ORIGIN_TEXT)
+      return bad(`its ${k} must be text of at most ${MAX_ORIGIN_TEXT} characters`);
+    if (t !== '') out[k] = t;
+  }
+  return out;
 }
 
 /** A turn of the document: a TurnRecord (declared in the store, with every hashed field). */
@@ -188,11 +225,13 @@ export function checkSessions(list: unknown[], problems: DocProblem[]): DocSessi
       return;
     }
     seen.set(sid, i);
+    const origin = readOrigin(s.origin, at, problems);
     out.push({
       sid,
       label: label as string | null,
       created_at: created_at as string,
       session_root: session_root as string,
+      ...(origin ? { origin } : {}),
     });
   });
   return out;

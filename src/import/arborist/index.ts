@@ -123,10 +123,32 @@ function toParsedTurn(c: CheckedTurn, parent: string | null, exact: boolean): Pa
   return out;
 }
 
+/**
+ * A session of the document: under its exporting sid when exact, with where it came from (its agent, project and
+ * title, docs/export.md "origin") as the session's source record, under source `arborist` (never the original
+ * agent's own mapping, which a document could otherwise claim for sessions this shard will import later).
+ */
 function toParsedSession(s: DocSession, exact: boolean): ParsedSession {
   const out: ParsedSession = { sourceSession: s.sid, createdAt: s.created_at };
-  if (exact) out.exact = { sid: s.sid, label: s.label, session_root: s.session_root };
+  const o = s.origin;
+  if (exact) {
+    out.exact = { sid: s.sid, label: s.label, session_root: s.session_root };
+    if (o)
+      out.exact.origin = {
+        source: 'arborist',
+        source_session: s.sid,
+        info: {
+          agent: o.agent,
+          ...(o.cwd ? { cwd: o.cwd } : {}),
+          ...(o.project ? { project: o.project } : {}),
+          ...(o.title ? { title: o.title } : {}),
+        },
+      };
+  }
+  if (o?.cwd) out.cwd = o.cwd;
+  if (o?.project) out.project = o.project;
   if (s.label !== null) out.title = s.label;
+  else if (o?.title) out.title = o.title;
   return out;
 }
 

@@ -15,18 +15,20 @@ export interface SessionSourceInfo {
   title?: string;
   /** A session pulled by sync (source 'sync'): the host id it was made on (docs/sync.md). */
   host?: string;
-  /** A session pulled by sync: the source it came from on its host (`claude`, `codex`, ...), if any. */
+  /** A session pulled by sync, or imported from an arborist export: the source it came from (`claude`, ...). */
   agent?: string;
 }
 
 /**
- * A session's agent as every view shows it: its source, or for a session pulled by sync the source it had on its
- * host (a Claude Code session pulled from a laptop is a Claude Code session here too); null when asked in arborist.
+ * A session's agent as every view shows it: its source, or for a session pulled by sync or imported from an
+ * arborist export the source it had where it was made (a Claude Code session pulled from a laptop is a Claude Code
+ * session here too); null when asked in arborist.
  */
 export function agentOf(o: SessionSource | undefined): string | null {
   if (!o) return null;
   const a = o.info.agent;
-  return o.source === 'sync' && typeof a === 'string' && /^[a-z0-9-]{1,32}$/.test(a) ? a : o.source;
+  const carried = o.source === 'sync' || o.source === 'arborist';
+  return carried && typeof a === 'string' && /^[a-z0-9-]{1,32}$/.test(a) ? a : o.source;
 }
 
 /**
