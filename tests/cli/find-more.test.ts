@@ -51,3 +51,14 @@ describe('find says when there are more matches than it shows', () => {
     expect(cli(['find', '--cache-key', 'nosuchkey', '--db', db, '--json']).json()).toEqual([]);
   });
 });
+
+describe('find with nothing to show', () => {
+  it('says how many turns it searched, as a person reads a number (it printed "searched 1234")', () => {
+    const db = shard(1234);
+    const r = cli(['find', 'zeppelin', '--db', db]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe('no turns match (searched 1,234 turns)\n');
+    const one = shard(1);
+    expect(cli(['find', 'zeppelin', '--db', one]).stdout).toBe('no turns match (searched 1 turn)\n');
+  });
+});

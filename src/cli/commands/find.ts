@@ -64,7 +64,10 @@ export const findCmd: Command = {
     for (const [typo, alts] of Object.entries(corrections)) {
       ctx.out.err(`${c.dim(`(no '${oneLine(typo)}'; also searched ${alts.map(oneLine).join(', ')})`)}\n`);
     }
-    if (hits.length === 0) ctx.out.out(`no turns match (searched ${searched})\n`);
+    if (hits.length === 0)
+      ctx.out.out(
+        `no turns match (searched ${searched.toLocaleString('en-US')} ${searched === 1 ? 'turn' : 'turns'})\n`,
+      );
     const width = Math.max(40, (process.stdout.columns ?? 100) - 2);
     for (const h of hits) {
       ctx.out.out(
