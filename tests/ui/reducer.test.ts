@@ -303,6 +303,21 @@ describe('shard events', () => {
     expect(d.state.overlay).toMatchObject({ kind: 'input', parent: null, session: null });
   });
 
+  it('while the first import fills the shard, an unmoved cursor stays on the newest session; a moved one stays put', () => {
+    const d = new Driver();
+    d.send({ type: 'sessions', sessions: [] });
+    d.state = { ...d.state, histories: [{ kind: 'claude', label: 'Claude Code', path: '/h', files: 3 }] };
+    d.key('i');
+    const row = (sid: string) => ({ sid, label: sid, created_at: '', n_nodes: 1 });
+    d.send({ type: 'sessions', sessions: [row('old1')] });
+    d.send({ type: 'sessions', sessions: [row('new2'), row('new1'), row('old1')] });
+    expect(d.selKey).toBe('s:new2');
+    d.key('j');
+    expect(d.selKey).toBe('s:new1');
+    d.send({ type: 'sessions', sessions: [row('new3'), row('new2'), row('new1'), row('old1')] });
+    expect(d.selKey).toBe('s:new1');
+  });
+
   it('the first start’s import shows how far it is while it runs, and nothing after it ended', () => {
     const d = new Driver();
     d.send({ type: 'sessions', sessions: [] });

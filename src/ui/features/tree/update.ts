@@ -218,7 +218,10 @@ export function onSessions(
   // The first rows of the whole list are the same sessions in the same order: when the rest arrive, the
   // selection and the scroll position stay where they are.
   const n = rebuild({ ...s, loaded: true, sessionsMore }, { sessions, expanded, outlines });
-  return [first ? select(n, 0) : n, []];
+  // While the first start's import fills an empty shard, a cursor nobody moved stays on the first row (the newest
+  // session), rather than riding down with whichever session the first refresh put there.
+  const pinned = s.busy?.startsWith('importing ') === true && s.sel === 0;
+  return [first || pinned ? select(n, 0) : n, []];
 }
 
 export function onOutline(s: State, sid: string, nodes: OutlineNode[], reveal: string | undefined): Result {
