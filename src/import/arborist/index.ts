@@ -9,6 +9,7 @@ import {
   type ParsedTurn,
   type SourceReader,
 } from '../model.js';
+import { rootMatches, type SubtreeFault, subtreeFaults } from './attest.js';
 import {
   type CheckedTurn,
   checkHead,
@@ -18,9 +19,6 @@ import {
   type DocProblem,
   type DocSession,
   type RejectedTurn,
-  rootMatches,
-  type SubtreeFault,
-  subtreeFaults,
 } from './document.js';
 
 /**
@@ -181,7 +179,7 @@ function named(ids: readonly string[]): string {
 
 /**
  * The hashes above the node hashes: a forger who edits a turn and recomputes its node_hash leaves the subtree hashes
- * and the root the exporting shard attested. Each is checked wherever the document can be (document.ts), and the
+ * and the root the exporting shard attested. Each is checked wherever the document can be (attest.ts), and the
  * turns a mismatch concerns, or that cannot be checked, move from kept to rejected. False when the document gives
  * no way to check the subtree hashes at all (no `outside_children`, and not a subtree export): then no turn of it
  * is attested, and the caller imports them all anew.
