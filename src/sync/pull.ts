@@ -131,15 +131,16 @@ export async function planHost(
     // A blob too big to read (a remote can send gigabytes compressed to kilobytes) refuses its host, named; the
     // other hosts' turns still come in.
     if (!(e instanceof ObjectTooBig)) throw e;
-    return {
-      host,
-      commit: tip,
-      status: 'refused',
-      problems: [`host ${host}'s ${e.message}; nothing of ${host} imported`],
-      turns: new PulledTurns(),
-      sessions: new Map(),
-    };
+    const plan = emptyPlan(host, tip);
+    plan.status = 'refused';
+    plan.problems.push(`host ${host}'s ${e.message}; nothing of ${host} imported`);
+    return plan;
   }
+}
+
+/** A host's plan before anything of its branch is read: nothing to import yet, no problem yet. */
+function emptyPlan(host: string, tip: string): HostPlan {
+  return { host, commit: tip, status: 'ok', problems: [], turns: new PulledTurns(), sessions: new Map() };
 }
 
 async function checkHost(
@@ -149,14 +150,7 @@ async function checkHost(
   tip: string,
   prev: SyncStateRow | undefined,
 ): Promise<HostPlan> {
-  const plan: HostPlan = {
-    host,
-    commit: tip,
-    status: 'ok',
-    problems: [],
-    turns: new PulledTurns(),
-    sessions: new Map(),
-  };
+  const plan = emptyPlan(host, tip);
   const refuse = (why: string): HostPlan => {
     plan.status = 'refused';
     plan.problems.push(why);
