@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { hashes } from '../../src/store/index.js';
-import { gitIn, writeFileSync } from './helpers.js';
+import { ask, bareRemote, gitIn, type Host, host, hostIdOf, sync, writeFileSync } from './helpers.js';
 
 /** What the attack tests (attack.test.ts, forged.test.ts) forge a host's branch with. */
 
@@ -35,4 +35,18 @@ export function plant(
 /** The fields of a host's first turn of session `sid` as its branch on the remote holds them: what a forger copies. */
 export function honestTurn(remote: string, hostId: string, sid: string): Record<string, unknown> {
   return JSON.parse(gitIn(remote, 'show', `hosts/${hostId}:sessions/${sid.slice(0, 2)}/${sid}/000001.json`));
+}
+
+/**
+ * What each forged-host test starts from: a remote, host a with one honest turn `h` pushed, host b yet to sync, and
+ * that turn's fields as a's branch holds them (what a forger copies).
+ */
+// biome-ignore lint/suspicious/noExplicitAny: the CLI's JSON of the honest turn
+export function scene(): { remote: string; a: Host; b: Host; h: any; honest: Record<string, unknown> } {
+  const remote = bareRemote();
+  const a = host('a', remote);
+  const b = host('b', remote);
+  const h = ask(a, 'honest');
+  sync(a);
+  return { remote, a, b, h, honest: honestTurn(remote, hostIdOf(a), h.sid) };
 }

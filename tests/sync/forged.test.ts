@@ -2,9 +2,10 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { archiveSessions, hashes, restoreArchives, Shard } from '../../src/store/index.js';
-import { forgedTurn, honestTurn, plant } from './forge.js';
+import { hashes } from '../../src/store/index.js';
+import { forgedTurn, honestTurn, plant, scene } from './forge.js';
 import {
+  archive,
   ask,
   bareRemote,
   expect0,
@@ -100,12 +101,7 @@ describe('what no check can catch, and who then notices', () => {
 
 describe('a forged host', () => {
   it('a turn whose fields are not of a turn (a number for a question, null for a time) is refused, named', () => {
-    const remote = bareRemote();
-    const a = host('a', remote);
-    const b = host('b', remote);
-    const h = ask(a, 'honest');
-    sync(a);
-    const honest = honestTurn(remote, hostIdOf(a), h.sid);
+    const { remote, a, b, honest } = scene();
     const odd = (sid: string, field: string, v: unknown) => ({
       sid,
       bytes: hashes.canon({ ...honest, bates: `${sid}-000001`, parent_bates: null, [field]: v }),
@@ -143,12 +139,7 @@ describe('a forged host', () => {
 
 describe('a forged host: its session files', () => {
   it('a label the store would not take, or a megabyte time, refuses that host, named; the rest goes on', () => {
-    const remote = bareRemote();
-    const a = host('a', remote);
-    const b = host('b', remote);
-    const h = ask(a, 'honest');
-    sync(a);
-    const honest = honestTurn(remote, hostIdOf(a), h.sid);
+    const { remote, b, honest } = scene();
     const turn = (sid: string, session: Record<string, unknown>) => ({
       sid,
       session,
@@ -189,12 +180,7 @@ describe('a forged host: its session files', () => {
 
 describe('a forged host: its tree of turns', () => {
   it('a turn that is its own parent is left out with a problem; the sync goes on', () => {
-    const remote = bareRemote();
-    const a = host('a', remote);
-    const b = host('b', remote);
-    const h = ask(a, 'honest');
-    sync(a);
-    const honest = honestTurn(remote, hostIdOf(a), h.sid);
+    const { remote, b, h, honest } = scene();
     const self = 'zzcycle00001-000001';
     forgeHost(remote, 'forged', [
       { sid: 'zzcycle00001', bytes: hashes.canon({ ...honest, bates: self, parent_bates: self }) },
@@ -234,19 +220,9 @@ describe('what this host pushes', () => {
     const t = ask(a, 'from a');
     sync(a);
     sync(b);
-    const s = Shard.open(b.db);
-    try {
-      archiveSessions(s, [t.sid]);
-    } finally {
-      s.close();
-    }
+    archive(b, t.sid);
     sync(b);
-    const s2 = Shard.open(b.db);
-    try {
-      restoreArchives(s2, [t.sid]);
-    } finally {
-      s2.close();
-    }
+    archive(b, t.sid, true);
     expect(sync(b).remotes[0].pushed.turns).toBe(0);
     const files = gitIn(remote, 'ls-tree', '-r', '--name-only', `refs/heads/hosts/${hostIdOf(b)}`);
     expect(files.split('\n').filter((f) => f.startsWith('sessions/'))).toEqual([]);
@@ -256,12 +232,7 @@ describe('what this host pushes', () => {
 
 describe('a forged host: odd seqs', () => {
   it('a turn path whose seq is 0 or past a safe integer is no turn: ignored, and the sync goes on', () => {
-    const remote = bareRemote();
-    const a = host('a', remote);
-    const b = host('b', remote);
-    const h = ask(a, 'honest');
-    sync(a);
-    const honest = honestTurn(remote, hostIdOf(a), h.sid);
+    const { remote, b, h, honest } = scene();
     const big = 'zzbig0000001-100000000000000000000';
     const zero = 'zzbig0000002-000000';
     forgeHost(remote, 'forgedseq', [
@@ -280,12 +251,7 @@ describe('a forged host: odd seqs', () => {
 
 describe('a forged host: a turn below its session', () => {
   it('a turn added below the turns of its session already here refuses its host, named; the sync goes on', () => {
-    const remote = bareRemote();
-    const a = host('a', remote);
-    const b = host('b', remote);
-    const h = ask(a, 'honest');
-    sync(a);
-    const honest = honestTurn(remote, hostIdOf(a), h.sid);
+    const { remote, b, honest } = scene();
     forgeHost(remote, 'forgedlow', [
       {
         sid: 'zzlow0000001',

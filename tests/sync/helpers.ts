@@ -2,7 +2,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Shard } from '../../src/store/index.js';
+import { archiveSessions, restoreArchives, Shard } from '../../src/store/index.js';
 import { dbOf } from '../../src/store/testing.js';
 import { BIN, type CliResult, cli } from '../support/cli.js';
 
@@ -126,6 +126,17 @@ export function tamper(
 
 export function gitIn(dir: string, ...args: string[]): string {
   return execFileSync('git', args, { cwd: dir, encoding: 'utf8' });
+}
+
+/** A session of `h` to the archive tier, or back, through the store as maintain and the browser do. */
+export function archive(h: Host, sid: string, back = false): void {
+  const s = Shard.open(h.db);
+  try {
+    if (back) restoreArchives(s, [sid]);
+    else archiveSessions(s, [sid]);
+  } finally {
+    s.close();
+  }
 }
 
 export { readFileSync, writeFileSync };

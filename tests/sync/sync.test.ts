@@ -1,8 +1,9 @@
 import { copyFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { archiveSessions, restoreArchives, Shard, syncMarks } from '../../src/store/index.js';
+import { Shard, syncMarks } from '../../src/store/index.js';
 import {
+  archive,
   ask,
   bareRemote,
   clean,
@@ -319,12 +320,7 @@ describe('arborist sync over git', () => {
     sync(a);
     sync(b);
     // The archive tier's own path (maintain and the browser archive through it).
-    const s = Shard.open(a.db);
-    try {
-      archiveSessions(s, [t.sid]);
-    } finally {
-      s.close();
-    }
+    archive(a, t.sid);
     sync(a);
     sync(b);
     const sb = Shard.open(b.db, { readonly: true });
@@ -336,12 +332,7 @@ describe('arborist sync over git', () => {
     }
     clean(b);
     // Restored on a, and gone on: the mark clears, and the new turn arrives.
-    const s2 = Shard.open(a.db);
-    try {
-      restoreArchives(s2, [t.sid]);
-    } finally {
-      s2.close();
-    }
+    archive(a, t.sid, true);
     const t2 = ask(a, 'after the restore', ['--parent', t.bates]);
     sync(a);
     expect(sync(b).remotes[0].pulled.turns).toBe(1);
@@ -360,20 +351,10 @@ describe('arborist sync over git', () => {
     const a = host('a', remote);
     const b = host('b', remote);
     const t = ask(a, 'archived before any sync');
-    const s = Shard.open(a.db);
-    try {
-      archiveSessions(s, [t.sid]);
-    } finally {
-      s.close();
-    }
+    archive(a, t.sid);
     expect(sync(a).remotes[0].pushed.turns).toBe(0);
     sync(b); // b now holds a's events, node.add of t among them, but no file of t
-    const s2 = Shard.open(a.db);
-    try {
-      restoreArchives(s2, [t.sid]);
-    } finally {
-      s2.close();
-    }
+    archive(a, t.sid, true);
     expect(sync(a).remotes[0].pushed.turns).toBe(1);
     const r = sync(b).remotes[0];
     expect(r.pulled.hosts[0]).toEqual({ host: hostIdOf(a), status: 'ok', turns: 1, problems: [] });
