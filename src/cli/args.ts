@@ -22,10 +22,10 @@ export const GLOBAL_OPTIONS: OptionSpec = {
 export function commandFirst(argv: readonly string[]): string[] {
   let i = 0;
   while (i < argv.length) {
-    const a = argv[i];
-    if (a === '--db') i += 2;
-    else if (a.startsWith('--db=') || a === '--json' || a === '--no-color' || a === '--durable') i += 1;
-    else break;
+    const name = argv[i].startsWith('--') ? argv[i].slice(2).split('=')[0] : '';
+    const o = name === 'help' ? undefined : GLOBAL_OPTIONS[name];
+    if (o === undefined) break;
+    i += o.type === 'string' && !argv[i].includes('=') ? 2 : 1;
   }
   if (i === 0 || i >= argv.length || argv[i].startsWith('-')) return [...argv];
   return [argv[i], ...argv.slice(0, i), ...argv.slice(i + 1)];

@@ -5,14 +5,11 @@
  * 0, or 1 when a host was refused); the summary line comes from it. Quitting the browser stops a running sync (SIGTERM:
  * what it committed stays, the next sync goes on from there).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { oneLine } from '../../text/sanitize.js';
 import type { Action } from '../core/actions.js';
 import type { SyncProgress } from '../features/sync/model.js';
-
-/** Progress is passed on at most this often: a repaint per git object would be wasted. */
-const PROGRESS_EVERY_MS = 100;
-const MAX_OUT = 16 * 1024 * 1024;
+import { runWithProgress } from './child.js';
 
 export class SyncRunner {
   private child: ChildProcess | null = null;
@@ -29,65 +26,40 @@ export class SyncRunner {
       this.dispatch({ type: 'syncDone', summary: '', error: 'no arborist command to run', changed: false });
       return;
     }
-    const child = spawn(
-      this.command[0],
-      [...this.command.slice(1), 'sync', '--db', this.dbPath, '--json', '--progress-json'],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
+    const child = runWithProgress(
+      [...this.command, 'sync', '--db', this.dbPath, '--json', '--progress-json'],
+      {
+        progress: progressOf,
+        onProgress: (progress) => this.dispatch({ type: 'syncProgress', progress }),
+        onError: (e) => {
+          this.child = null;
+          this.dispatch({ type: 'syncDone', summary: '', error: oneLine(e.message), changed: false });
+        },
+        onEnd: ({ out, errText, code, signal }) => {
+          if (this.child !== child) return;
+          this.child = null;
+          // The report comes on stdout with exit 0, and with exit 1 when a host was refused (a check found damage).
+          const r = code === 0 || code === 1 ? reportOf(out) : null;
+          if (r) {
+            this.dispatch({
+              type: 'syncDone',
+              summary: r.summary,
+              error: r.refused ? `${r.summary}; ${r.refused} (arborist sync says why)` : null,
+              changed: r.changed,
+            });
+            return;
+          }
+          const why = errText || (signal ? `stopped by ${signal}` : `exit ${code}`);
+          this.dispatch({
+            type: 'syncDone',
+            summary: '',
+            error: oneLine(why.replace(/^arborist: /, '')),
+            changed: true,
+          });
+        },
+      },
     );
     this.child = child;
-    let out = '';
-    let errText = '';
-    let pending = '';
-    let last = 0;
-    let latest: SyncProgress | null = null;
-    child.stdout!.on('data', (d: Buffer) => {
-      if (out.length < MAX_OUT) out += d.toString('utf8');
-    });
-    child.stderr!.on('data', (d: Buffer) => {
-      pending += d.toString('utf8');
-      if (pending.length > MAX_OUT) pending = pending.slice(-4096);
-      let nl = pending.indexOf('\n');
-      while (nl >= 0) {
-        const line = pending.slice(0, nl);
-        pending = pending.slice(nl + 1);
-        const p = progressOf(line);
-        if (p) latest = p;
-        else if (line.trim() !== '' && errText === '') errText = line;
-        nl = pending.indexOf('\n');
-      }
-      const now = Date.now();
-      if (latest && now - last >= PROGRESS_EVERY_MS) {
-        last = now;
-        this.dispatch({ type: 'syncProgress', progress: latest });
-        latest = null;
-      }
-    });
-    child.on('error', (e) => {
-      this.child = null;
-      this.dispatch({ type: 'syncDone', summary: '', error: oneLine(e.message), changed: false });
-    });
-    child.on('close', (code, signal) => {
-      if (this.child !== child) return;
-      this.child = null;
-      // The report comes on stdout with exit 0, and with exit 1 when a host was refused (a check found damage).
-      const r = code === 0 || code === 1 ? reportOf(out) : null;
-      if (r) {
-        this.dispatch({
-          type: 'syncDone',
-          summary: r.summary,
-          error: r.refused ? `${r.summary}; ${r.refused} (arborist sync says why)` : null,
-          changed: r.changed,
-        });
-        return;
-      }
-      const why = errText || pending || (signal ? `stopped by ${signal}` : `exit ${code}`);
-      this.dispatch({
-        type: 'syncDone',
-        summary: '',
-        error: oneLine(why.replace(/^arborist: /, '')),
-        changed: true,
-      });
-    });
   }
 
   close(): void {
