@@ -20,7 +20,7 @@ import { startSync } from '../features/sync/update.js';
 import { keyTranscript, scrollText, toggleCalls, toggleThinking } from '../features/transcript/update.js';
 import { keyFilter, openFilter } from '../features/tree/filter.js';
 import { keyTree, toggleGrouping } from '../features/tree/update.js';
-import { msg, type Result } from './selectors.js';
+import { IMPORTING, msg, type Result } from './selectors.js';
 import type { State } from './state.js';
 
 export function keyContext(s: State): Context {
@@ -120,7 +120,7 @@ function onEmptyShardKey(s: State, id: KeyAction): Result {
     return [{ ...s, busy: 'building the demo…' }, [{ type: 'buildDemo' }]];
   if (id === 'import' && s.histories.length > 0 && !s.busy)
     return [
-      { ...s, busy: `importing ${s.histories.map((h) => h.label).join(', ')}…` },
+      { ...s, busy: `${IMPORTING}${s.histories.map((h) => h.label).join(', ')}…` },
       [{ type: 'importHistories' }],
     ];
   if (id === 'ask') return openInput(s, 'ask', null, null);

@@ -65,3 +65,11 @@ export function msg(s: State, text: string, level: 'info' | 'error' = 'info'): M
 }
 
 export const QUESTION_RUNNING = 'a question is still running (Esc cancels it)';
+
+/** The first start's import shows as busy with this word first: `i` sets it, its progress lines keep it. */
+export const IMPORTING = 'importing ';
+
+/** True while the first start's import runs. */
+export function importing(s: State): boolean {
+  return s.busy?.startsWith(IMPORTING) === true;
+}

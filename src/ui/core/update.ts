@@ -17,7 +17,7 @@ import { onMouse, onOrigins, onOutline, onSessions, onTitles } from '../features
 import type { Action } from './actions.js';
 import type { Effect } from './effects.js';
 import { onKey } from './keys.js';
-import { msg, type Result, selectedBates, treeHeight } from './selectors.js';
+import { importing, msg, type Result, selectedBates, treeHeight } from './selectors.js';
 import type { State } from './state.js';
 
 export function update(s: State, a: Action): Result {
@@ -98,7 +98,7 @@ function step(s: State, a: Action): Result {
       return onSync(s, a, onDataChanged);
     case 'historiesProgress':
       // Only while the import is the thing shown as busy (a late line after its end changes nothing).
-      return [s.busy?.startsWith('importing ') ? { ...s, busy: a.text } : s, []];
+      return [importing(s) ? { ...s, busy: a.text } : s, []];
     case 'historiesImported':
       return [
         {

@@ -6,6 +6,7 @@
  */
 import { oneLine } from '../../text/sanitize.js';
 import type { Action } from '../core/actions.js';
+import { IMPORTING } from '../core/selectors.js';
 import { runWithProgress } from './child.js';
 
 export function importHistories(
@@ -55,5 +56,5 @@ export function progressText(line: string): string | null {
   const o = p as Record<string, unknown>;
   const n = (v: unknown) => (Number.isSafeInteger(v) ? (v as number) : 0).toLocaleString('en-US');
   const source = typeof o.source === 'string' ? oneLine(o.source).slice(0, 40) : '';
-  return `importing ${source}${source === '' ? '' : ': '}${n(o.files_done)}/${n(o.files)} files, ${n(o.turns)} turns…`;
+  return `${IMPORTING}${source}${source === '' ? '' : ': '}${n(o.files_done)}/${n(o.files)} files, ${n(o.turns)} turns…`;
 }

@@ -3,7 +3,7 @@ import type { KeyAction } from '../../../keymap/index.js';
 import type { OutlineNode } from '../../../store/index.js';
 import { oneLine } from '../../../text/sanitize.js';
 import { inside, layout } from '../../core/layout.js';
-import { msg, type Result, treeHeight } from '../../core/selectors.js';
+import { importing, msg, type Result, treeHeight } from '../../core/selectors.js';
 import type { State } from '../../core/state.js';
 import { mergeSessions } from '../maintenance/model.js';
 import { scrollText } from '../transcript/update.js';
@@ -220,7 +220,7 @@ export function onSessions(
   const n = rebuild({ ...s, loaded: true, sessionsMore }, { sessions, expanded, outlines });
   // While the first start's import fills an empty shard, a cursor nobody moved stays on the first row (the newest
   // session), rather than riding down with whichever session the first refresh put there.
-  const pinned = s.busy?.startsWith('importing ') === true && s.sel === 0;
+  const pinned = importing(s) && s.sel === 0;
   return [first || pinned ? select(n, 0) : n, []];
 }
 
