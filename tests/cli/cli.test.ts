@@ -1,6 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -262,7 +261,7 @@ describe('arborist CLI', () => {
   });
 
   it('says why a shard in a folder it cannot write cannot be read either (SQLite makes its -shm beside it)', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'arborist-ro-'));
+    const dir = tempDir('arborist-ro-');
     const db = join(dir, 's.db');
     expect(cli(['ask', 'q', '--answer', 'a', '--db', db]).code).toBe(0);
     chmodSync(db, 0o444);

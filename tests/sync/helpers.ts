@@ -1,10 +1,10 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { archiveSessions, restoreArchives, Shard } from '../../src/store/index.js';
 import { dbOf } from '../../src/store/testing.js';
 import { BIN, type CliResult, cli } from '../support/cli.js';
+import { tempDir as supportTempDir } from '../support/tmp.js';
 
 /** A host: its own ARBORIST_HOME and shard, as a separate machine would have. */
 export interface Host {
@@ -13,8 +13,9 @@ export interface Host {
   env: NodeJS.ProcessEnv;
 }
 
+/** A temporary folder removed after the test (tests/support/tmp.ts), named for what it holds. */
 export function tempDir(prefix = 'arb-sync-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  return supportTempDir(prefix);
 }
 
 /** A bare repository in a temp folder: the remote every host syncs with. */
