@@ -3,6 +3,7 @@
  * output.ts, which loads chalk) so that the browser's own bundle (tui-main.ts) loads only what the browser uses.
  */
 import { providerFromOptions } from '../ask/index.js';
+import { demoDbPath } from '../config/index.js';
 import { AGENTS } from '../import/agents.js';
 import { runTui } from '../ui/term/app.js';
 import { flag, type OptionSpec, type Parsed, str } from './args.js';
@@ -35,5 +36,6 @@ export function openBrowser(
     verifyCommand,
     histories,
     agents: AGENTS,
+    demoDbPath: demoDbPath(ctx.env),
   });
 }

@@ -154,7 +154,12 @@ export const ACTIONS = [
     keys: ['c'],
     description: 'Check the whole audit chain now (with progress)',
   },
-  { id: 'demo', group: 'Shard', keys: ['d'], description: 'On an empty shard: load the demo sessions' },
+  {
+    id: 'demo',
+    group: 'Shard',
+    keys: ['d'],
+    description: "On an empty shard: open the demo's own shard (yours stays empty)",
+  },
   {
     id: 'import',
     group: 'Shard',

@@ -206,17 +206,58 @@ describe('terminal safety and behaviour', () => {
     await m.waitFor(new RegExp(`│ ${d.sid['sqlite wal']}`));
   });
 
-  it('an empty shard offers the demo: d loads it', async () => {
-    const db = tempDb();
+  const sessionsIn = (db: string) => {
+    const s = Shard.open(db, { readonly: true });
+    try {
+      return s.listSessions().length;
+    } finally {
+      s.close();
+    }
+  };
+
+  it("an empty shard offers the demo: d opens the demo's own shard and leaves the empty one empty", async () => {
+    const home = tempDir('arborist-home-');
+    const db = join(home, 'sessions.db');
     Shard.open(db).close();
-    const t = await start({ db, cols: 80, rows: 24 });
+    const t = await start({ db, cols: 120, rows: 24, env: { ARBORIST_HOME: home } });
     await t.waitFor('This shard is empty.');
     await t.waitFor('Press d to load a demo, q to quit');
     t.press('d');
     await t.waitFor('sessions 4');
     await t.waitFor('rust lifetim');
+    await t.waitFor(/demo shard \/.*demo\.db · your shard stays empty/);
+    await t.waitFor(/chain ✓/);
+    // The demo's shard works as any other: Enter expands a session from it.
+    t.press('Enter');
+    await t.waitFor(/[├└]/);
+    await t.quit();
+    expect(sessionsIn(db)).toBe(0);
+    expect(sessionsIn(join(home, 'demo.db'))).toBe(4);
+  });
+
+  it('on the demo shard itself (`arborist demo` left it empty), d builds the demo in place', async () => {
+    const home = tempDir('arborist-home-');
+    const db = join(home, 'demo.db');
+    Shard.open(db).close();
+    const t = await start({ db, cols: 80, rows: 24, env: { ARBORIST_HOME: home } });
+    t.press('d');
     await t.waitFor('demo loaded');
     await t.waitFor(/chain ✓ 21 events/);
+    await t.quit();
+    expect(sessionsIn(db)).toBe(4);
+  });
+
+  it('a demo shard that cannot be opened is said in one line, and the browser stays on the empty shard', async () => {
+    const home = tempDir('arborist-home-');
+    const db = join(home, 'sessions.db');
+    Shard.open(db).close();
+    writeFileSync(join(home, 'demo.db'), 'not a database, but a file a person keeps\n'.repeat(200));
+    const t = await start({ db, cols: 120, rows: 24, env: { ARBORIST_HOME: home } });
+    t.press('d');
+    await t.waitFor(/the demo shard cannot be opened: /);
+    expect(t.screen()).toContain('This shard is empty.');
+    await t.quit();
+    expect(sessionsIn(db)).toBe(0);
   });
 
   it('keys.json: an override works; an unknown action or a key bound twice refuses to start (exit 2)', async () => {

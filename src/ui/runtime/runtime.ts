@@ -32,6 +32,11 @@ export interface RuntimeOptions extends ChainCheckOptions, FindOptions {
   verifyCommand?: readonly string[];
   /** Hands the terminal to the agent (`r`: term/app.ts); absent, resuming is refused. */
   runOutside?: RunOutside;
+  /**
+   * Opens the demo's own shard in place of this one (`d`: term/app.ts), so the demo never mixes with the user's
+   * history; absent, the demo is built into the shard shown (it is the demo's own: `arborist demo`).
+   */
+  openDemo?: () => void;
 }
 
 /** After a change, the state is checked again once the last check is older than this. */
@@ -153,8 +158,11 @@ export class Runtime {
         importHistories(this.opts.verifyCommand ?? null, this.shard.path, this.dispatch);
         return;
       case 'buildDemo':
-        buildDemo(this.shard);
-        this.dispatch({ type: 'demoBuilt' });
+        if (this.opts.openDemo) this.opts.openDemo();
+        else {
+          buildDemo(this.shard);
+          this.dispatch({ type: 'demoBuilt' });
+        }
         return;
       case 'search':
         this.preview.typed();

@@ -1,3 +1,5 @@
+import { homedir } from 'node:os';
+import { resolve as resolvePath } from 'node:path';
 import { type AgentExit, type AgentRun, startAgent } from '../../agent/index.js';
 import type { ProviderSpec } from '../../ask/types.js';
 import { keysPath } from '../../config/index.js';
@@ -9,7 +11,8 @@ import { type HistoryOffer, initialState, type State } from '../core/state.js';
 import { update } from '../core/update.js';
 import { ASCII_GLYPHS, type Glyphs, UNICODE_GLYPHS, view } from '../core/view.js';
 import { warmStep } from '../features/transcript/markdown.js';
-import { Runtime } from '../runtime/runtime.js';
+import { buildDemo } from '../runtime/demo.js';
+import { describe, Runtime } from '../runtime/runtime.js';
 import { type BlessedKey, keyName, loadKeymap } from './keys.js';
 import { leaveScreen } from './outside.js';
 import { attrTable, chooseTerminal, createScreen, paint, type TermChoice } from './terminal.js';
@@ -28,6 +31,11 @@ export interface TuiOptions {
   /** On an empty shard, offer to load the demo (default true). */
   offerDemo?: boolean;
   /**
+   * The demo's own shard (`$ARBORIST_HOME/demo.db`): `d` on an empty shard opens it, built on first use, and leaves
+   * the empty one as it was. Absent, or the shard shown itself: the demo is built into the shard shown.
+   */
+  demoDbPath?: string;
+  /**
    * Histories found on this machine, offered for import on an empty shard. A function is called only when the
    * shard, once open, is empty (so a shard with sessions is opened once, and the disk is not searched).
    */
@@ -36,6 +44,12 @@ export interface TuiOptions {
   verifyCommand?: readonly string[];
   /** The agents' names and badges by source kind (src/import/agents.ts): the sessions' badges and their help. */
   agents?: Readonly<Record<string, AgentLabel>>;
+}
+
+/** A path as a person reads it on a status line: the home folder as `~`. */
+function tildePath(path: string): string {
+  const home = homedir();
+  return home && path.startsWith(`${home}/`) ? `~${path.slice(home.length)}` : path;
 }
 
 const err = (line: string) => process.stderr.write(`arborist: ${line}\n`);
@@ -92,7 +106,8 @@ class Program {
   private readonly screen: ReturnType<typeof createScreen>;
   private readonly attrs: ReturnType<typeof attrTable>;
   private readonly glyphs: Glyphs;
-  private readonly runtime: Runtime;
+  private shard: Shard;
+  private runtime: Runtime;
   private readonly trace = new Trace();
   private readonly timer: ReturnType<typeof setInterval>;
   private state: State;
@@ -111,8 +126,8 @@ class Program {
   private readonly fail = (e: unknown) => this.failWith(e);
 
   constructor(
-    private readonly shard: Shard,
-    keymap: Keymap,
+    shard: Shard,
+    private readonly keymap: Keymap,
     private readonly choice: TermChoice,
     private readonly opts: TuiOptions & { histories?: HistoryOffer[] },
     private readonly resolve: (code: number) => void,
@@ -130,17 +145,26 @@ class Program {
       histories: opts.histories,
       agents: opts.agents,
     });
-    this.runtime = new Runtime(
+    this.shard = shard;
+    this.runtime = this.runtimeOf(shard);
+    this.timer = setInterval(() => this.guard(() => this.onTimer()), 500);
+  }
+
+  private runtimeOf(shard: Shard): Runtime {
+    const demo = this.opts.demoDbPath;
+    const ownDemo = demo !== undefined && resolvePath(demo) !== resolvePath(shard.path);
+    return new Runtime(
       shard,
       (a) => this.dispatch(a),
       () => this.state,
       {
-        provider: opts.provider,
-        verifyCommand: opts.verifyCommand,
+        provider: this.opts.provider,
+        verifyCommand: this.opts.verifyCommand,
         runOutside: (exe, argv, cwd) => this.runOutside(exe, argv, cwd),
+        // After the effects of this key have run: the runtime that runs them is the one the demo replaces.
+        openDemo: ownDemo ? () => setImmediate(() => this.guard(() => this.openDemo(demo))) : undefined,
       },
     );
-    this.timer = setInterval(() => this.guard(() => this.onTimer()), 500);
   }
 
   start(): void {
@@ -149,19 +173,66 @@ class Program {
     process.on('uncaughtException', this.fail);
     process.on('unhandledRejection', this.fail);
     this.listen();
-    this.guard(() => {
-      this.dispatch({ type: 'resize', cols: this.screen.cols, rows: this.screen.rows });
-      this.runtime.run([{ type: 'loadSessions' }]);
-      this.render();
-      this.runtime.changed();
-      // Once the first screen is out: the sessions it left out, then the first full check.
-      setImmediate(() =>
-        this.guard(() => {
-          if (this.done) return;
-          this.runtime.completeSessions();
-          this.runtime.check(true);
-        }),
-      );
+    this.guard(() => this.show());
+  }
+
+  /** The first screen of the shard, then the sessions it left out and the first full check. */
+  private show(): void {
+    this.dispatch({ type: 'resize', cols: this.screen.cols, rows: this.screen.rows });
+    this.runtime.run([{ type: 'loadSessions' }]);
+    this.render();
+    this.runtime.changed();
+    setImmediate(() =>
+      this.guard(() => {
+        if (this.done) return;
+        this.runtime.completeSessions();
+        this.runtime.check(true);
+      }),
+    );
+  }
+
+  /**
+   * `d` on an empty shard: the browser moves to the demo's own shard (built on first use, as `arborist demo` builds
+   * it), so a first look at the demo never writes into the user's history. The empty shard is left as it was, and
+   * the next `arborist` opens it again. A demo shard that cannot be opened is said, and the browser stays.
+   */
+  private openDemo(path: string): void {
+    if (this.done) return;
+    let demo: Shard;
+    try {
+      demo = Shard.open(path);
+      try {
+        if (demo.isEmpty()) buildDemo(demo);
+      } catch (e) {
+        demo.close();
+        throw e;
+      }
+    } catch (e) {
+      this.dispatch({
+        type: 'message',
+        text: `the demo shard cannot be opened: ${describe(e)}`,
+        level: 'error',
+      });
+      return;
+    }
+    demo.deferIndexing = true;
+    this.runtime.close();
+    this.shard.close();
+    this.shard = demo;
+    this.runtime = this.runtimeOf(demo);
+    this.state = initialState({
+      cols: this.screen.cols,
+      rows: this.screen.rows,
+      keymap: this.keymap,
+      offerDemo: false,
+      histories: [],
+      agents: this.opts.agents,
+    });
+    this.show();
+    this.dispatch({
+      type: 'message',
+      text: `demo shard ${tildePath(path)} · your shard stays empty · → opens a session`,
+      level: 'info',
     });
   }
 
