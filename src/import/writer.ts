@@ -111,9 +111,11 @@ function sessionResolver(
           sid = null;
         } else {
           // Its origin, unless that source session already names another session here (an earlier import of
-          // the same export that could not be exact): the mapping is one session's.
-          const origin = exact.origin;
-          const free = origin && shard.sessionForSource(origin.source, origin.source_session) === undefined;
+          // the same export that could not be exact): the mapping is one session's. A document from before
+          // origins gets one with no details: the record is also what marks the session a copy, which this
+          // shard never appends to (docs/export.md, "A copy stays a copy").
+          const origin = exact.origin ?? { source: 'arborist', source_session: exact.sid, info: {} };
+          const free = shard.sessionForSource(origin.source, origin.source_session) === undefined;
           shard.createSession({
             sid: exact.sid,
             label: exact.label,

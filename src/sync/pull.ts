@@ -172,7 +172,7 @@ async function checkHost(
   const prevSeq = prev?.seq ?? 0;
   const prevHash = prev?.hash ?? ZERO;
   const growing = prevSeq % EVENTS_PER_CHUNK === 0 ? -1 : chunkOf(prevSeq);
-  const turns = new PulledTurns();
+  let turns = new PulledTurns();
   const sessionBlobs: { sid: string; blob: string }[] = [];
   let grown: TreeChange | undefined;
   let bad: string | null = null;
@@ -351,20 +351,35 @@ async function checkHost(
       );
     }
   }
-  plan.turns = turns;
 
-  // 4. Its sessions are its own: never one of this host's, nor one pulled from another host.
+  // 4. Its sessions are its own: never one of this host's, nor one pulled from another host. Unless all it pushes
+  // of one is here already, turn for turn the same: two shards that imported the same export (docs/export.md, "A
+  // copy stays a copy") both push that session, and neither may add to it. Nothing of such a session is imported.
   const sids = new Set<string>([...plan.sessions.keys(), ...turns.sids]);
   const origins = shard.sessionOriginsOf([...sids]);
+  const sameHere = new Set<string>();
   for (const sid of sids) {
     const here = shard.getSession(sid) !== undefined || shard.isArchivedSid(sid);
     if (!here) continue;
     const o = origins.get(sid) ?? shard.sourceOfSession(sid);
-    if (o?.source !== 'sync' || o.info.host !== host)
-      return refuse(
-        `host ${host} pushes session ${sid}, which here is ${o?.source === 'sync' ? `host ${String(o.info.host)}'s` : "this host's own"}; nothing of ${host} imported`,
-      );
+    if (o?.source === 'sync' && o.info.host === host) continue;
+    if (allHere(shard, turns, sid)) {
+      sameHere.add(sid);
+      continue;
+    }
+    const whose =
+      o?.source === 'sync'
+        ? `host ${String(o.info.host)}'s`
+        : o?.source === 'arborist' && o.source_session === sid
+          ? 'a copy imported from an arborist export'
+          : "this host's own";
+    return refuse(`host ${host} pushes session ${sid}, which here is ${whose}; nothing of ${host} imported`);
   }
+  if (sameHere.size > 0) {
+    turns = turns.without(sameHere);
+    for (const sid of sameHere) plan.sessions.delete(sid);
+  }
+  plan.turns = turns;
   // A turn below its session's next seq here, and not here, can never be placed (the store mints seqs in order and
   // never goes back): the writer would throw the whole batch, so its host is refused here, named.
   const next = new Map<string, number | undefined>();
@@ -393,4 +408,14 @@ async function checkHost(
     }
   }
   return plan;
+}
+
+/** Whether every turn `turns` holds of session `sid` (none: only its session file) is here, with the same node hash. */
+function allHere(shard: Shard, turns: PulledTurns, sid: string): boolean {
+  for (let i = 0; i < turns.length; i++) {
+    if (turns.sid(i) !== sid) continue;
+    const n = shard.getNode(turns.bates(i));
+    if (n === undefined || !turns.hashIs(i, n.node_hash)) return false;
+  }
+  return true;
 }

@@ -323,14 +323,22 @@ async function syncLocked(ctx: SyncContext, dryRun: boolean): Promise<SyncReport
   }
   ctx.progress('check', hosts.size, hosts.size);
   // A session is one host's: two branches that both push it are refused both (which one made it is not knowable).
-  const claimedBy = new Map<string, string>();
+  // Unless they push the same turns of it, exactly: copies of one export (pull.ts, step 4), taken from the first.
+  const claimedBy = new Map<string, HostPlan>();
   const clash = new Set<string>();
-  for (const p of plans)
+  for (const p of plans) {
+    const same = new Set<string>();
     for (const sid of new Set([...p.sessions.keys(), ...p.turns.sids])) {
       const other = claimedBy.get(sid);
-      if (other !== undefined && other !== p.host) clash.add(sid);
-      else claimedBy.set(sid, p.host);
+      if (other === undefined || other === p) claimedBy.set(sid, p);
+      else if (sameTurns(other.turns, p.turns, sid)) same.add(sid);
+      else clash.add(sid);
     }
+    if (same.size > 0) {
+      p.turns = p.turns.without(same);
+      for (const sid of same) p.sessions.delete(sid);
+    }
+  }
   for (const p of plans) {
     const mine = [...clash].filter((sid) => p.sessions.has(sid) || p.turns.hasSid(sid));
     if (mine.length === 0) continue;
@@ -423,4 +431,18 @@ async function syncLocked(ctx: SyncContext, dryRun: boolean): Promise<SyncReport
       marks,
     });
   return report;
+}
+
+/** Whether two hosts' pulls hold the same turns of session `sid`: the same Bates ids, each with the same node hash. */
+function sameTurns(a: PulledTurns, b: PulledTurns, sid: string): boolean {
+  let n = 0;
+  for (let i = 0; i < b.length; i++) {
+    if (b.sid(i) !== sid) continue;
+    n++;
+    const j = a.indexOf(b.bates(i));
+    if (j < 0 || a.hashHex(j) !== b.hashHex(i)) return false;
+  }
+  let m = 0;
+  for (let j = 0; j < a.length; j++) if (a.sid(j) === sid) m++;
+  return n === m;
 }

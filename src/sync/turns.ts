@@ -158,6 +158,24 @@ export class PulledTurns {
     this.hashes.write(hex, i * HASH, HASH, 'hex');
   }
 
+  /** The same turns, sealed, hashes and parents kept, without those of `drop`'s sessions. */
+  without(drop: ReadonlySet<string>): PulledTurns {
+    const out = new PulledTurns();
+    const kept: number[] = [];
+    for (let i = 0; i < this.length; i++)
+      if (!drop.has(this.sid(i))) {
+        out.add(this.sid(i), this.seq[i], this.blobHex(i));
+        kept.push(i);
+      }
+    out.seal(); // already in (sid, seq) order: nothing moves
+    kept.forEach((i, j) => {
+      this.hashes.copy(out.hashes, j * HASH, i * HASH, (i + 1) * HASH);
+      const ps = this.parentSidOf[i];
+      if (ps >= 0) out.setParent(j, formatBates(this.parentSids[ps], this.parentSeq[i]));
+    });
+    return out;
+  }
+
   setParent(i: number, parent: string | null): void {
     const p = parent === null ? null : parseBates(parent);
     // Only a parent written exactly as a Bates id can be a pulled turn (the order looks parents up by it).

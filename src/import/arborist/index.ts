@@ -91,12 +91,19 @@ function cycles(kept: ReadonlyMap<string, CheckedTurn>): Set<string> {
   return out;
 }
 
+/**
+ * The source session of a session's turns imported anew. Not the exporting sid: that names the exact copy, whose
+ * source record marks it a copy this shard never mints seqs in (docs/export.md, "A copy stays a copy"); the turns
+ * imported anew go into a session made here, under this name.
+ */
+const anewSession = (sid: string): string => `${sid} (anew)`;
+
 function toParsedTurn(c: CheckedTurn, parent: string | null, exact: boolean): ParsedTurn {
   const t = c.turn;
   const out: ParsedTurn = {
     sourceId: t.bates,
     parentSourceId: parent,
-    sourceSession: t.sid,
+    sourceSession: exact ? t.sid : anewSession(t.sid),
     question: t.question,
     answer: t.answer_text,
     createdAt: t.created_at,
@@ -127,7 +134,7 @@ function toParsedTurn(c: CheckedTurn, parent: string | null, exact: boolean): Pa
  * agent's own mapping, which a document could otherwise claim for sessions this shard will import later).
  */
 function toParsedSession(s: DocSession, exact: boolean): ParsedSession {
-  const out: ParsedSession = { sourceSession: s.sid, createdAt: s.created_at };
+  const out: ParsedSession = { sourceSession: exact ? s.sid : anewSession(s.sid), createdAt: s.created_at };
   const o = s.origin;
   if (exact) {
     out.exact = { sid: s.sid, label: s.label, session_root: s.session_root };

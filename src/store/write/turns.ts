@@ -111,8 +111,11 @@ interface Parent {
 /** The statements of an add, prepared once per connection and held here: addTurn is the write hot path. */
 export class TurnWriter {
   private readonly parentInfo: Database.Statement;
-  /** Whether a session was pulled by sync (its session_sources row says 'sync'). */
-  private readonly pulledFrom: Database.Statement;
+  /**
+   * Whether a session is a copy of another shard's: pulled by sync (source 'sync'), or imported exact from an arborist
+   * export (source 'arborist' under its own sid). Gives that source, or undefined for a session of this shard.
+   */
+  private readonly copiedFrom: Database.Statement;
   private readonly mintSeq: Database.Statement;
   private readonly insertNode: Database.Statement;
   private readonly insertSubtree: Database.Statement;
@@ -124,9 +127,9 @@ export class TurnWriter {
   constructor(db: Database.Database) {
     this.db = db;
     this.parentInfo = cachedStatement(db, 'SELECT id, sid, depth FROM nodes WHERE bates = ?');
-    this.pulledFrom = cachedStatement(
+    this.copiedFrom = cachedStatement(
       db,
-      "SELECT 1 FROM session_sources WHERE sid = ? AND source = 'sync'",
+      "SELECT source FROM session_sources WHERE sid = ? AND (source = 'sync' OR (source = 'arborist' AND source_session = sid))",
       'pluck',
     );
     // OR FAIL, not the default ABORT: an ABORT statement with RETURNING opens a statement journal, and opening one
@@ -162,14 +165,16 @@ export class TurnWriter {
     let created_session = false;
     if (input.session !== undefined) {
       sid = ctx.resolveSession(input.session).sid;
-      // A host appends only to sessions it created (docs/sync.md): a pulled one's seqs are its host's to mint.
-      if (this.pulledFrom.get(sid) !== undefined)
+      // A shard appends only to sessions it created (docs/sync.md, docs/export.md): a copy's seqs are its maker's to
+      // mint, or two shards would give one Bates id to two turns.
+      const copy = this.copiedFrom.get(sid) as string | undefined;
+      if (copy !== undefined)
         throw badInput(
-          `session ${sid} was pulled from another host, which alone adds to it; ask under its turn without --session to fork it here`,
+          `session ${sid} ${copy === 'sync' ? 'was pulled from another host' : 'was imported from an arborist export'}, whose shard alone adds to it; ask under its turn without --session to fork it here`,
         );
-    } else if (parent && this.pulledFrom.get(parent.sid) === undefined) sid = parent.sid;
+    } else if (parent && this.copiedFrom.get(parent.sid) === undefined) sid = parent.sid;
     else if (parent) {
-      // Under another host's turn: a new local session whose first turn hangs under it, as any cross-session fork.
+      // Under a copied session's turn: a new local session whose first turn hangs under it, as any cross-session fork.
       sid = ctx.createSession({ label: input.label, created_at }).sid;
       created_session = true;
     } else {

@@ -1,0 +1,83 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ask, bareRemote, expect0, host, run, sync, tempDir, turnsOf } from './helpers.js';
+
+/**
+ * One export imported on two machines (docs/export.md, "A copy stays a copy"): both hold the same session under its
+ * exporting sid, both push it, and neither may add to it. Until this was handled, each host refused the other whole
+ * on every sync from then on.
+ */
+describe('sync between shards holding copies of one export', () => {
+  it('pulls each host whole, takes the shared session once, and forks what is asked under it', () => {
+    const maker = host('maker');
+    const first = ask(maker, 'q one');
+    ask(maker, 'q two', ['--session', first.sid]);
+    const doc = join(tempDir('arb-doc-'), 'export.json');
+    expect0(run(maker, ['export', first.sid, '--format', 'json', '--out', doc]));
+
+    const remote = bareRemote();
+    const [a, b, c] = ['a', 'b', 'c'].map((n) => host(n, remote));
+    for (const h of [a, b]) expect0(run(h, ['import', 'arborist', doc]));
+    const fromA = ask(a, 'only on a');
+    const fromB = ask(b, 'only on b');
+
+    sync(a);
+    const rb = sync(b).remotes[0];
+    expect(rb.pulled.hosts).toEqual([expect.objectContaining({ status: 'ok', turns: 1, problems: [] })]);
+    const ra = sync(a).remotes[0];
+    expect(ra.pulled.hosts).toEqual([expect.objectContaining({ status: 'ok', turns: 1, problems: [] })]);
+    // A third machine gets the copy once, from whichever host comes first, and each host's own turn.
+    const rc = sync(c).remotes[0];
+    expect(rc.pulled.hosts.map((h: { status: string }) => h.status)).toEqual(['ok', 'ok']);
+    for (const h of [a, b, c]) {
+      const turns = [...turnsOf(h).keys()];
+      expect(turns).toEqual(
+        expect.arrayContaining([first.bates, `${first.sid}-000002`, fromA.bates, fromB.bates]),
+      );
+      expect(turns).toHaveLength(4);
+      expect(run(h, ['verify']).code).toBe(0);
+    }
+    expect(turnsOf(c).get(first.bates)).toBe(turnsOf(maker).get(first.bates));
+
+    // Nobody but its maker adds to the copy: asked into it, one line and exit 2; asked under its turn, a fork.
+    const into = run(a, ['ask', 'more', '--answer', 'x', '--session', first.sid]);
+    expect(into.code).toBe(2);
+    expect(into.stderr.trim().split('\n')).toHaveLength(1);
+    expect(into.stderr).toContain(`session ${first.sid} was imported from an arborist export`);
+    const fork = ask(a, 'continued on a', ['--parent', `${first.sid}-000002`]);
+    expect(fork.sid).not.toBe(first.sid);
+    expect(fork.parent_bates).toBe(`${first.sid}-000002`);
+    sync(a);
+    const again = sync(b).remotes[0].pulled;
+    expect(again.turns).toBe(1);
+    expect(again.hosts.map((h: { status: string }) => h.status)).toEqual(['ok', 'ok']);
+    expect(turnsOf(b).has(fork.bates)).toBe(true);
+  });
+
+  it('still refuses a host that adds turns to a session held here as a copy, and says which it is', () => {
+    const maker = host('maker');
+    const first = ask(maker, 'q one');
+    const doc = join(tempDir('arb-doc-'), 'export.json');
+    expect0(run(maker, ['export', first.sid, '--format', 'json', '--out', doc]));
+    const remote = bareRemote();
+    const a = host('a', remote);
+    expect0(run(a, ['import', 'arborist', doc]));
+    // The maker, syncing too, goes on in its own session: its new turn would go into a's copy.
+    expect0(run(maker, ['sync', 'remote', 'add', 'origin', remote]));
+    ask(maker, 'q two', ['--session', first.sid]);
+    sync(maker);
+    const r = run(a, ['sync', '--json']);
+    const report = r.json().remotes[0];
+    expect(report.pulled.hosts).toEqual([
+      expect.objectContaining({
+        status: 'refused',
+        problems: [
+          expect.stringContaining(
+            `session ${first.sid}, which here is a copy imported from an arborist export`,
+          ),
+        ],
+      }),
+    ]);
+    expect(turnsOf(a).has(`${first.sid}-000002`)).toBe(false);
+  });
+});
