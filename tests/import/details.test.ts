@@ -180,12 +180,11 @@ describe('turn details from source records', () => {
         error: false,
       },
     });
-    // Lines 10-17: four calls started, their results in another order; each finds its own by toolCallId.
-    expect(calls.slice(0, 4).map((c) => [c.name, c.result?.text.slice(0, 12)])).toEqual([
-      ['report_intent', 'Intent logge'],
-      ['view', '.claude\n.dev'],
-      ['view', '1. [package]'],
+    // Lines 21-26: three calls started, their results in another order; each finds its own by toolCallId.
+    expect(calls.slice(4, 7).map((c) => [c.name, c.result?.text.slice(0, 12)])).toEqual([
       ['web_search', '{"type":"out'],
+      ['view', 'analysis\ncac'],
+      ['view', 'CODEOWNERS\nI'],
     ]);
     expect(calls.every((c) => c.result !== undefined)).toBe(true);
   });
