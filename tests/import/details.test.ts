@@ -295,6 +295,29 @@ describe('turn details from source records', () => {
     expect(d.calls[3].result).toEqual({ text: 'No match found', error: true });
   });
 
+  it("Copilot CLI: an assistant.reasoning event and its message's reasoningText are one block; opaque reasoning is redacted", () => {
+    const ev = (type: string, data: unknown) => JSON.stringify({ type, data, id: 'e', timestamp: '' });
+    const records = [
+      ev('user.message', { content: 'go' }),
+      ev('assistant.reasoning', { reasoningId: 'r1', content: 'Checking.' }),
+      ev('assistant.message', {
+        content: '',
+        reasoningText: 'Checking.',
+        toolRequests: [{ toolCallId: 'a', name: 'view', arguments: { path: '.' } }],
+      }),
+      ev('assistant.message', { content: '', reasoningText: 'Checking.', toolRequests: [] }),
+      ev('assistant.message', { content: 'done', reasoningOpaque: 'AAAA' }),
+      // a sub-agent's reasoning stays out, as its calls do
+      JSON.stringify({ type: 'assistant.reasoning', agentId: 'x', data: { content: 'sub-agent' } }),
+    ];
+    const d = turnDetails('copilot', Buffer.from(`${records.join('\n')}\n`))!;
+    expect(d.thinking).toEqual([
+      { text: 'Checking.', redacted: false, before: 0 },
+      { text: 'Checking.', redacted: false, before: 1 },
+      { text: '', redacted: true, before: 1 },
+    ]);
+  });
+
   it('Copilot CLI: odd records among the real ones give the rest', () => {
     const real = readFileSync(join(FIX, 'copilot/events-1.0.34.jsonl'), 'utf8').split('\n');
     const whole = turnDetails('copilot', Buffer.from(real.join('\n')))!;

@@ -41,7 +41,8 @@ class Reader {
   readonly b = new DetailsBuilder();
   private prompts = 0;
   private readonly ids = new Set<string>();
-  private readonly thought = new Set<string>();
+  /** Thinking texts read so far, by where they came from, each waiting for its copy from the other place. */
+  private readonly unpaired = { message: new Map<string, number>(), event: new Map<string, number>() };
 
   /** False once a second prompt is met: what follows belongs to the next turn. */
   get open(): boolean {
@@ -63,13 +64,20 @@ class Reader {
     this.b.call(n, input, key, editOf(n, input));
   }
 
-  /** A thinking block; the same text twice in a turn (the message's copy and the reasoning event's) once. */
-  thinking(text: string, redacted = false): void {
-    if (!redacted) {
-      if (this.thought.has(text)) return;
-      this.thought.add(text);
+  /**
+   * A readable thinking block, from a message's `reasoningText` or an `assistant.reasoning` event: a log that holds
+   * both (an older CLI's) holds each block twice, so a text the other place already gave is its copy, shown once.
+   */
+  thinking(text: string, from: 'message' | 'event'): void {
+    const other = this.unpaired[from === 'message' ? 'event' : 'message'];
+    const n = other.get(text) ?? 0;
+    if (n > 0) {
+      other.set(text, n - 1);
+      return;
     }
-    this.b.thinking(text, redacted);
+    const own = this.unpaired[from];
+    own.set(text, (own.get(text) ?? 0) + 1);
+    this.b.thinking(text);
   }
 
   event(ev: Json, type: string, d: Json): void {
@@ -87,14 +95,15 @@ class Reader {
       case 'assistant.message': {
         if (fromSubAgent(ev, d)) break;
         const text = strOf(d.reasoningText);
-        if (text.trim() !== '') this.thinking(text);
-        else if (strOf(d.reasoningOpaque) !== '' || strOf(d.encryptedContent) !== '') this.thinking('', true);
+        if (text.trim() !== '') this.thinking(text, 'message');
+        else if (strOf(d.reasoningOpaque) !== '' || strOf(d.encryptedContent) !== '')
+          this.b.thinking('', true);
         if (Array.isArray(d.toolRequests))
           for (const q of d.toolRequests) if (isObj(q)) this.call(q.toolCallId, q.name, q.arguments);
         break;
       }
       case 'assistant.reasoning':
-        if (!fromSubAgent(ev, d) && strOf(d.content).trim() !== '') this.thinking(strOf(d.content));
+        if (!fromSubAgent(ev, d) && strOf(d.content).trim() !== '') this.thinking(strOf(d.content), 'event');
         break;
       case 'tool.execution_start':
         if (!fromSubAgent(ev, d)) this.call(d.toolCallId, d.toolName, d.arguments);
