@@ -6,10 +6,11 @@
  *
  * Sources whose records carry no more than the answer keeps, or that are not read here yet, give null and the
  * transcript shows the answer alone: llm (its rows hold no thinking; calls are in the answer whole), aider (a chat
- * log: the answer is the text), Copilot CLI (not read here yet), arborist exports (the answer is all).
+ * log: the answer is the text), arborist exports (the answer is all).
  */
 import { claudeDetails } from './claude/details.js';
 import { codexDetails } from './codex/details.js';
+import { copilotDetails } from './copilot/details.js';
 import type { TurnDetails } from './details-model.js';
 import { geminiDetails } from './gemini/details.js';
 import { opencodeDetails } from './opencode/details.js';
@@ -20,6 +21,7 @@ export type { CallDetail, Edit, Thinking, TurnDetails } from './details-model.js
 const READERS: Readonly<Record<string, (records: Buffer) => TurnDetails>> = {
   claude: claudeDetails,
   codex: codexDetails,
+  copilot: copilotDetails,
   gemini: geminiDetails,
   pi: piDetails,
   openclaw: piDetails,

@@ -4,6 +4,7 @@
  * calls must line up with the calls its stored answer shows (name by name, in order), so call i of the answer is
  * call i of the details.
  */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -13,7 +14,7 @@ import { sanitize } from '../../src/text/sanitize.js';
 import { parseAnswer } from '../../src/ui/features/transcript/calls.js';
 import { cli } from '../support/cli.js';
 import { openShard } from '../support/shard.js';
-import { tempDb } from '../support/tmp.js';
+import { tempDb, tempDir } from '../support/tmp.js';
 
 const FIX = fileURLToPath(new URL('./fixtures', import.meta.url));
 
@@ -154,6 +155,183 @@ describe('turn details from source records', () => {
       expect(write.edit).toEqual({ kind: 'write', file: 'todo.txt', content: 'buy milk\n' });
       expect(write.result).toEqual({ text: 'Wrote file successfully.', error: false });
     }
+  });
+
+  it('Copilot CLI event log: reasoningText as thinking, whole arguments, parallel results by toolCallId', () => {
+    const turns = importAndRead('copilot', join(FIX, 'copilot/events-1.0.34.jsonl'));
+    expectAligned(turns);
+    const [t] = turns;
+    // Four of the six messages carry reasoningText (line 9's first); the answer leaves it out.
+    expect(t.details!.thinking).toHaveLength(4);
+    expect(t.details!.thinking[0]).toMatchObject({ redacted: false, before: 0 });
+    expect(t.details!.thinking[0].text).toMatch(
+      /^The user wants me to investigate documentation generation tools/,
+    );
+    expect(t.answer).not.toContain('The user wants me to investigate');
+    const calls = t.details!.calls;
+    expect(calls.find((c) => (c.input as { command?: string }).command?.startsWith('ls '))).toEqual({
+      name: 'bash',
+      input: {
+        command: 'ls /home/wei/repo/VibeCodingTracker/.github/workflows/',
+        description: 'List existing GitHub Actions workflows',
+      },
+      result: {
+        text: 'auto_labeler.yml       build_image.yml\t  code-quality-check.yml  pre-commit-updater.yml  semantic-pull-request.yml\nauto_review_merge.yml  build_release.yml  code_scan.yml\t\t  release_drafter.yml\t  test.yml\n<exited with exit code 0>',
+        error: false,
+      },
+    });
+    // Lines 21-26: three calls started, their results in another order; each finds its own by toolCallId.
+    expect(calls.slice(4, 7).map((c) => [c.name, c.result?.text.slice(0, 12)])).toEqual([
+      ['web_search', '{"type":"out'],
+      ['view', 'analysis\ncac'],
+      ['view', 'CODEOWNERS\nI'],
+    ]);
+    expect(calls.every((c) => c.result !== undefined)).toBe(true);
+  });
+
+  it('Copilot CLI legacy documents: str_replace_editor str_replace and create as edits, results from the log', () => {
+    const turns = [
+      ...importAndRead('copilot', join(FIX, 'copilot/legacy/conversation-bcec23f.json')),
+      ...importAndRead('copilot', join(FIX, 'copilot/legacy/conversation-28787d5.json')),
+    ];
+    expectAligned(turns);
+    const calls = all(turns, (d) => d.calls);
+    expect(calls.filter((c) => c.edit?.kind === 'replace').length).toBe(20);
+    expect(calls.find((c) => c.edit?.kind === 'replace')).toMatchObject({
+      name: 'str_replace_editor',
+      edit: {
+        kind: 'replace',
+        file: '/home/wei/repo/VibeCodingTracker/src/cli.rs',
+        pairs: [
+          {
+            old: '/// Vibe Coding Tracker - AI coding assistant usage analyzer',
+            new: '/// Vibe Code Tracker - AI coding assistant usage analyzer',
+          },
+        ],
+      },
+      result: { error: false },
+    });
+    const create = calls.find((c) => c.edit?.kind === 'write')!;
+    expect(create.edit).toEqual({
+      kind: 'write',
+      file: '/home/wei/repo/VibeCodingTracker/CHANGELOG_DEMO.md',
+      content: '# 專案名稱變更記錄\n\n- 2025-10-11: 將 "Vibe Coding Tracker" 簡化為 "Vibe Code Tracker"\n',
+    });
+    // A view's whole result: the log, all of it, where the answer keeps its first lines.
+    const view = calls.find((c) => (c.input as { command?: string }).command === 'view')!;
+    expect(view.result!.text.split('\n').length).toBeGreaterThan(20);
+    expect(all(turns, (d) => d.thinking)).toEqual([]);
+  });
+
+  it('Copilot CLI: a legacy session resumed by a newer CLI (session.import_legacy): the turn carrying it reads its own part of the timeline', () => {
+    const fileA = join(FIX, 'copilot/legacy/conversation-28787d5.json');
+    const fileB = join(FIX, 'copilot/legacy/conversation-bcec23f.json');
+    type Doc = { sessionId: string; startTime: string; timeline: unknown[] };
+    const a = JSON.parse(readFileSync(fileA, 'utf8')) as Doc;
+    const b = JSON.parse(readFileSync(fileB, 'utf8')) as Doc;
+    // One legacy session of two prompts (b's, then a's): loadLegacySession writes session.start, then the document.
+    const legacy = { ...b, timeline: [...b.timeline, ...a.timeline] };
+    const dir = join(tempDir('arb-copilot-details-'), 'session-state', b.sessionId);
+    mkdirSync(dir, { recursive: true });
+    const ev = (type: string, data: unknown, n: number) =>
+      JSON.stringify({ type, data, id: `aaaaaaaa-0000-4000-8000-00000000000${n}`, timestamp: b.startTime });
+    const lines = [
+      ev('session.start', { sessionId: b.sessionId, startTime: b.startTime }, 1),
+      ev('session.import_legacy', { legacySession: legacy, importTime: b.startTime }, 2),
+      ev('user.message', { content: 'One more thing' }, 3),
+      ev('assistant.message', { messageId: 'm', content: 'Done.', toolRequests: [] }, 4),
+    ];
+    writeFileSync(join(dir, 'events.jsonl'), `${lines.join('\n')}\n`);
+    const migrated = importAndRead('copilot', join(dir, 'events.jsonl'));
+    expect(migrated).toHaveLength(3);
+    // The first turn carries the line (and the whole timeline): its details stop at the second prompt.
+    expectAligned([migrated[0], migrated[2]]);
+    expect(migrated[0].details).toEqual(importAndRead('copilot', fileB)[0].details);
+    expect(migrated[0].details!.calls).toHaveLength(15);
+    // The second legacy turn owns no record of its own: no details, so the transcript shows its answer's lines.
+    expect(migrated[1].details).toEqual({ thinking: [], calls: [] });
+    expect(migrated[2].details).toEqual({ thinking: [], calls: [] });
+  });
+
+  it('Copilot CLI: edit, create and apply_patch of the event log as edits (the arguments github/copilot-sdk records)', () => {
+    const ev = (type: string, data: unknown) => JSON.stringify({ type, data, id: 'e', timestamp: '' });
+    // github/copilot-sdk test/snapshots/builtin_tools/should_edit_a_file_successfully.yaml, should_create_a_new_file.yaml
+    const requests = [
+      {
+        toolCallId: 'a',
+        name: 'edit',
+        arguments: { path: 'edit_me.txt', old_str: 'Hello World', new_str: 'Hi Universe' },
+      },
+      { toolCallId: 'b', name: 'create', arguments: { path: 'new_file.txt', file_text: 'Created by test' } },
+      {
+        toolCallId: 'c',
+        name: 'apply_patch',
+        arguments: '*** Begin Patch\n*** Add File: x\n+y\n*** End Patch',
+      },
+      { toolCallId: 'd', name: 'edit', arguments: { path: 'gone.txt', old_str: 'drop me' } },
+    ];
+    const records = [
+      ev('user.message', { content: 'edit it' }),
+      ev('assistant.message', { content: '', toolRequests: requests }),
+      ev('tool.execution_complete', {
+        toolCallId: 'a',
+        success: true,
+        result: { content: 'File edit_me.txt updated with changes.' },
+      }),
+      ev('tool.execution_complete', {
+        toolCallId: 'd',
+        success: false,
+        error: { message: 'No match found' },
+      }),
+    ];
+    const d = turnDetails('copilot', Buffer.from(`${records.join('\n')}\n`))!;
+    expect(d.calls.map((c) => c.edit)).toEqual([
+      { kind: 'replace', file: 'edit_me.txt', pairs: [{ old: 'Hello World', new: 'Hi Universe' }] },
+      { kind: 'write', file: 'new_file.txt', content: 'Created by test' },
+      { kind: 'patch', patch: '*** Begin Patch\n*** Add File: x\n+y\n*** End Patch' },
+      { kind: 'replace', file: 'gone.txt', pairs: [{ old: 'drop me', new: '' }] },
+    ]);
+    expect(d.calls[0].result).toEqual({ text: 'File edit_me.txt updated with changes.', error: false });
+    expect(d.calls[3].result).toEqual({ text: 'No match found', error: true });
+  });
+
+  it("Copilot CLI: an assistant.reasoning event and its message's reasoningText are one block; opaque reasoning is redacted", () => {
+    const ev = (type: string, data: unknown) => JSON.stringify({ type, data, id: 'e', timestamp: '' });
+    const records = [
+      ev('user.message', { content: 'go' }),
+      ev('assistant.reasoning', { reasoningId: 'r1', content: 'Checking.' }),
+      ev('assistant.message', {
+        content: '',
+        reasoningText: 'Checking.',
+        toolRequests: [{ toolCallId: 'a', name: 'view', arguments: { path: '.' } }],
+      }),
+      ev('assistant.message', { content: '', reasoningText: 'Checking.', toolRequests: [] }),
+      ev('assistant.message', { content: 'done', reasoningOpaque: 'AAAA' }),
+      // a sub-agent's reasoning stays out, as its calls do
+      JSON.stringify({ type: 'assistant.reasoning', agentId: 'x', data: { content: 'sub-agent' } }),
+    ];
+    const d = turnDetails('copilot', Buffer.from(`${records.join('\n')}\n`))!;
+    expect(d.thinking).toEqual([
+      { text: 'Checking.', redacted: false, before: 0 },
+      { text: 'Checking.', redacted: false, before: 1 },
+      { text: '', redacted: true, before: 1 },
+    ]);
+  });
+
+  it('Copilot CLI: odd records among the real ones give the rest', () => {
+    const real = readFileSync(join(FIX, 'copilot/events-1.0.34.jsonl'), 'utf8').split('\n');
+    const whole = turnDetails('copilot', Buffer.from(real.join('\n')))!;
+    const odd = [
+      '{"type":"assistant.message","data":{"toolRequests":[null,5,"x"],"reasoningText":7}}',
+      '{"type":"tool.execution_complete","data":{"toolCallId":"of-an-earlier-turn"}}',
+      '{"type":"session.import_legacy","data":{"legacySession":{"timeline":"no"}}}',
+      '{"type":"tool.execution_start","data":null}',
+      '{"cut": ',
+      '[1,2]',
+    ];
+    const mixed = [...real.slice(0, 10), ...odd, ...real.slice(10)].join('\n');
+    expect(turnDetails('copilot', Buffer.from(mixed))).toEqual(whole);
+    expect(whole.calls.length).toBeGreaterThan(10);
   });
 
   it('a source with no details reader, and records no reader can follow, give what the answer keeps', () => {

@@ -31,7 +31,7 @@ const SHOWN_SOURCES = ['command-', 'schedule-'];
  * injected (a `source` other than a command or a schedule marks a skill body or an agent's message; autopilot's
  * "keep going" message has no `content`, or says `isAutopilotContinuation`).
  */
-function isPrompt(ev: Json, d: Json): boolean {
+export function isPrompt(ev: Json, d: Json): boolean {
   const content = str(d.content);
   if (content === null || content === '') return false;
   if (ev.agentId !== undefined || d.parentToolCallId !== undefined) return false;
@@ -41,12 +41,12 @@ function isPrompt(ev: Json, d: Json): boolean {
 }
 
 /** An event of a sub-agent: its work is summed up by the call that started it, so it stays out of the answer. */
-function fromSubAgent(ev: Json, d: Json): boolean {
+export function fromSubAgent(ev: Json, d: Json): boolean {
   return ev.agentId !== undefined || d.parentToolCallId !== undefined;
 }
 
 /** What a tool execution returned: its result's text for the model, else the detailed one; an error's message. */
-function resultText(d: Json): { text: string; isError: boolean } {
+export function resultText(d: Json): { text: string; isError: boolean } {
   if (d.success === true) {
     const r = obj(d.result);
     return { text: str(r?.content) || str(r?.detailedContent) || '', isError: false };

@@ -29,6 +29,13 @@ function str(v: unknown): string | null {
   return typeof v === 'string' ? v : null;
 }
 
+/** A completed tool entry's result: its `log` (else its `type`), an error unless the type is `success`. */
+export function entryResult(e: Json): { text: string; isError: boolean } {
+  const r = obj(e.result);
+  const kind = str(r?.type) ?? '';
+  return { text: str(r?.log) ?? kind, isError: kind !== 'success' };
+}
+
 /**
  * One timeline entry into the assembler. `entryLine` is what a problem or a turn cites: the entry's 1-based place
  * in the timeline (a JSON document), or the line of the `session.import_legacy` event that carries it.
@@ -57,9 +64,8 @@ export function timelineEntry(asm: TurnAssembler, e: Json, entryLine: number): v
       break;
     case 'tool_call_completed': {
       asm.toolCall(str(e.callId), str(e.name) ?? '', e.arguments);
-      const r = obj(e.result);
-      const kind = str(r?.type) ?? '';
-      asm.toolResult(str(r?.log) ?? kind, kind !== 'success', str(e.callId));
+      const r = entryResult(e);
+      asm.toolResult(r.text, r.isError, str(e.callId));
       asm.ended(false);
       break;
     }
