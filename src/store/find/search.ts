@@ -86,8 +86,16 @@ export interface SearchMatch {
   prefix: string | null;
 }
 
-/** How many of the newest matches of each FTS query are ranked. */
+/**
+ * How many of the newest matches of each FTS query are ranked, at least: a larger limit reads as many as it asks
+ * (else `find --limit 500` showed the 200-odd the two queries had read, and no word of there being more).
+ */
 const CANDIDATES = 200;
+/**
+ * The most hits one search returns: `arborist find`'s largest --limit (1000) and one more, which tells it whether
+ * there are more. It bounds the candidates read (at most this many a query) and fuse.js's leaders (twice this).
+ */
+const MAX_HITS = 1001;
 const MIN_TYPO_LEN = 4;
 /** The longest term given typo variants: past it the variants cost more than any misspelling is worth. */
 const MAX_TYPO_LEN = 32;
@@ -257,7 +265,8 @@ function snippetTermsOf(
 }
 
 export function search(db: Database.Database, text: string, opts: SearchOptions = {}): SearchResult {
-  const limit = Math.max(1, Math.min(opts.limit ?? 50, 1000));
+  const limit = Math.max(1, Math.min(opts.limit ?? 50, MAX_HITS));
+  const candidates = Math.max(CANDIDATES, limit);
   const searched = searchedCount(db, opts.scope);
   const parsed = parseQuery(text);
   const result: SearchResult = {
@@ -309,8 +318,8 @@ export function search(db: Database.Database, text: string, opts: SearchOptions 
     const prefixLast = (opts.prefix ?? true) && !/\s$/.test(text) && parsed.endsInWord;
     const run = (e: string) => {
       const q = filtered
-        ? newestFilteredMatches(db, 'questions_fts', e, CANDIDATES, cond.where, cond.params, cond.bounds)
-        : newestQuestionMatches(db, e, CANDIDATES, scope);
+        ? newestFilteredMatches(db, 'questions_fts', e, candidates, cond.where, cond.params, cond.bounds)
+        : newestQuestionMatches(db, e, candidates, scope);
       add(q, 'question');
       if (filter?.questionOnly) return q.length;
       // A match in the question outranks any match only in the answer (rank's tiers), so once the question
@@ -318,8 +327,8 @@ export function search(db: Database.Database, text: string, opts: SearchOptions 
       // a common query ranks.
       if (q.length >= leaderCount(limit)) return q.length;
       const any = filtered
-        ? newestFilteredMatches(db, 'nodes_fts', e, CANDIDATES, cond.where, cond.params, cond.bounds)
-        : newestMatches(db, e, CANDIDATES, scope);
+        ? newestFilteredMatches(db, 'nodes_fts', e, candidates, cond.where, cond.params, cond.bounds)
+        : newestMatches(db, e, candidates, scope);
       add(any, 'answer');
       return q.length + any.length;
     };
