@@ -126,11 +126,20 @@ export function parseDuration(s: string): number {
   return Math.round(Number(m[1]) * unit[m[2]]);
 }
 
-/** "500M", "2G", "10K", "1.5GiB", "4096" -> bytes (powers of 1024). */
+/**
+ * "500M", "2G", "100KB", "1.5GiB", "4096" -> bytes. K, M, G and T are powers of 1024 however written (K, KB, KiB):
+ * the sizes it is compared with are printed in KiB and MiB (docs/sessions.md, "Retention").
+ */
 export function parseSize(s: string): number {
+  const units = 'K, M, G or T, powers of 1024: 500M, 2G, 1.5GiB';
+  // A 400-digit "size" is quoted cut short: the reason must survive report's 300-character line.
+  const quoted = s.length > 40 ? `${s.slice(0, 40)}…` : s;
   const m = /^(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b)?$/i.exec(s.trim());
-  if (!m)
-    throw new ArboristError('usage', `'${s}' is not a size (a number, optionally K, M, G or T: 500M, 2G)`);
+  if (!m || (m[3] !== undefined && m[3].toLowerCase() === 'ib' && m[2] === ''))
+    throw new ArboristError('usage', `'${quoted}' is not a size (bytes, or a number with ${units})`);
   const pow = ' kmgt'.indexOf((m[2] || ' ').toLowerCase());
-  return Math.round(Number(m[1]) * 1024 ** pow);
+  const bytes = Math.round(Number(m[1]) * 1024 ** pow);
+  if (!Number.isSafeInteger(bytes))
+    throw new ArboristError('usage', `'${quoted}' is too large a size (bytes, or a number with ${units})`);
+  return bytes;
 }

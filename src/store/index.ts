@@ -89,7 +89,7 @@ export type { ArchivedNodeRow, Session, TurnNode } from './model/rows.js';
 export { parentCycle, type Resolved, Shard, type TurnTarget } from './shard.js';
 export { type OutlineNode, outlineOfTurns, type TreeNode } from './tree/outline.js';
 export type { NewSession, SessionListing } from './tree/sessions.js';
-export { type VerifyReport, verifyShard } from './verify/verify.js';
+export { type VerifyProgress, type VerifyReport, verifyShard } from './verify/verify.js';
 export type { CachedAnswer } from './write/answer-cache.js';
 export { ShardBuild } from './write/build.js';
 export type { BulkAdded, BulkEvent, BulkResult, BulkTurn } from './write/bulk.js';

@@ -45,7 +45,7 @@ import {
   sessionCount,
   sessionSummaries,
 } from './tree/sessions.js';
-import { type VerifyReport, verifyShard } from './verify/verify.js';
+import { type VerifyOptions, type VerifyReport, verifyShard } from './verify/verify.js';
 import { type CachedAnswer, getCachedAnswer, putCachedAnswer } from './write/answer-cache.js';
 import { type BulkEvent, type BulkResult, type BulkTurn, insertBulk } from './write/bulk.js';
 import { dropWaitingChunks, writeWaitingChunks } from './write/chunks.js';
@@ -447,8 +447,9 @@ export class Shard {
     return formatHead(h.seq, h.hash);
   }
 
-  verify(): VerifyReport {
-    return verifyShard(this.db);
+  /** `onProgress`: how far the read has gone (VerifyOptions), for a progress line. */
+  verify(opts: Pick<VerifyOptions, 'onProgress'> = {}): VerifyReport {
+    return verifyShard(this.db, opts);
   }
 
   // ---- answer cache (used by src/ask) ----------------------------------------------------------------------

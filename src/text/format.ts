@@ -52,3 +52,16 @@ export function parseTime(iso: string): number {
   const t = Date.parse(iso);
   return Number.isNaN(t) ? 0 : t;
 }
+
+/** 1536 -> "1.5 KiB". */
+export function formatBytes(n: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let v = Math.abs(n);
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  const s = i === 0 ? String(v) : v.toFixed(1).replace(/\.0$/, '');
+  return `${n < 0 ? '-' : ''}${s} ${units[i]}`;
+}

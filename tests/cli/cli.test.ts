@@ -335,11 +335,11 @@ describe('counts in human output', () => {
     Shard.open(db).close(); // a new shard: its one shard.create event
     expect(cli(['chain-check', '--db', db]).stdout).toMatch(/^chain intact: 1 event, head 1:/);
     expect(cli(['status', '--db', db]).stdout).toMatch(
-      /^chain intact · 1 event · head [0-9a-f]{8} · 0 turns today$/m,
+      /^chain intact · 1 event · head [0-9a-f]{8} · 0 turns created today$/m,
     );
     ask(db, 'one more');
     expect(cli(['chain-check', '--db', db]).stdout).toMatch(/^chain intact: 3 events, head 3:/);
-    expect(cli(['status', '--db', db]).stdout).toMatch(/ · 1 turn today$/m);
+    expect(cli(['status', '--db', db]).stdout).toMatch(/ · 1 turn created today$/m);
   });
 });
 

@@ -91,4 +91,42 @@ describe('arborist find with filters', () => {
     expect(unknown.code).toBe(0);
     expect(unknown.stderr).toMatch(/unknown filter 'colour:' \(searched as text/);
   });
+
+  it('"searched N turns" counts the turns the filters leave, and gives no number a date filter would make wrong', () => {
+    // It counted the whole shard whatever the filter: "agent:codex" over 1 codex turn said "searched 5 turns".
+    const db = shard();
+    const s = Shard.open(db);
+    s.addTurn({
+      session: 'cccc',
+      question: 'more cart',
+      answer_text: 'x',
+      created_at: '2026-10-16T12:00:00.000Z',
+    });
+    s.addTurn({
+      session: 'cccc',
+      question: 'last cart',
+      answer_text: 'y',
+      created_at: '2026-10-17T12:00:00.000Z',
+    });
+    s.close();
+    const none = (...q: string[]) => {
+      const r = cli(['find', 'zeppelin', ...q, '--db', db]);
+      expect(r.code, r.stderr).toBe(0);
+      return r.stdout;
+    };
+    expect(none()).toBe('no turns match (searched 5 turns)\n');
+    expect(none('agent:claude')).toBe('no turns match (searched 3 turns)\n');
+    expect(none('agent:codex')).toBe('no turns match (searched 1 turn)\n');
+    expect(none('agent:arborist')).toBe('no turns match (searched 1 turn)\n');
+    expect(none('project:shop')).toBe('no turns match (searched 3 turns)\n');
+    expect(none('agent:codex', 'project:shop')).toBe('no turns match (searched 0 turns)\n');
+    expect(none('--scope', 'cccc')).toBe('no turns match (searched 3 turns)\n');
+    expect(none('agent:codex', '--scope', 'cccc')).toBe('no turns match (searched 0 turns)\n');
+    expect(none('in:question')).toBe('no turns match (searched 5 turns)\n');
+    // The days hold no counts (node_days keeps id bounds): the turns of those days, said without a number.
+    expect(none('after:2026-10-17')).toBe('no turns match (searched the turns in the dates asked)\n');
+    expect(none('agent:claude', 'before:2026-10-16')).toBe(
+      'no turns match (searched the turns in the dates asked)\n',
+    );
+  });
 });

@@ -36,6 +36,20 @@ describe('find says when there are more matches than it shows', () => {
     expect(all.stderr).toBe('');
   });
 
+  it('a --limit above the 200 candidates each index query used to read: that many, and the line (it showed 200)', () => {
+    const db = shard(450);
+    const r = cli(['find', 'lantern', '--limit', '400', '--db', db]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(hitLines(r.stdout)).toHaveLength(400);
+    expect(r.stderr).toBe(
+      'arborist: the first 400 matches are shown; there are more (raise --limit, or narrow the query)\n',
+    );
+    // The newest first, as with any limit: the 400 newest of the 450.
+    const j = cli(['find', 'lantern', '--limit', '450', '--db', db, '--json']).json();
+    expect(j).toHaveLength(450);
+    expect(new Set(j.map((h: { question: string }) => h.question)).size).toBe(450);
+  });
+
   it('exactly as many as the limit: no such line', () => {
     const db = shard(20);
     const r = cli(['find', 'lantern', '--db', db]);

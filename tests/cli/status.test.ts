@@ -109,7 +109,7 @@ describe('arborist status', () => {
     const line = status(db);
     expect(line.code).toBe(0);
     expect(line.stdout).toBe(
-      `chain intact · ${chain.events} events · head ${chain.head.split(':')[1].slice(0, 8)} · 3 turns today\n`,
+      `chain intact · ${chain.events} events · head ${chain.head.split(':')[1].slice(0, 8)} · 3 turns created today\n`,
     );
     const short = status(db, ['--short']);
     expect(short.stdout).toBe(

@@ -55,7 +55,7 @@ describe('arborist import claude (the real binary, the shared corpus)', () => {
     const entries = cli(['entry', 'list', '--db', db, '--json']).json();
     expect(entries.length).toBe(1);
     expect(entries[0].key).toMatch(/^claude:/);
-    expect(entries[0].compactionCheckpoints.length).toBe(1);
+    expect(entries[0].compaction_checkpoints.length).toBe(1);
     clean(db);
   });
 

@@ -180,6 +180,12 @@ describe('arborist keep', () => {
     const status = cli(['status', '--json'], { env: h.env });
     expect(status.json().keeper).toMatchObject({ running: true, pid: k.child.pid });
     expect(cli(['status', '--short', '--keeper'], { env: h.env }).stdout).toMatch(/ · keep ✓\n$/);
+    // Two counts of today, each said for what it is: turns created today (by their dates) and turns the keeper
+    // stored today (of any date). The line said "N turns today · keeper P, M turns kept today", which read as a
+    // contradiction whenever an import of older sessions made M larger than N.
+    expect(cli(['status', '--keeper'], { env: h.env }).stdout).toMatch(
+      new RegExp(` · \\d+ turns? created today · keeper ${k.child.pid}, \\d+ turns? kept today\n$`),
+    );
     expect(cli(['keep', '--status'], { env: h.env }).stdout).toMatch(/^keeper running \(pid \d+, since /);
 
     expect(await stop(k)).toBe(0);

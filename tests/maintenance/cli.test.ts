@@ -61,7 +61,9 @@ function crash(db: string, point: string, ...args: string[]) {
 }
 
 describe('arborist entry / reset / delete / archive / maintain', () => {
-  it('entry set, list, show, checkpoint, usage-family: JSON shapes', () => {
+  // snake_case as every other --json output (list, show, find, reset: sid, previous_sid, created_at); before
+  // this change entries alone gave the stored document's camelCase (sessionId, usageFamilySessionIds, ...).
+  it('entry set, list, show, checkpoint, usage-family: JSON shapes, snake_case', () => {
     const db = tempDb();
     const a = run(db, 'new', '--label', 'first');
     const b = run(db, 'new');
@@ -71,39 +73,43 @@ describe('arborist entry / reset / delete / archive / maintain', () => {
     expect(Object.keys(set).sort()).toEqual(
       [
         'changed',
-        'compactionCheckpoints',
+        'compaction_checkpoints',
         'family',
         'key',
         'previous_sid',
-        'sessionId',
+        'sid',
         'updated_at',
-        'usageFamilySessionIds',
+        'usage_family_sids',
       ].sort(),
     );
-    expect(set).toMatchObject({ key: 'main', sessionId: a.sid, previous_sid: null, changed: true });
+    expect(set).toMatchObject({ key: 'main', sid: a.sid, previous_sid: null, changed: true });
     // By label works too; the previous session joins the usage family.
     expect(run(db, 'entry', 'set', 'main', '--session', b.sid)).toMatchObject({
       previous_sid: a.sid,
-      usageFamilySessionIds: [a.sid],
+      usage_family_sids: [a.sid],
     });
     const cp = run(db, 'entry', 'checkpoint', 'main', '--pre', t.bates, '--post', b.sid, '--summary', 'sum');
+    expect(Object.keys(cp.checkpoint).sort()).toEqual(
+      ['checkpoint_id', 'created_at', 'post_compaction', 'pre_compaction', 'reason', 'summary'].sort(),
+    );
     expect(cp.checkpoint).toMatchObject({
       reason: 'compaction',
       summary: 'sum',
-      preCompaction: { sessionId: a.sid, leafId: t.bates },
-      postCompaction: { sessionId: b.sid },
+      pre_compaction: { sid: a.sid, leaf_bates: t.bates },
     });
+    expect(cp.checkpoint.post_compaction).toEqual({ sid: b.sid });
+    expect(cp.compaction_checkpoints).toEqual([cp.checkpoint]);
     const c = run(db, 'new');
     expect(run(db, 'entry', 'usage-family', 'main', '--add', c.sid)).toMatchObject({
       changed: true,
-      usageFamilySessionIds: [a.sid, c.sid],
+      usage_family_sids: [a.sid, c.sid],
       family: [b.sid, a.sid, c.sid],
     });
     const list = run(db, 'entry', 'list');
     expect(list).toHaveLength(1);
     expect(run(db, 'entry', 'show', 'main')).toEqual(list[0]);
     const text = cli(['entry', 'show', 'main', '--db', db]);
-    expect(text.stdout).toContain(`checkpoint   ${cp.checkpoint.checkpointId}`);
+    expect(text.stdout).toContain(`checkpoint   ${cp.checkpoint.checkpoint_id}`);
   });
 
   it('reset and delete print what was archived and what was kept, and why; archive list/show/restore', () => {

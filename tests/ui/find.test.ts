@@ -228,6 +228,20 @@ describe('the find box (view)', () => {
     return { f, r, lines, styleAt };
   }
 
+  it('under a date filter the count has no "of N" (the turns of those days are not counted): "2 found"', () => {
+    const d = new Driver(100, 30);
+    d.key('/', ...'lifetime after:2026-11-01');
+    d.send({
+      type: 'found',
+      seq: overlay(d).seq,
+      hits: [hit('aaaa-000001', 'What is a lifetime?'), hit('bbbb-000002', 'And for structs?')],
+      searched: null,
+      corrections: [],
+    });
+    const { r, lines } = drawn(d);
+    expect(lines[r.y + 2]).toMatch(/│ 2 found\s+│/);
+  });
+
   it('shows the query, the counts, corrections, and two lines per hit with matches highlighted', () => {
     const d = new Driver(100, 30);
     d.key('/', ...'lifetme');

@@ -1,9 +1,10 @@
 import { listArchives, readArchive, restoreArchives, type TurnNode } from '../../store/index.js';
+import { formatBytes } from '../../text/format.js';
 import { one, usageError } from '../args.js';
 import type { Command } from '../command.js';
 import type { Context } from '../context.js';
 import { oneLine, printJson, stripControls, table, truncate } from '../output.js';
-import { formatBytes, sessionLine, turnJson, when } from './format.js';
+import { sessionLine, turnJson, when } from './format.js';
 
 /** `arborist archive`: the archive tier (docs/sessions.md). One command that dispatches on its first word. */
 

@@ -1,4 +1,11 @@
-import { ArboristError, asArboristError, type ChainCheck, type VerifyReport } from '../../store/index.js';
+import {
+  ArboristError,
+  asArboristError,
+  type ChainCheck,
+  type Shard,
+  type VerifyProgress,
+  type VerifyReport,
+} from '../../store/index.js';
 import { checkHostChain, checkRemote, type HostChainCheck, type RemoteCheck } from '../../sync/check.js';
 import { checkRemoteName } from '../../sync/mirror.js';
 import { counted, thousands } from '../../text/format.js';
@@ -134,6 +141,33 @@ export const chainCheckCmd: Command = {
   },
 };
 
+/**
+ * verify with a progress line on stderr at a terminal (not --json, not a pipe): "verifying: 12,000 of 20,000 turns
+ * read", at most every 100 ms, rewritten in place and erased when verify ends, however it ends. It said nothing for
+ * the seconds a large shard takes (1.4 s on 20,000 turns, ~5 s on 1,000,000).
+ */
+function verifyShown(ctx: Context, shard: Shard): VerifyReport {
+  if (ctx.out.json || process.stderr.isTTY !== true) return shard.verify();
+  let last = Number.NEGATIVE_INFINITY;
+  let shown = false;
+  const onProgress = (p: VerifyProgress) => {
+    const now = performance.now();
+    if (!p.compare && now - last < 100) return;
+    last = now;
+    shown = true;
+    const line = p.compare
+      ? `verifying: ${thousands(p.total)} turns read, comparing with the chain`
+      : `verifying: ${thousands(p.read)} of ${thousands(p.total)} turns read`;
+    // Our own text only (numbers): \r and erase-line rewrite the line in place.
+    process.stderr.write(`\r\x1b[2K${line}`);
+  };
+  try {
+    return shard.verify({ onProgress });
+  } finally {
+    if (shown) process.stderr.write('\r\x1b[2K');
+  }
+}
+
 export const verifyCmd: Command = {
   name: 'verify',
   usage: 'arborist verify',
@@ -142,7 +176,7 @@ export const verifyCmd: Command = {
   options: {},
   run(p, ctx) {
     exactPositionals(p, 0, this.usage);
-    const r = orDamage(ctx, () => ctx.readOnly().verify());
+    const r = orDamage(ctx, () => verifyShown(ctx, ctx.readOnly()));
     if ('damaged' in r) return damaged(ctx, r.damaged);
     if (ctx.out.json) printJson(ctx.out, r);
     else printVerify(ctx, r);
@@ -161,7 +195,7 @@ export const checkCmd: Command = {
     const expect = expectedHead(p);
     const r = orDamage(ctx, () => {
       const shard = ctx.readOnly();
-      return { chain: shard.chainCheck(), verify: shard.verify() };
+      return { chain: shard.chainCheck(), verify: verifyShown(ctx, shard) };
     });
     if ('damaged' in r) return damaged(ctx, r.damaged);
     const chain = chainJson(r.chain, expect);

@@ -1,6 +1,8 @@
 import {
   addCheckpoint,
   addUsageFamily,
+  type CheckpointRef,
+  type CompactionCheckpoint,
   type EntryInfo,
   listEntries,
   requireEntry,
@@ -17,14 +19,33 @@ import { when } from './format.js';
  * that dispatches on its first word.
  */
 
+/**
+ * An entry in --json: snake_case and `sid`, as every other --json output (list, show, find, reset). The stored
+ * document (entry_json) and the chain's events keep their camelCase; only this output is renamed (docs/sessions.md).
+ */
 function entryJson(e: EntryInfo) {
   return {
     key: e.key,
-    sessionId: e.sessionId,
-    compactionCheckpoints: e.compactionCheckpoints,
-    usageFamilySessionIds: e.usageFamilySessionIds,
+    sid: e.sessionId,
+    compaction_checkpoints: e.compactionCheckpoints.map(checkpointJson),
+    usage_family_sids: e.usageFamilySessionIds,
     family: e.family,
     updated_at: e.updated_at,
+  };
+}
+
+function refJson(r: CheckpointRef) {
+  return { sid: r.sessionId, ...(r.leafId === undefined ? {} : { leaf_bates: r.leafId }) };
+}
+
+function checkpointJson(c: CompactionCheckpoint) {
+  return {
+    checkpoint_id: c.checkpointId,
+    reason: c.reason,
+    created_at: c.createdAt,
+    ...(c.summary === undefined ? {} : { summary: c.summary }),
+    pre_compaction: refJson(c.preCompaction),
+    post_compaction: refJson(c.postCompaction),
   };
 }
 
@@ -108,7 +129,7 @@ function entryCheckpoint(p: Parsed, ctx: Context, rest: string[]): number {
     summary: str(p, 'summary'),
     reason: str(p, 'reason'),
   });
-  if (ctx.out.json) printJson(ctx.out, { ...entryJson(r.entry), checkpoint: r.checkpoint });
+  if (ctx.out.json) printJson(ctx.out, { ...entryJson(r.entry), checkpoint: checkpointJson(r.checkpoint) });
   else ctx.out.out(`${r.checkpoint.checkpointId}\n`);
   return 0;
 }

@@ -64,9 +64,12 @@ export const findCmd: Command = {
     for (const [typo, alts] of Object.entries(corrections)) {
       ctx.out.err(`${c.dim(`(no '${oneLine(typo)}'; also searched ${alts.map(oneLine).join(', ')})`)}\n`);
     }
+    // No number under a date filter: the shard keeps no count of a day's turns (SearchResult.searched).
     if (hits.length === 0)
       ctx.out.out(
-        `no turns match (searched ${searched.toLocaleString('en-US')} ${searched === 1 ? 'turn' : 'turns'})\n`,
+        searched === null
+          ? 'no turns match (searched the turns in the dates asked)\n'
+          : `no turns match (searched ${searched.toLocaleString('en-US')} ${searched === 1 ? 'turn' : 'turns'})\n`,
       );
     const width = Math.max(40, (process.stdout.columns ?? 100) - 2);
     for (const h of hits) {

@@ -46,16 +46,3 @@ export function sessionLine(s: { sid: string; label: string | null; n_nodes: num
   const label = s.label ? `  ${truncate(oneLine(s.label), 30)}` : '';
   return `${s.sid}  ${s.n_nodes} turn${s.n_nodes === 1 ? '' : 's'}${label}`;
 }
-
-/** 1536 -> "1.5 KiB". */
-export function formatBytes(n: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let v = Math.abs(n);
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  const s = i === 0 ? String(v) : v.toFixed(1).replace(/\.0$/, '');
-  return `${n < 0 ? '-' : ''}${s} ${units[i]}`;
-}

@@ -11,11 +11,12 @@ import {
   resetEntry,
   Shard,
 } from '../../store/index.js';
+import { formatBytes } from '../../text/format.js';
 import { flag, one, parseDuration, parseSize, str, usageError } from '../args.js';
 import type { Command } from '../command.js';
 import type { Context } from '../context.js';
 import { oneLine, printJson } from '../output.js';
-import { formatBytes, sessionLine, when } from './format.js';
+import { sessionLine, when } from './format.js';
 
 /**
  * What moves sessions to the archive tier (docs/sessions.md, "Entries, archiving and retention"): `reset` and

@@ -86,7 +86,10 @@ export function shortLine(s: ChainStatus, paint: (tone: Tone, s: string) => stri
   return `⛓ ${paint(tone, word)}${chain} · ${s.turns_today} today`;
 }
 
-/** `chain intact · 1,000,000 events · head 4f3a9c1e · 12 turns today` */
+/**
+ * `chain intact · 1,000,000 events · head 4f3a9c1e · 12 turns created today`: created, by their dates, so that beside
+ * the keeper's "212 turns kept today" (imported today, of any date) the two do not read as one count twice.
+ */
 export function longLine(s: ChainStatus, paint: (tone: Tone, s: string) => string): string {
   const { tone, word } = stateWords(s);
   const parts = [paint(tone, `chain ${word}`)];
@@ -95,7 +98,7 @@ export function longLine(s: ChainStatus, paint: (tone: Tone, s: string) => strin
   if (s.first_broken_seq === null) parts.push(`head ${headPrefix(s.head)}`);
   if (s.expected_head !== undefined && s.holds_expected_head === false)
     parts.push(paint('bad', `expected head ${headPrefix(s.expected_head)} not in the chain`));
-  parts.push(`${counted(s.turns_today, 'turn')} today`);
+  parts.push(`${counted(s.turns_today, 'turn')} created today`);
   return parts.join(' · ');
 }
 
@@ -174,7 +177,7 @@ export const statusCmd: Command = {
   name: 'status',
   usage: USAGE,
   summary:
-    "one line for tmux or a prompt: chain intact or BROKEN, events, head, turns today (exit 1 when broken); --keeper adds whether a keeper runs, --sync the last sync's age",
+    "one line for tmux or a prompt: chain intact or BROKEN, events, head, turns created today (exit 1 when broken); --keeper adds whether a keeper runs, --sync the last sync's age",
   options: STATUS_OPTIONS,
   run: (p, ctx) =>
     runStatus(p, {

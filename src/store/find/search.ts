@@ -8,7 +8,7 @@ import {
   newestQuestionMatches,
   snippetsFor,
 } from './candidates.js';
-import { filterSql, parseQuery, passing, resolveFilters } from './filters.js';
+import { filterSql, parseQuery, passing, resolveFilters, type TurnFilter } from './filters.js';
 import { knownTerms, queryPlan, termsUnder } from './plan.js';
 import { leaderCount, type RankedRow, rank } from './rank.js';
 import {
@@ -66,8 +66,12 @@ export interface SearchHit {
 
 export interface SearchResult {
   hits: SearchHit[];
-  /** How many turns were searched (the shard, or the scoped session). */
-  searched: number;
+  /**
+   * How many turns were searched: those of the shard, or the scoped session, that the agent: and project: filters
+   * leave; null under a date filter, whose count is not kept (node_days holds id bounds, not counts) and would
+   * cost a scan of the turns.
+   */
+  searched: number | null;
   /** Terms that had no hits and were replaced by existing one-edit variants. */
   corrections: Record<string, string[]>;
   /** Filters that could not be used, one line each (filters.ts); empty when all were. */
@@ -86,8 +90,16 @@ export interface SearchMatch {
   prefix: string | null;
 }
 
-/** How many of the newest matches of each FTS query are ranked. */
+/**
+ * How many of the newest matches of each FTS query are ranked, at least: a larger limit reads as many as it asks
+ * (else `find --limit 500` showed the 200-odd the two queries had read, and no word of there being more).
+ */
 const CANDIDATES = 200;
+/**
+ * The most hits one search returns: `arborist find`'s largest --limit (1000) and one more, which tells it whether
+ * there are more. It bounds the candidates read (at most this many a query) and fuse.js's leaders (twice this).
+ */
+const MAX_HITS = 1001;
 const MIN_TYPO_LEN = 4;
 /** The longest term given typo variants: past it the variants cost more than any misspelling is worth. */
 const MAX_TYPO_LEN = 32;
@@ -109,6 +121,10 @@ const SQL = {
   totalChanges: ['SELECT total_changes()', 'pluck'],
   countAll: ['SELECT coalesce(sum(n_nodes), 0) FROM sessions', 'pluck'],
   countScoped: ['SELECT n_nodes FROM sessions WHERE sid = ?', 'pluck'],
+  countSids: [
+    'SELECT coalesce(sum(n_nodes), 0) FROM sessions WHERE sid IN (SELECT value FROM json_each(?))',
+    'pluck',
+  ],
 } as const satisfies Record<string, readonly [string, RowMode]>;
 
 /** One of search's statements, from the store's statement cache. */
@@ -171,9 +187,26 @@ function derivedData(db: Database.Database): Derived {
   return d;
 }
 
-/** Turns in scope, for "37 of 12,408". */
-function searchedCount(db: Database.Database, scope: string | undefined): number {
-  if (scope) return (st(db, 'countScoped').get(scope) as number | undefined) ?? 0;
+/**
+ * Turns in scope, for "37 of 12,408": the shard's or the session's, less the sessions the filter leaves out, from
+ * sessions.n_nodes (one sum over the filter's sessions). Null under a date filter: no count of a day's turns is
+ * kept, and a number counting turns of other days would be wrong.
+ */
+function searchedCount(
+  db: Database.Database,
+  scope: string | undefined,
+  filter: TurnFilter | null,
+): number | null {
+  if (filter?.after !== undefined || filter?.before !== undefined) return null;
+  const sids = filter?.sids;
+  const notSids = filter?.notSids;
+  if (scope) {
+    if ((sids !== undefined && !sids.includes(scope)) || notSids?.includes(scope)) return 0;
+    return (st(db, 'countScoped').get(scope) as number | undefined) ?? 0;
+  }
+  const sum = (of: string[]) => st(db, 'countSids').get(JSON.stringify(of)) as number;
+  if (sids !== undefined) return sum(sids);
+  if (notSids !== undefined) return derivedData(db).all - sum(notSids);
   return derivedData(db).all;
 }
 
@@ -257,12 +290,12 @@ function snippetTermsOf(
 }
 
 export function search(db: Database.Database, text: string, opts: SearchOptions = {}): SearchResult {
-  const limit = Math.max(1, Math.min(opts.limit ?? 50, 1000));
-  const searched = searchedCount(db, opts.scope);
+  const limit = Math.max(1, Math.min(opts.limit ?? 50, MAX_HITS));
+  const candidates = Math.max(CANDIDATES, limit);
   const parsed = parseQuery(text);
   const result: SearchResult = {
     hits: [],
-    searched: searched ?? 0,
+    searched: searchedCount(db, opts.scope || undefined, null),
     corrections: {},
     problems: parsed.problems,
     refused: parsed.invalid,
@@ -277,6 +310,7 @@ export function search(db: Database.Database, text: string, opts: SearchOptions 
   }
   const filter = resolved.filter;
   const scope = opts.scope || undefined;
+  if (filter) result.searched = searchedCount(db, scope, filter);
   // The filter (and the scope) as one condition over each candidate's row, applied inside the FTS5 walk.
   const cond = filter ? filterSql(filter, scope) : { where: '', params: {}, bounds: '' };
   const filtered = cond.where !== '';
@@ -309,8 +343,8 @@ export function search(db: Database.Database, text: string, opts: SearchOptions 
     const prefixLast = (opts.prefix ?? true) && !/\s$/.test(text) && parsed.endsInWord;
     const run = (e: string) => {
       const q = filtered
-        ? newestFilteredMatches(db, 'questions_fts', e, CANDIDATES, cond.where, cond.params, cond.bounds)
-        : newestQuestionMatches(db, e, CANDIDATES, scope);
+        ? newestFilteredMatches(db, 'questions_fts', e, candidates, cond.where, cond.params, cond.bounds)
+        : newestQuestionMatches(db, e, candidates, scope);
       add(q, 'question');
       if (filter?.questionOnly) return q.length;
       // A match in the question outranks any match only in the answer (rank's tiers), so once the question
@@ -318,8 +352,8 @@ export function search(db: Database.Database, text: string, opts: SearchOptions 
       // a common query ranks.
       if (q.length >= leaderCount(limit)) return q.length;
       const any = filtered
-        ? newestFilteredMatches(db, 'nodes_fts', e, CANDIDATES, cond.where, cond.params, cond.bounds)
-        : newestMatches(db, e, CANDIDATES, scope);
+        ? newestFilteredMatches(db, 'nodes_fts', e, candidates, cond.where, cond.params, cond.bounds)
+        : newestMatches(db, e, candidates, scope);
       add(any, 'answer');
       return q.length + any.length;
     };

@@ -1,3 +1,4 @@
+import { formatBytes, thousands } from '../../text/format.js';
 import { crashPoint } from '../base/crash.js';
 import { badInput } from '../base/errors.js';
 import { dbOf, type Shard } from '../shard.js';
@@ -90,7 +91,9 @@ export function planMaintenance(shard: Shard, opts: MaintainOptions = {}): Maint
         why.push(`${liveCount} live sessions, more than the maximum of ${opts.maxSessions}`);
       }
       if (opts.maxBytes !== undefined && liveBytes > opts.maxBytes) {
-        why.push(`${liveBytes} bytes of live turns, more than the maximum of ${opts.maxBytes}`);
+        why.push(
+          `${sizeOf(liveBytes, opts.maxBytes)} of live turns, more than the maximum of ${sizeOf(opts.maxBytes, liveBytes)}`,
+        );
       }
       if (why.length === 0) continue;
       const r = refs.get(s.sid);
@@ -132,6 +135,12 @@ export function planMaintenance(shard: Shard, opts: MaintainOptions = {}): Maint
     estimated_bytes: estimated,
     after: { sessions: stats.length - archive.length, bytes: totalBytes - estimated },
   };
+}
+
+/** A size with its unit ("49.2 MiB"), its bytes too when it reads the same as the one it is compared with. */
+function sizeOf(bytes: number, other: number): string {
+  const s = formatBytes(bytes);
+  return s === formatBytes(other) ? `${s} (${thousands(bytes)} bytes)` : s;
 }
 
 function usedBytes(shard: Shard): number {

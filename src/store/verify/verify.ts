@@ -67,6 +67,17 @@ const EXACT_ROWS = `SELECT ${NODE_COLUMNS}
 export interface VerifyOptions {
   parallelFrom?: number;
   stats?: VerifyStats;
+  /**
+   * How far the read of the turns has gone (`read` of `total`), after each page, and once more with `compare`
+   * set when every turn is read and the rest (the chain's claims, structure, roots) is compared. Callers throttle.
+   */
+  onProgress?: (p: VerifyProgress) => void;
+}
+
+export interface VerifyProgress {
+  read: number;
+  total: number;
+  compare: boolean;
 }
 
 /** What verify's helpers did: chunks, claims, and whether the subtree check they shared held ('none': not run). */
@@ -81,7 +92,9 @@ export function verifyShard(db: Database.Database, opts: VerifyOptions = {}): Ve
   // One read transaction: every statement below sees the same snapshot, even while another process writes.
   try {
     // Helpers read on their own connections: not while the caller holds a transaction they cannot see into.
-    return db.inTransaction ? verifyAll(db, {}) : db.transaction(() => verifyAll(db, opts, true))();
+    return db.inTransaction
+      ? verifyAll(db, { onProgress: opts.onProgress })
+      : db.transaction(() => verifyAll(db, opts, true))();
   } catch (err) {
     // On a healthy shard every read below succeeds; one that yields values no shard holds (a damaged b-tree hands
     // back rows its own index cannot find) is damage, said in one line, not a crash.
@@ -121,7 +134,11 @@ function idIndex(
  * else the exact path (rows, canon() in JavaScript).
  */
 // One function on purpose: the page loop, its exact-path fallback and the typed arrays they fill share one cursor.
-function readNodes(db: Database.Database, start: HelperStart): ReadNodes {
+function readNodes(
+  db: Database.Database,
+  start: HelperStart,
+  onProgress?: VerifyOptions['onProgress'],
+): ReadNodes {
   // min() and max() each in a query of its own: together in one, SQLite cannot take either from the end of the
   // b-tree and scans the whole table (~150 ms per 1M nodes, before any helper starts). Both from the table itself
   // (NOT INDEXED), as every read of verify's: an index's b-tree can be swapped for one that leaves rows out, and
@@ -222,6 +239,7 @@ function readNodes(db: Database.Database, start: HelperStart): ReadNodes {
       }
       i++;
     }
+    onProgress?.({ read: i, total, compare: false });
   };
 
   /** A chunk the fast path vouched for (this thread's or a helper's), appended in id order. */
@@ -244,6 +262,7 @@ function readNodes(db: Database.Database, start: HelperStart): ReadNodes {
       tops[i] = c.tops[k];
       i++;
     }
+    onProgress?.({ read: i, total, compare: false });
   };
   const nextId = cachedStatement(db, 'SELECT min(id) FROM nodes NOT INDEXED WHERE id > ?', 'pluck');
   /**
@@ -306,20 +325,25 @@ function verifyAll(db: Database.Database, opts: VerifyOptions, parallel = false)
   // Closed whatever happens once started, a read that throws included: helpers wait for work until told.
   let started: VerifyHelpers | null = null;
   try {
-    const nodes = readNodes(db, (maxId, total, guardedBelow) => {
-      started =
-        parallel && head.seq > 0
-          ? VerifyHelpers.start(
-              db,
-              { seq: head.seq, hash: head.hash.toString('hex') },
-              maxId,
-              total,
-              guardedBelow,
-              opts.parallelFrom,
-            )
-          : null;
-      return started;
-    });
+    const nodes = readNodes(
+      db,
+      (maxId, total, guardedBelow) => {
+        started =
+          parallel && head.seq > 0
+            ? VerifyHelpers.start(
+                db,
+                { seq: head.seq, hash: head.hash.toString('hex') },
+                maxId,
+                total,
+                guardedBelow,
+                opts.parallelFrom,
+              )
+            : null;
+        return started;
+      },
+      opts.onProgress,
+    );
+    opts.onProgress?.({ read: nodes.n, total: nodes.n, compare: true });
     // Set by the call above (TypeScript does not follow the assignment into the callback).
     const helpers = started as VerifyHelpers | null;
     const claims = helpers?.claims() ?? readClaims(db);

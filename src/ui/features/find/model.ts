@@ -22,7 +22,8 @@ export interface PreviewTurn {
 export interface Found {
   seq: number;
   hits: HitLine[];
-  searched: number;
+  /** Turns in scope; null under a date filter (no count of a day's turns is kept: SearchResult.searched). */
+  searched: number | null;
   corrections: string[];
   problems?: string[];
   match?: SearchMatch;
@@ -60,7 +61,7 @@ export interface FindOverlay {
   hits: HitLine[];
   /** The search found more than FIND_LIMIT: the count says "50+". */
   more: boolean;
-  /** Turns in scope ("37 of 12,408"); null until the first answer. */
+  /** Turns in scope ("37 of 12,408"); null until the first answer, and under a date filter ("37 found"). */
   searched: number | null;
   /** One-edit corrections used ("also: lifetime"). */
   corrections: string[];
@@ -95,7 +96,7 @@ export const FIND_QUESTION_MAX = 600;
 /** A search answer as the TUI keeps it: hits trimmed to what a line can show, corrections flattened. */
 export function toFound(r: SearchResult): {
   hits: HitLine[];
-  searched: number;
+  searched: number | null;
   corrections: string[];
   problems: string[];
   match: SearchMatch;

@@ -262,7 +262,7 @@ export function drawFind(f: Frame, s: State, ov: FindOverlay, g: Glyphs): void {
   if (ov.error) f.text(cx, y, `find failed: ${ov.error}`, Style.error, iw);
   else if (ov.problems.length > 0 && ov.shown === ov.seq) {
     // A filter it could not use: said where the counts go, in place of them (the hits, if any, still show).
-    const n = ov.hits.length > 0 ? `${hitCount(ov)} of ${thousands(ov.searched ?? 0)} · ` : '';
+    const n = ov.hits.length > 0 ? `${countLine(ov)} · ` : '';
     cx += f.text(cx, y, n, Style.count, end - cx);
     f.text(cx, y, truncate(ov.problems.map(oneLine).join('; '), end - cx), Style.error, end - cx);
   } else if (empty) {
@@ -279,7 +279,7 @@ export function drawFind(f: Frame, s: State, ov: FindOverlay, g: Glyphs): void {
     }
   } else if (ov.shown === 0) f.text(cx, y, 'searching…', Style.dim, iw);
   else {
-    cx += f.text(cx, y, `${hitCount(ov)} of ${thousands(ov.searched ?? 0)}`, Style.count, end - cx);
+    cx += f.text(cx, y, countLine(ov), Style.count, end - cx);
     if (stale) cx += f.text(cx, y, ' searching…', Style.dim, end - cx);
     if (ov.corrections.length > 0) {
       const also = ov.corrections.map(oneLine).join(', ');
@@ -338,4 +338,9 @@ export function drawFind(f: Frame, s: State, ov: FindOverlay, g: Glyphs): void {
 /** The hits shown, with a + when the search found more than the list keeps. */
 function hitCount(ov: FindOverlay): string {
   return `${ov.hits.length}${ov.more ? '+' : ''}`;
+}
+
+/** "37 of 12,408"; "37 found" when the turns in scope are not known (a date filter: SearchResult.searched). */
+function countLine(ov: FindOverlay): string {
+  return ov.searched === null ? `${hitCount(ov)} found` : `${hitCount(ov)} of ${thousands(ov.searched)}`;
 }
