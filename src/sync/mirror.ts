@@ -131,7 +131,14 @@ export async function listRemotes(dbPath: string): Promise<RemoteInfo[]> {
 export async function usableRemote(dbPath: string, name: string, notFound: string): Promise<RemoteInfo> {
   const found = (await listRemotes(dbPath)).find((r) => r.name === name);
   if (!found) throw new ArboristError('not_found', notFound);
-  checkRemoteName(name, 'input');
+  try {
+    checkRemoteName(name, 'input');
+  } catch (err) {
+    throw new ArboristError(
+      'input',
+      `${(err as Error).message} (not one arborist added: \`arborist sync remote remove -- NAME\` takes it away)`,
+    );
+  }
   checkStoredUrl(name, found.url);
   return found;
 }
@@ -146,11 +153,18 @@ export async function addRemote(dbPath: string, name: string, url: string): Prom
   await git(mirror, ['remote', 'add', '--', name, stored], `adding remote ${name}`);
 }
 
+/**
+ * Removes a remote; one whose name arborist would not have taken (a hand edit of the mirror's config) is removed
+ * too when it is there by that exact name: sync refuses it, and this is the way to take it away. After `--`, as
+ * every name git is given.
+ */
 export async function removeRemote(dbPath: string, name: string): Promise<void> {
-  checkRemoteName(name);
   const mirror = existingMirror(dbPath);
-  if (!mirror || !(await listRemotes(dbPath)).some((r) => r.name === name))
+  const there = mirror !== null && (await listRemotes(dbPath)).some((r) => r.name === name);
+  if (!there) {
+    checkRemoteName(name);
     throw new ArboristError('not_found', `no sync remote named ${name}`);
+  }
   await git(mirror, ['remote', 'remove', '--', name], `removing remote ${name}`);
 }
 

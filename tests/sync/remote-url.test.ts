@@ -132,6 +132,12 @@ describe('a remote in the mirror that arborist did not add', () => {
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('origin: pushed 1 turn, pulled 0 turns from 0 hosts\n');
     expect(r.stderr).toMatch(/^arborist: remote name '--upload-pack=touch .*' must be 1-64 of .*\n$/);
+    // It can be taken away by its exact name.
+    const name = `--upload-pack=touch ${marker};git-upload-pack`;
+    expect0(cli(['--db', a.db, 'sync', 'remote', 'remove', '--', name], { env: a.env }));
+    expect(remotes(a).map((x) => x.name)).toEqual(['origin']);
+    expect(existsSync(marker)).toBe(false);
+    expect(expect0(run(a, ['sync'])).stdout).toBe('origin: pushed 0 turns, pulled 0 turns from 0 hosts\n');
   });
 
   it('an ext:: URL runs no command even when git is told to allow it; refused before git runs, exit 2', () => {
