@@ -21,7 +21,10 @@ export function mirrorPath(dbPath: string): string {
 
 const HOST_FILE = 'arborist-host';
 
-/** Remote names: what `git remote` accepts without surprises (it refuses a leading '.' and a '.lock' end), never an option. */
+/**
+ * Remote names: what `git remote` accepts without surprises (it refuses a leading '.', a '.lock' end), never an
+ * option.
+ */
 const REMOTE_RE = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$/;
 
 /**
