@@ -4,6 +4,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { asArboristError, Shard } from '../store/index.js';
 import { oneLine } from '../text/sanitize.js';
 import { truncate } from '../text/width.js';
+import { checkedLines, MAX_LINE_BYTES } from './stdio.js';
 import { check, find, list, MAX_QUERY_CHARS, path, show, tree, turnText } from './tools.js';
 
 /**
@@ -262,11 +263,15 @@ export async function createServer(dbPath: string): Promise<{ server: McpServer;
 
 /** Serves over stdin/stdout until the client closes stdin. */
 export async function serveStdio(dbPath: string): Promise<void> {
-  const [{ server, close }, { StdioServerTransport }] = await Promise.all([
+  const [{ server, close }, { StdioServerTransport }, { JSONRPCMessageSchema }] = await Promise.all([
     createServer(dbPath),
     import('@modelcontextprotocol/sdk/server/stdio.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
   ]);
-  const transport = new StdioServerTransport();
+  // Lines that are no JSON-RPC message are answered before the SDK sees them (stdio.ts); the rest reach it one line
+  // per chunk, so its buffer (which closes the transport when it overflows) holds at most one line of MAX_LINE_BYTES.
+  const lines = checkedLines(process.stdin, process.stdout, (v) => JSONRPCMessageSchema.safeParse(v).success);
+  const transport = new StdioServerTransport(lines, process.stdout, { maxBufferSize: 2 * MAX_LINE_BYTES });
   await server.connect(transport);
   await new Promise<void>((resolve) => {
     process.stdin.once('end', resolve);

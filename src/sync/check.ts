@@ -1,7 +1,7 @@
 import { ArboristError, eventHashAt, hashes, type Shard, syncHistory } from '../store/index.js';
 import { git, readObjects, refCommit, runGit } from './git.js';
 import { chunkPath, HEAD_PATH, HOST_RE, parseChunk, parseHead } from './layout.js';
-import { existingMirror, knownHostId, listRemotes } from './mirror.js';
+import { existingMirror, knownHostId, usableRemote } from './mirror.js';
 import { ownBranchProblem, ownRef } from './push.js';
 
 /**
@@ -21,8 +21,7 @@ export interface RemoteCheck {
 }
 
 export async function checkRemote(shard: Shard, dbPath: string, remote: string): Promise<RemoteCheck> {
-  if (!(await listRemotes(dbPath)).some((r) => r.name === remote))
-    throw new ArboristError('not_found', `no sync remote named ${remote}`);
+  await usableRemote(dbPath, remote, `no sync remote named ${remote}`);
   const mirror = existingMirror(dbPath)!;
   const host = knownHostId(shard, dbPath);
   if (host === undefined)
@@ -32,6 +31,7 @@ export async function checkRemote(shard: Shard, dbPath: string, remote: string):
     'fetch',
     '--quiet',
     '--no-tags',
+    '--',
     remote,
     `+refs/heads/hosts/${host}:${ref}`,
   ]);
@@ -46,7 +46,7 @@ export async function checkRemote(shard: Shard, dbPath: string, remote: string):
     if (!/couldn't find remote ref|could not find remote ref/i.test(r.stderr))
       await git(
         mirror,
-        ['ls-remote', '--exit-code', '--heads', remote],
+        ['ls-remote', '--exit-code', '--heads', '--', remote],
         `cannot fetch from remote ${remote}`,
       );
     return fail(`this host (${host}) has no branch on ${remote}`);

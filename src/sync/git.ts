@@ -93,8 +93,15 @@ export async function refCommit(gitDir: string, ref: string): Promise<string | n
   return r.code === 0 ? r.stdout.toString('utf8').trim() : null;
 }
 
-/** Whether `a` is an ancestor of (or equal to) `b`; false too when either object is missing. */
+/**
+ * A commit id as sync passes one to git (from for-each-ref, rev-parse, the shard's sync records): hex only, so never
+ * an option or a revision expression, whatever a record holds.
+ */
+const COMMIT_ID = /^[0-9a-f]{4,64}$/;
+
+/** Whether `a` is an ancestor of (or equal to) `b`; false too when either object is missing or no commit id. */
 export async function isAncestor(gitDir: string, a: string, b: string): Promise<boolean> {
+  if (!COMMIT_ID.test(a) || !COMMIT_ID.test(b)) return false;
   const r = await runGit(gitDir, ['merge-base', '--is-ancestor', a, b]);
   return r.code === 0;
 }
@@ -171,6 +178,8 @@ export async function forEachChange(
   to: string,
   onChange: (ch: TreeChange) => void,
 ): Promise<void> {
+  if ((from !== null && !COMMIT_ID.test(from)) || !COMMIT_ID.test(to))
+    throw new ArboristError('input', 'comparing commits: not a commit id');
   if (from === null) {
     await gitRecords(gitDir, ['ls-tree', '-r', '-z', '--full-tree', to], 'reading a commit', (rec) => {
       if (rec === '') return;

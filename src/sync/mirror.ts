@@ -2,8 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ArboristError, lastSyncEvent, type Shard } from '../store/index.js';
+import { oneLine } from '../text/sanitize.js';
 import { git, runGit } from './git.js';
 import { HOST_RE } from './layout.js';
+import { checkStoredUrl, urlToStore } from './url.js';
 
 /**
  * The local mirror (docs/sync.md, "On this machine"): a bare git repository beside the shard, `<shard>.sync/`, mode
@@ -19,14 +21,21 @@ export function mirrorPath(dbPath: string): string {
 
 const HOST_FILE = 'arborist-host';
 
-/** Remote names: what `git remote` accepts without surprises, never an option. */
-const REMOTE_RE = /^[A-Za-z0-9._-]{1,64}$/;
+/**
+ * Remote names: what `git remote` accepts without surprises (it refuses a leading '.', a '.lock' end), never an
+ * option.
+ */
+const REMOTE_RE = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$/;
 
-export function checkRemoteName(name: string): string {
-  if (!REMOTE_RE.test(name) || name.startsWith('-') || name === '.' || name === '..' || name.includes('..'))
+/**
+ * A remote name checked before it is stored or handed to git: `usage` for one typed, `input` for one read from the
+ * mirror's config (a hand edit there must not reach git as an option: `--upload-pack=CMD`).
+ */
+export function checkRemoteName(name: string, kind: 'usage' | 'input' = 'usage'): string {
+  if (!REMOTE_RE.test(name) || name.startsWith('-') || name.includes('..') || name.endsWith('.lock'))
     throw new ArboristError(
-      'usage',
-      `remote name '${name.slice(0, 64)}' must be 1-64 of A-Z a-z 0-9 . _ - and not start with '-'`,
+      kind,
+      `remote name '${oneLine(name).slice(0, 64)}' must be 1-64 of A-Z a-z 0-9 . _ -, not start with '-' or '.' nor end with .lock`,
     );
   return name;
 }
@@ -105,31 +114,60 @@ export interface RemoteInfo {
 export async function listRemotes(dbPath: string): Promise<RemoteInfo[]> {
   const mirror = existingMirror(dbPath);
   if (!mirror) return [];
-  const r = await runGit(mirror, ['config', '--get-regexp', '^remote\\..*\\.url$']);
+  // -z: `key LF value NUL`, so a value holding a line break (a hand edit) is neither split nor dropped.
+  const r = await runGit(mirror, ['config', '-z', '--get-regexp', '^remote\\..*\\.url$']);
   if (r.code !== 0) return [];
   const out: RemoteInfo[] = [];
-  for (const line of r.stdout.toString('utf8').split('\n')) {
-    const m = /^remote\.(.+)\.url (.*)$/.exec(line);
-    if (m) out.push({ name: m[1], url: m[2] });
+  for (const entry of r.stdout.toString('utf8').split('\0')) {
+    const nl = entry.indexOf('\n');
+    const key = nl < 0 ? entry : entry.slice(0, nl);
+    if (key.startsWith('remote.') && key.endsWith('.url'))
+      out.push({ name: key.slice('remote.'.length, -'.url'.length), url: nl < 0 ? '' : entry.slice(nl + 1) });
   }
   return out.sort((a, b) => a.name.localeCompare(b.name));
 }
 
+/**
+ * The remote sync and `check --remote` are about to hand to git, held to the rules `remote add` applies: the
+ * mirror's config may hold one arborist never added. not_found when there is none of that name.
+ */
+export async function usableRemote(dbPath: string, name: string, notFound: string): Promise<RemoteInfo> {
+  const found = (await listRemotes(dbPath)).find((r) => r.name === name);
+  if (!found) throw new ArboristError('not_found', notFound);
+  try {
+    checkRemoteName(name, 'input');
+  } catch (err) {
+    throw new ArboristError(
+      'input',
+      `${(err as Error).message} (not one arborist added: \`arborist sync remote remove -- NAME\` takes it away)`,
+    );
+  }
+  checkStoredUrl(name, found.url);
+  return found;
+}
+
 export async function addRemote(dbPath: string, name: string, url: string): Promise<void> {
   checkRemoteName(name);
-  if (url === '' || url.startsWith('-') || /[\0\n]/.test(url))
-    throw new ArboristError('usage', 'a remote URL must not be empty or start with -');
+  // Checked by form (and a local path's existence), never by contacting the remote: it may be offline.
+  const stored = urlToStore(url, process.cwd());
   const mirror = await ensureMirror(dbPath);
   if ((await listRemotes(dbPath)).some((r) => r.name === name))
     throw new ArboristError('input', `remote ${name} already exists`);
-  await git(mirror, ['remote', 'add', '--', name, url], `adding remote ${name}`);
+  await git(mirror, ['remote', 'add', '--', name, stored], `adding remote ${name}`);
 }
 
+/**
+ * Removes a remote; one whose name arborist would not have taken (a hand edit of the mirror's config) is removed
+ * too when it is there by that exact name: sync refuses it, and this is the way to take it away. After `--`, as
+ * every name git is given.
+ */
 export async function removeRemote(dbPath: string, name: string): Promise<void> {
-  checkRemoteName(name);
   const mirror = existingMirror(dbPath);
-  if (!mirror || !(await listRemotes(dbPath)).some((r) => r.name === name))
+  const there = mirror !== null && (await listRemotes(dbPath)).some((r) => r.name === name);
+  if (!there) {
+    checkRemoteName(name);
     throw new ArboristError('not_found', `no sync remote named ${name}`);
+  }
   await git(mirror, ['remote', 'remove', '--', name], `removing remote ${name}`);
 }
 

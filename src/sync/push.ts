@@ -271,7 +271,7 @@ async function refetchOwn(ctx: SyncContext): Promise<void> {
   const ref = ownRef(ctx.remote, ctx.host);
   await git(
     ctx.mirror,
-    ['fetch', '--quiet', '--no-tags', ctx.remote, `+refs/heads/hosts/${ctx.host}:${ref}`],
+    ['fetch', '--quiet', '--no-tags', '--', ctx.remote, `+refs/heads/hosts/${ctx.host}:${ref}`],
     `cannot fetch from remote ${ctx.remote}`,
   );
 }
@@ -307,6 +307,7 @@ export async function push(ctx: SyncContext, dryRun: boolean): Promise<PushResul
     const r = await runGit(ctx.mirror, [
       'push',
       '--porcelain',
+      '--',
       ctx.remote,
       `${commit}:refs/heads/hosts/${ctx.host}`,
     ]);

@@ -1,7 +1,6 @@
 import type { ParsedSession, ParsedSource, ParsedTurn } from '../import/model.js';
 import { writeUnit } from '../import/writer.js';
 import {
-  ArboristError,
   recordSync,
   type SessionSourceInfo,
   type Shard,
@@ -13,7 +12,7 @@ import {
 import { git, readObjects } from './git.js';
 import { noteSync } from './last.js';
 import { HOST_RE, type SessionFile } from './layout.js';
-import { ensureMirror, hostId, listRemotes, takeLock } from './mirror.js';
+import { ensureMirror, hostId, takeLock, usableRemote } from './mirror.js';
 import { type HostPlan, planHost, readTurn, TURN_BATCH } from './pull.js';
 import { push } from './push.js';
 import { PulledTurns } from './turns.js';
@@ -76,7 +75,8 @@ async function fetchedHosts(mirror: string, remote: string, self: string): Promi
 export async function fetchRemote(mirror: string, remote: string): Promise<void> {
   await git(
     mirror,
-    ['fetch', '--quiet', '--no-tags', remote, `+refs/heads/hosts/*:${hostRefPrefix(remote)}*`],
+    // `--`: the remote is never read as an option, whatever its name (checked too: usableRemote).
+    ['fetch', '--quiet', '--no-tags', '--', remote, `+refs/heads/hosts/*:${hostRefPrefix(remote)}*`],
     `cannot fetch from remote ${remote}`,
   );
 }
@@ -288,11 +288,11 @@ export async function syncRemote(
   remote: string,
   opts: SyncOptions = {},
 ): Promise<SyncReport> {
-  if (!(await listRemotes(dbPath)).some((r) => r.name === remote))
-    throw new ArboristError(
-      'not_found',
-      `no sync remote named ${remote} (add one: arborist sync remote add NAME URL)`,
-    );
+  await usableRemote(
+    dbPath,
+    remote,
+    `no sync remote named ${remote} (add one: arborist sync remote add NAME URL)`,
+  );
   const mirror = await ensureMirror(dbPath);
   const release = await takeLock(mirror);
   try {

@@ -60,6 +60,14 @@ export function oneLine(text: string): string {
 const UNSAFE_OR_BREAK = /[\x00-\x1f\x7f-\x9f\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069\ufeff\u2028\u2029]/;
 
 /**
+ * True when the text holds what oneLine() would change or drop (a control, a line break, a bidi mark): for input
+ * refused outright rather than shown cleaned (a sync remote's URL).
+ */
+export function hasUnsafe(text: string): boolean {
+  return UNSAFE_OR_BREAK.test(text);
+}
+
+/**
  * oneLine() for text that was sanitised once and then passed through a parser that may have produced new code
  * points (a markdown parser decodes `&#x202e;` and friends); a no-op, without copying, when nothing is unsafe.
  */

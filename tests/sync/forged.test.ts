@@ -198,15 +198,17 @@ describe('a forged host: its tree of turns', () => {
 });
 
 describe('git as sync runs it', () => {
-  it('holds: an ext:: URL runs no command (git refuses the transport by default); one line, exit 2, nothing changed', () => {
+  it('holds: an ext:: URL runs no command (refused at add; tests/sync/remote-url.test.ts for one put in the mirror by hand); one line, exit 2, nothing changed', () => {
     const a = host('a');
     ask(a, 'one');
     const marker = join(tempDir(), 'ran');
-    expect0(run(a, ['sync', 'remote', 'add', 'evil', `ext::sh -c touch% ${marker}`]));
     const before = stateOf(a);
-    const r = run(a, ['sync', 'evil']);
+    const r = run(a, ['sync', 'remote', 'add', 'evil', `ext::sh -c touch% ${marker}`]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^arborist: cannot fetch from remote evil: .*transport 'ext' not allowed\n$/);
+    expect(r.stderr).toMatch(
+      /^arborist: remote URL 'ext::sh -c touch% .*' runs a command \(git's ext:: transport\);/,
+    );
+    expect(expect0(run(a, ['sync', 'remote', 'list'])).stdout).toBe('no sync remotes\n');
     expect(existsSync(marker)).toBe(false);
     expect(stateOf(a)).toBe(before);
   });

@@ -264,7 +264,7 @@ describe('arborist sync over git', () => {
     const before = stateOf(a);
     const notRepo = tempDir();
     const cases: [string, string[], NodeJS.ProcessEnv, RegExp][] = [
-      ['unreachable', ['http://127.0.0.1:9/x.git'], {}, /^arborist: cannot fetch from remote r: .+\n$/],
+      ['unreachable', ['https://127.0.0.1:9/x.git'], {}, /^arborist: cannot fetch from remote r: .+\n$/],
       [
         'not a repo',
         [notRepo],

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bareRemote, expect0, host, run, tempDir } from './helpers.js';
@@ -12,7 +13,11 @@ describe('sync of every remote when one cannot be reached', () => {
     const good = bareRemote();
     const h = host('a');
     expect0(run(h, ['ask', 'hello', '--answer', 'hi']));
-    expect0(run(h, ['sync', 'remote', 'add', 'a-gone', join(tempDir(), 'gone.git')]));
+    // A folder that was there when added (add refuses a missing one) and is gone now: a drive unmounted.
+    const gone = join(tempDir(), 'gone.git');
+    execFileSync('git', ['init', '--bare', '--quiet', gone]);
+    expect0(run(h, ['sync', 'remote', 'add', 'a-gone', gone]));
+    rmSync(gone, { recursive: true });
     expect0(run(h, ['sync', 'remote', 'add', 'b-good', good]));
     const r = run(h, ['sync']);
     expect(r.code).toBe(2);
