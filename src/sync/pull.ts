@@ -1,8 +1,10 @@
 import {
+  ArboristError,
   checkNewTurn,
   formatBates,
   hashes,
   nextSeqOf,
+  readArchive,
   type Shard,
   type SyncStateRow,
   type TurnContent,
@@ -410,12 +412,31 @@ async function checkHost(
   return plan;
 }
 
-/** Whether every turn `turns` holds of session `sid` (none: only its session file) is here, with the same node hash. */
+/**
+ * Whether every turn `turns` holds of session `sid` (none: only its session file) is here, with the same node hash:
+ * live, or in the archive tier when the session is archived here (a copy archived on one shard, by hand or by
+ * maintain, is still pushed whole by the others; an archive that no longer hashes to its digest holds nothing).
+ */
 function allHere(shard: Shard, turns: PulledTurns, sid: string): boolean {
+  let archived: Map<string, string> | undefined;
+  const hashOf = (bates: string): string | undefined => {
+    const n = shard.getNode(bates);
+    if (n !== undefined || !shard.isArchivedSid(sid)) return n?.node_hash;
+    if (archived === undefined) {
+      archived = new Map();
+      try {
+        const a = readArchive(shard, sid);
+        if (a.intact) for (const t of a.nodes) archived.set(t.bates, t.node_hash);
+      } catch (e) {
+        if (!(e instanceof ArboristError) || e.kind === 'shard' || e.kind === 'busy') throw e;
+      }
+    }
+    return archived.get(bates);
+  };
   for (let i = 0; i < turns.length; i++) {
     if (turns.sid(i) !== sid) continue;
-    const n = shard.getNode(turns.bates(i));
-    if (n === undefined || !turns.hashIs(i, n.node_hash)) return false;
+    const h = hashOf(turns.bates(i));
+    if (h === undefined || !turns.hashIs(i, h)) return false;
   }
   return true;
 }

@@ -323,21 +323,32 @@ async function syncLocked(ctx: SyncContext, dryRun: boolean): Promise<SyncReport
   }
   ctx.progress('check', hosts.size, hosts.size);
   // A session is one host's: two branches that both push it are refused both (which one made it is not knowable).
-  // Unless they push the same turns of it, exactly: copies of one export (pull.ts, step 4), taken from the first.
+  // Unless they push the same turns of it, exactly, and one says it holds a copy of an export (pull.ts, step 4):
+  // the copy gives way, to the host that made the session if it is here, else to the first copy. Two that both say
+  // they made it still clash: only one did, and a branch that copies another's session turn for turn can only have
+  // seen it pushed, so it must not win by its host id sorting first (docs/sync.md, "First come").
   const claimedBy = new Map<string, HostPlan>();
   const clash = new Set<string>();
-  for (const p of plans) {
-    const same = new Set<string>();
+  const givesWay = new Map<HostPlan, Set<string>>();
+  const giveWay = (p: HostPlan, sid: string) => {
+    const set = givesWay.get(p) ?? new Set<string>();
+    set.add(sid);
+    givesWay.set(p, set);
+  };
+  for (const p of plans)
     for (const sid of new Set([...p.sessions.keys(), ...p.turns.sids])) {
       const other = claimedBy.get(sid);
       if (other === undefined || other === p) claimedBy.set(sid, p);
-      else if (sameTurns(other.turns, p.turns, sid)) same.add(sid);
-      else clash.add(sid);
+      else if (!sameTurns(other.turns, p.turns, sid)) clash.add(sid);
+      else if (pushesCopy(p, sid)) giveWay(p, sid);
+      else if (pushesCopy(other, sid)) {
+        giveWay(other, sid);
+        claimedBy.set(sid, p);
+      } else clash.add(sid);
     }
-    if (same.size > 0) {
-      p.turns = p.turns.without(same);
-      for (const sid of same) p.sessions.delete(sid);
-    }
+  for (const [p, same] of givesWay) {
+    p.turns = p.turns.without(same);
+    for (const sid of same) p.sessions.delete(sid);
   }
   for (const p of plans) {
     const mine = [...clash].filter((sid) => p.sessions.has(sid) || p.turns.hasSid(sid));
@@ -431,6 +442,12 @@ async function syncLocked(ctx: SyncContext, dryRun: boolean): Promise<SyncReport
       marks,
     });
   return report;
+}
+
+/** Whether a host's session file of `sid` says it is a copy imported from an arborist export (docs/export.md). */
+function pushesCopy(p: HostPlan, sid: string): boolean {
+  const o = p.sessions.get(sid)?.origin;
+  return o?.source === 'arborist' && o.source_session === sid;
 }
 
 /** Whether two hosts' pulls hold the same turns of session `sid`: the same Bates ids, each with the same node hash. */
