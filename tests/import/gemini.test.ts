@@ -2,6 +2,7 @@ import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { geminiReader as reader } from '../../src/import/gemini/index.js';
+import { headSessionId } from '../../src/import/gemini/inputs.js';
 import { geminiDefaultPaths } from '../../src/import/gemini/paths.js';
 import type { ParsedSource, ParsedTurn } from '../../src/import/model.js';
 import { cli } from '../support/cli.js';
@@ -352,5 +353,44 @@ describe('Gemini CLI: through the binary', () => {
     expect(y.code, y.stderr).toBe(0);
     const strip = (ts: ParsedTurn[]) => ts.map(({ raw: _r, line: _l, cwd: _c, ...rest }) => rest);
     expect(strip(one(legacy).turns)).toEqual(strip(one(OLD_JSON).turns));
+  });
+});
+
+describe('importing again (docs/import.md, "Files that did not change")', () => {
+  it('passes over every chat of the real home that did not change, JSONL and the JSON generation alike', () => {
+    const home = join(tempDir('arb-gemini-again-'), '.gemini');
+    cpSync(HOME, home, { recursive: true });
+    const db = join(home, '..', 'sessions.db');
+    const run = () => {
+      const r = cli(['import', 'gemini', join(home, 'tmp'), '--db', db, '--json']);
+      expect(r.code, r.stderr).toBe(0);
+      return r.json() as {
+        files: number;
+        files_unchanged: number;
+        turns_added: number;
+        turns_skipped: number;
+      };
+    };
+    const first = run();
+    const again = run();
+    expect(first.files_unchanged).toBe(0);
+    // Four chats: two JSONL (one with a subagent chat beside it), two of the JSON generation.
+    expect(first.files).toBe(4);
+    expect(again).toMatchObject({ files: 4, files_unchanged: 4, turns_added: 0 });
+    expect(again.turns_skipped).toBe(first.turns_added);
+  });
+
+  it('takes the session id from the head of either generation, and nothing it cannot be sure of', () => {
+    expect(headSessionId('{"sessionId":"0ab8-9f","projectHash":"x","kind":"main"}\n{"id":"m1"}\n')).toBe(
+      '0ab8-9f',
+    );
+    expect(
+      headSessionId('{\n  "sessionId": "8a20078e-2d5e",\n  "projectHash": "ab14",\n  "messages": ['),
+    ).toBe('8a20078e-2d5e');
+    // Not first, escaped, or no metadata line: undefined, and the chat is read every time.
+    expect(headSessionId('{\n  "messages": [],\n  "sessionId": "late"')).toBeUndefined();
+    expect(headSessionId('{\n  "sessionId": "a\\u0062",')).toBeUndefined();
+    expect(headSessionId('{"id":"m1","type":"user"}\n')).toBeUndefined();
+    expect(headSessionId('')).toBeUndefined();
   });
 });

@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import {
   appendFileSync,
   cpSync,
+  mkdirSync,
   readdirSync,
   readFileSync,
   renameSync,
@@ -25,6 +26,11 @@ import { tempDir } from '../support/tmp.js';
  */
 
 const FIXTURES = join(import.meta.dirname, 'fixtures', 'claude');
+/** A real Gemini CLI subagent chat (tests/import/fixtures/gemini/SOURCES.md). */
+const GEMINI_SUBAGENT = join(
+  import.meta.dirname,
+  'fixtures/gemini/gemini-home/tmp/shop/chats/5e551011-2c3d-4e5f-8a9b-0c1d2e3f4a5b/a9e0c4d2-7b6a-4f1e-9c3d-2b1a0f9e8d7c.jsonl',
+);
 const SESSION = 'aaaa0000-0000-4000-8000-000000000001';
 const AGENTS = 'eeee0000-0000-4000-8000-000000000005';
 
@@ -316,13 +322,14 @@ describe('importing a mixed home again', () => {
       .map((s) => s.kind)
       .sort();
 
-  it('passes over Codex, Copilot, Pi and OpenClaw files that did not change, each counted as when read', () => {
+  const ALL = ['claude', 'codex', 'copilot', 'gemini', 'openclaw', 'pi'];
+
+  it('passes over Codex, Copilot, Gemini, Pi and OpenClaw files that did not change, each counted as when read', () => {
     const h = mixedHome();
     const first = importHome(h);
     expect([...first.values()].every((s) => s.turns_added > 0 && s.files_unchanged === 0)).toBe(true);
     const again = importHome(h);
-    // Gemini's chats are read every time: the subagent files read with one are named inside it.
-    expect(unchanged(again)).toEqual(['claude', 'codex', 'copilot', 'openclaw', 'pi']);
+    expect(unchanged(again)).toEqual(ALL);
     const full = importHome(h, '--full');
     expect(unchanged(full)).toEqual([]);
     for (const [kind, s] of again) {
@@ -339,8 +346,24 @@ describe('importing a mixed home again', () => {
     const codexHome = rollout.slice(0, rollout.indexOf('/sessions/'));
     writeFileSync(join(codexHome, 'session_index.jsonl'), '{"id":"x","thread_name":"a name"}\n');
     writeFileSync(join(dirname(h.file('copilot')), 'workspace.yaml'), 'name: a title\n');
-    expect(unchanged(importHome(h))).toEqual(['claude', 'openclaw', 'pi']);
-    expect(unchanged(importHome(h))).toEqual(['claude', 'codex', 'copilot', 'openclaw', 'pi']);
+    expect(unchanged(importHome(h))).toEqual(['claude', 'gemini', 'openclaw', 'pi']);
+    expect(unchanged(importHome(h))).toEqual(ALL);
+  });
+
+  it("reads a Gemini chat again when its session gains a subagent chat, or its project's folder file changes", () => {
+    const h = mixedHome();
+    importHome(h);
+    const chat = h.file('gemini');
+    const sid = JSON.parse(readFileSync(chat, 'utf8').split('\n')[0]).sessionId as string;
+    const subDir = join(dirname(chat), sid.replace(/[^a-zA-Z0-9_-]/g, '_'));
+    mkdirSync(subDir);
+    cpSync(GEMINI_SUBAGENT, join(subDir, 'agent-1.jsonl'));
+    const withAgent = importHome(h).get('gemini')!;
+    expect(withAgent.files_unchanged).toBe(0);
+    expect(unchanged(importHome(h))).toEqual(ALL);
+    writeFileSync(join(dirname(dirname(chat)), '.project_root'), '/home/me/elsewhere\n');
+    expect(unchanged(importHome(h))).not.toContain('gemini');
+    expect(unchanged(importHome(h))).toEqual(ALL);
   });
 
   it('reads a pi fork every time: its reading depends on the parent its header names', () => {

@@ -15,11 +15,8 @@ import {
 import { isoOf } from '../times.js';
 import { type History, readHistory } from './history.js';
 import { obj } from './parts.js';
-import { projectCwd, projectDirOf, subagentFiles } from './paths.js';
+import { projectCwd, projectDirOf, safeSessionId, subagentFiles } from './paths.js';
 import { buildTurns } from './turns.js';
-
-/** gemini-cli `utils/fileUtils.ts`, `sanitizeFilenamePart`: how a session id becomes a folder name. */
-const safe = (id: string) => id.replace(/[^a-zA-Z0-9_-]/g, '_');
 
 function fileId(file: string): string {
   return basename(file).replace(/\.jsonl?$/, '');
@@ -93,7 +90,7 @@ export function readChatFile(file: string): ParsedSource {
 
   if (!subagent && projectDir) {
     const launch = launchesOf(h, main.turnOf, main.turns);
-    for (const sub of subagentFiles(dirname(file), safe(fileSid), problems)) {
+    for (const sub of subagentFiles(dirname(file), safeSessionId(fileSid), problems)) {
       try {
         const sh = readHistory(sub, problems);
         if (!sh.recognised) continue;

@@ -6,6 +6,7 @@
 import { basename } from 'node:path';
 import type { ParsedSource, SourceReader } from '../model.js';
 import { readChatFile } from './chat.js';
+import { geminiInputs } from './inputs.js';
 import { readLogsFile } from './logs.js';
 import { geminiDefaultPaths, geminiDiscover } from './paths.js';
 
@@ -19,4 +20,5 @@ export const geminiReader: SourceReader = {
   defaultPaths: geminiDefaultPaths,
   discover: geminiDiscover,
   read,
+  inputs: geminiInputs,
 };

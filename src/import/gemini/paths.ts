@@ -86,11 +86,11 @@ const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
  * (the older folder name and the chat's own field are both that hash: gemini-cli `utils/paths.ts`, `getProjectHash`).
  */
 export function projectCwd(projectDir: string, projectHash: unknown): string | undefined {
-  const marker = small(join(projectDir, '.project_root'))?.trim();
+  const [markerFile, projectsFile] = projectCwdFiles(projectDir);
+  const marker = small(markerFile)?.trim();
   if (marker) return marker;
-  const tmp = dirname(projectDir);
-  if (basename(tmp) !== 'tmp') return undefined;
-  const text = small(join(dirname(tmp), 'projects.json'));
+  if (projectsFile === undefined) return undefined;
+  const text = small(projectsFile);
   if (text === undefined) return undefined;
   let projects: Record<string, unknown> | null = null;
   try {
@@ -108,6 +108,15 @@ export function projectCwd(projectDir: string, projectHash: unknown): string | u
   return undefined;
 }
 
+/** The files projectCwd reads: the folder's `.project_root`, then `~/.gemini/projects.json` when under `tmp`. */
+export function projectCwdFiles(projectDir: string): [string, string | undefined] {
+  const tmp = dirname(projectDir);
+  return [
+    join(projectDir, '.project_root'),
+    basename(tmp) === 'tmp' ? join(dirname(tmp), 'projects.json') : undefined,
+  ];
+}
+
 /** A chat file's project temp folder: `<project>/chats/<file>`, or `<project>/chats/<parent>/<file>` (subagents). */
 export function projectDirOf(file: string): string | undefined {
   const dir = dirname(file);
@@ -116,9 +125,12 @@ export function projectDirOf(file: string): string | undefined {
   return undefined;
 }
 
+/** gemini-cli `utils/fileUtils.ts`, `sanitizeFilenamePart`: how a session id becomes a folder name. */
+export const safeSessionId = (id: string): string => id.replace(/[^a-zA-Z0-9_-]/g, '_');
+
 /** The subagent chats of a session: `chats/<sessionId>/*.json[l]` (gemini-cli `ChatRecordingService.initialize`). */
-export function subagentFiles(chatsDir: string, safeSessionId: string, problems: ImportProblem[]): string[] {
-  const dir = join(chatsDir, safeSessionId);
+export function subagentFiles(chatsDir: string, safeId: string, problems: ImportProblem[]): string[] {
+  const dir = join(chatsDir, safeId);
   let entries: Dirent[];
   try {
     entries = readdirSync(dir, { withFileTypes: true });
