@@ -357,6 +357,8 @@ async function checkHost(
   // 4. Its sessions are its own: never one of this host's, nor one pulled from another host. Unless all it pushes
   // of one is here already, turn for turn the same: two shards that imported the same export (docs/export.md, "A
   // copy stays a copy") both push that session, and neither may add to it. Nothing of such a session is imported.
+  // And a copy here follows its maker, as it would a later export: a host whose own session file says it made the
+  // session (no copy's mark) may add turns to it, when every turn both hold is the same.
   const sids = new Set<string>([...plan.sessions.keys(), ...turns.sids]);
   const origins = shard.sessionOriginsOf([...sids]);
   const sameHere = new Set<string>();
@@ -365,9 +367,17 @@ async function checkHost(
     if (!here) continue;
     const o = origins.get(sid) ?? shard.sourceOfSession(sid);
     if (o?.source === 'sync' && o.info.host === host) continue;
-    if (allHere(shard, turns, sid)) {
+    const held = heldHere(shard, turns, sid);
+    if (held === 'all') {
       sameHere.add(sid);
       continue;
+    }
+    const copyHere = o?.source === 'arborist' && o.source_session === sid;
+    if (copyHere && held === 'some' && shard.getSession(sid) !== undefined) {
+      const file =
+        plan.sessions.get(sid) ??
+        parseSession((await readObjects(mirror, [`${tip}:${sessionPath(sid)}`]))[0]);
+      if (file?.sid === sid && madeBy(file)) continue;
     }
     const whose =
       o?.source === 'sync'
@@ -412,13 +422,20 @@ async function checkHost(
   return plan;
 }
 
+/** Whether a host's session file says the host made the session: no copy of an export, nor pulled from another. */
+function madeBy(file: SessionFile): boolean {
+  const o = file.origin;
+  return o === null || (o.source !== 'sync' && !(o.source === 'arborist' && o.source_session === file.sid));
+}
+
 /**
- * Whether every turn `turns` holds of session `sid` (none: only its session file) is here, with the same node hash:
- * live, or in the archive tier when the session is archived here (a copy archived on one shard, by hand or by
- * maintain, is still pushed whole by the others; an archive that no longer hashes to its digest holds nothing).
+ * How much of what `turns` holds of session `sid` is here (live, or in its archive): 'all' of it, each turn with the
+ * same node hash (none at all: only its session file); 'some', the rest not here; 'differs', a turn here with
+ * another node hash (or an archive that cannot be read).
  */
-function allHere(shard: Shard, turns: PulledTurns, sid: string): boolean {
+function heldHere(shard: Shard, turns: PulledTurns, sid: string): 'all' | 'some' | 'differs' {
   let archived: Map<string, string> | undefined;
+  let unreadable = false;
   const hashOf = (bates: string): string | undefined => {
     const n = shard.getNode(bates);
     if (n !== undefined || !shard.isArchivedSid(sid)) return n?.node_hash;
@@ -427,16 +444,21 @@ function allHere(shard: Shard, turns: PulledTurns, sid: string): boolean {
       try {
         const a = readArchive(shard, sid);
         if (a.intact) for (const t of a.nodes) archived.set(t.bates, t.node_hash);
+        else unreadable = true;
       } catch (e) {
         if (!(e instanceof ArboristError) || e.kind === 'shard' || e.kind === 'busy') throw e;
+        unreadable = true;
       }
     }
     return archived.get(bates);
   };
+  let all = true;
   for (let i = 0; i < turns.length; i++) {
     if (turns.sid(i) !== sid) continue;
     const h = hashOf(turns.bates(i));
-    if (h === undefined || !turns.hashIs(i, h)) return false;
+    if (unreadable) return 'differs';
+    if (h === undefined) all = false;
+    else if (!turns.hashIs(i, h)) return 'differs';
   }
-  return true;
+  return all ? 'all' : 'some';
 }

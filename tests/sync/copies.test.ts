@@ -54,20 +54,48 @@ describe('sync between shards holding copies of one export', () => {
     expect(turnsOf(b).has(fork.bates)).toBe(true);
   });
 
-  it('still refuses a host that adds turns to a session held here as a copy, and says which it is', () => {
+  it("a copy follows its maker: the maker's new turns come into it, and a third shard takes the session from the maker", () => {
     const maker = host('maker');
     const first = ask(maker, 'q one');
     const doc = join(tempDir('arb-doc-'), 'export.json');
     expect0(run(maker, ['export', first.sid, '--format', 'json', '--out', doc]));
     const remote = bareRemote();
-    const a = host('a', remote);
+    const [a, c] = ['a', 'c'].map((n) => host(n, remote));
     expect0(run(a, ['import', 'arborist', doc]));
-    // The maker, syncing too, goes on in its own session: its new turn would go into a's copy.
+    // The maker, syncing too, goes on in its own session, and has another one besides.
     expect0(run(maker, ['sync', 'remote', 'add', 'origin', remote]));
-    ask(maker, 'q two', ['--session', first.sid]);
+    const second = ask(maker, 'q two', ['--session', first.sid]);
+    const other = ask(maker, 'another session');
+    sync(a);
     sync(maker);
-    const r = run(a, ['sync', '--json']);
-    const report = r.json().remotes[0];
+    const got = sync(a).remotes[0].pulled;
+    expect(got.hosts).toEqual([expect.objectContaining({ status: 'ok', turns: 2, problems: [] })]);
+    expect(turnsOf(a).get(second.bates)).toBe(turnsOf(maker).get(second.bates));
+    expect(turnsOf(a).has(other.bates)).toBe(true);
+    expect(run(a, ['verify']).code).toBe(0);
+    // Still a copy on a: only its maker adds to it.
+    expect(run(a, ['ask', 'more', '--answer', 'x', '--session', first.sid]).code).toBe(2);
+    sync(a);
+    // A third shard pulls the maker's branch and a's copy in one sync: the session is the maker's, whole.
+    const rc = sync(c).remotes[0].pulled;
+    expect(rc.hosts.map((h: { status: string }) => h.status)).toEqual(['ok', 'ok']);
+    expect(turnsOf(c).get(second.bates)).toBe(turnsOf(maker).get(second.bates));
+    expect(run(c, ['verify']).code).toBe(0);
+  });
+
+  it('refuses a host that adds turns to a copy here when its own is a copy too (two versions of one export)', () => {
+    const maker = host('maker');
+    const first = ask(maker, 'q one');
+    const dir = tempDir('arb-doc-');
+    expect0(run(maker, ['export', first.sid, '--format', 'json', '--out', join(dir, 'v1.json')]));
+    ask(maker, 'q two', ['--session', first.sid]);
+    expect0(run(maker, ['export', first.sid, '--format', 'json', '--out', join(dir, 'v2.json')]));
+    const remote = bareRemote();
+    const [a, b] = ['a', 'b'].map((n) => host(n, remote));
+    expect0(run(a, ['import', 'arborist', join(dir, 'v1.json')]));
+    expect0(run(b, ['import', 'arborist', join(dir, 'v2.json')]));
+    sync(b);
+    const report = run(a, ['sync', '--json']).json().remotes[0];
     expect(report.pulled.hosts).toEqual([
       expect.objectContaining({
         status: 'refused',
@@ -79,5 +107,8 @@ describe('sync between shards holding copies of one export', () => {
       }),
     ]);
     expect(turnsOf(a).has(`${first.sid}-000002`)).toBe(false);
+    // The newer export brings a's copy up to date, and the next sync takes b whole.
+    expect0(run(a, ['import', 'arborist', join(dir, 'v2.json')]));
+    expect(sync(a).remotes[0].pulled.hosts).toEqual([expect.objectContaining({ status: 'ok' })]);
   });
 });
