@@ -1,19 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { type BulkTurn, Shard } from '../../src/store/index.js';
 import { cli } from '../support/cli.js';
-import { tempDb } from '../support/tmp.js';
+import { linearShard } from '../support/linear.js';
 
-function shard(n: number): string {
-  const db = tempDb();
-  const s = Shard.open(db);
-  const sid = s.createSession({ sid: 'vvvv' }).sid;
-  const turns: BulkTurn[] = [];
-  for (let i = 0; i < n; i++)
-    turns.push({ sid, parent: i === 0 ? null : i - 1, content: { question: `q${i}`, answer_text: 'a' } });
-  s.addTurnsBulk(turns, { kind: 'nodes.bulk', data: { generator: 'test', seed: 0 } });
-  s.close();
-  return db;
-}
+const shard = (n: number): string => linearShard(n, 'vvvv');
 
 /**
  * `verify` and `check` counted turns as a bare number ("verified: 19801 turns") beside the chain's "20,726

@@ -1,20 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { type BulkTurn, Shard } from '../../src/store/index.js';
 import { cli } from '../support/cli.js';
-import { tempDb } from '../support/tmp.js';
+import { linearShard } from '../support/linear.js';
 import { start } from '../tui/helpers.js';
 
-function shard(n: number): string {
-  const db = tempDb();
-  const s = Shard.open(db);
-  const sid = s.createSession({ sid: 'pppp' }).sid;
-  const turns: BulkTurn[] = [];
-  for (let i = 0; i < n; i++)
-    turns.push({ sid, parent: i === 0 ? null : i - 1, content: { question: `q${i}`, answer_text: 'a' } });
-  s.addTurnsBulk(turns, { kind: 'nodes.bulk', data: { generator: 'test', seed: 0 } });
-  s.close();
-  return db;
-}
+const shard = (n: number): string => linearShard(n, 'pppp');
 
 /**
  * `verify` said nothing until it was done (1.4 s on 20,000 turns, ~5 s on 1,000,000): at a terminal it now keeps
