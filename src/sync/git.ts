@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { ArboristError } from '../store/index.js';
 import { oneLine } from '../text/sanitize.js';
+import { redactedUrl } from './url.js';
 
 /**
  * The `git` command, run as sync needs it (docs/sync.md): never through a shell (arguments as an array), with no
@@ -34,7 +35,7 @@ export function gitMessage(stderr: string): string {
     .map((l) => l.trim())
     .filter((l) => l !== '');
   const pick = lines.find((l) => /^(fatal|error):/.test(l)) ?? lines[lines.length - 1] ?? '';
-  const s = oneLine(pick.replace(/^(fatal|error):\s*/, ''));
+  const s = oneLine(redactedUrl(pick.replace(/^(fatal|error):\s*/, '')));
   return s.length > 200 ? `${s.slice(0, 199)}…` : s;
 }
 

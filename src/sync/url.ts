@@ -16,8 +16,20 @@ const ACCEPTED = 'use host:path, ssh://, https://, file:/// or a local path';
 /** A transport name before `::` or `://` as git reads one (git/git url.c, is_urlschemechar: a digit may lead). */
 const SCHEME = /^([A-Za-z0-9][A-Za-z0-9+.-]*)(::|:\/\/)/;
 
+/**
+ * A URL, or a text quoting one, as arborist shows it (`remote list`, its messages, git's): a password replaced by `***`, and an https URL's whole
+ * user part too, which is often a token (`https://ghp_...@github.com/...`). The mirror's git config keeps the URL
+ * as given; a screen, a tmux scrollback or a log does not need the secret.
+ */
+export function redactedUrl(url: string): string {
+  // Anywhere in the text, so that git's own messages quoting a URL are cleaned the same way.
+  return url.replace(/([A-Za-z][A-Za-z0-9+.-]*:\/\/)([^/@\s'"]*)@/g, (_all, scheme: string, user: string) =>
+    scheme.toLowerCase() === 'https://' ? `${scheme}***@` : `${scheme}${user.replace(/:.*$/, ':***')}@`,
+  );
+}
+
 function shown(url: string): string {
-  const s = oneLine(url);
+  const s = oneLine(redactedUrl(url));
   return s.length > 80 ? `${s.slice(0, 79)}…` : s;
 }
 

@@ -188,3 +188,25 @@ describe('a remote in the mirror that arborist did not add', () => {
     expect(r.stderr).toMatch(/^arborist: sync remote origin: remote URL '.*' holds a control character/);
   });
 });
+
+describe('a secret in a remote URL', () => {
+  it('is never shown: remote list and its --json hide a password and an https user (a token); git keeps the URL', () => {
+    const a = host('a');
+    expect0(add(a, 'gh', 'https://ghp_SECRET123@host.invalid/me/history.git'));
+    expect0(add(a, 'pw', 'https://me:hunter2@host.invalid/me/history.git'));
+    expect0(add(a, 'ssh', 'ssh://git:sshpass@host.invalid/history.git'));
+    expect0(add(a, 'plain', 'ssh://git@host.invalid/history.git'));
+    const listed = expect0(run(a, ['sync', 'remote', 'list'])).stdout;
+    const json = expect0(run(a, ['sync', 'remote', 'list', '--json'])).stdout;
+    for (const out of [listed, json]) {
+      expect(out).not.toMatch(/SECRET123|hunter2|sshpass/);
+      expect(out).toContain('https://***@host.invalid/me/history.git');
+      expect(out).toContain('ssh://git:***@host.invalid/history.git');
+      expect(out).toContain('ssh://git@host.invalid/history.git');
+    }
+    // git is given the URL as stored: its own message about the unreachable host is cleaned too.
+    const r = run(a, ['sync', 'gh']);
+    expect(r.code).not.toBe(0);
+    expect(r.stdout + r.stderr).not.toContain('SECRET123');
+  });
+});

@@ -2,6 +2,7 @@ import { ArboristError } from '../../store/index.js';
 import { addRemote, checkRemoteName, listRemotes, removeRemote } from '../../sync/mirror.js';
 import { type SyncReport, syncRemote } from '../../sync/run.js';
 import type { Progress } from '../../sync/types.js';
+import { redactedUrl } from '../../sync/url.js';
 import { flag, usageError } from '../args.js';
 import type { Command } from '../command.js';
 import type { Context } from '../context.js';
@@ -116,12 +117,16 @@ async function remoteCmd(ctx: Context, rest: string[]): Promise<number> {
   }
   if (sub === 'list' && args.length === 0) {
     const list = await listRemotes(ctx.dbPath);
-    if (ctx.out.json) printJson(ctx.out, list);
+    if (ctx.out.json)
+      printJson(
+        ctx.out,
+        list.map((r) => ({ ...r, url: redactedUrl(r.url) })),
+      );
     else if (list.length === 0) ctx.out.out('no sync remotes\n');
     else
       ctx.out.out(
         `${table(
-          list.map((r) => [r.name, oneLine(r.url)]),
+          list.map((r) => [r.name, oneLine(redactedUrl(r.url))]),
           ['NAME', 'URL'],
         )}\n`,
       );
