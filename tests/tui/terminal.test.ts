@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Shard } from '../../src/store/index.js';
@@ -235,7 +235,7 @@ describe('terminal safety and behaviour', () => {
     expect(sessionsIn(join(home, 'demo.db'))).toBe(4);
   });
 
-  it('on the demo shard itself (`arborist demo` left it empty), d builds the demo in place', async () => {
+  it('on the demo shard itself (`arborist demo` left it empty, or a link to it), d builds the demo in place', async () => {
     const home = tempDir('arborist-home-');
     const db = join(home, 'demo.db');
     Shard.open(db).close();
@@ -245,6 +245,16 @@ describe('terminal safety and behaviour', () => {
     await t.waitFor(/chain ✓ 21 events/);
     await t.quit();
     expect(sessionsIn(db)).toBe(4);
+    // demo.db a link to the shard shown: the same file, built in place, not opened a second time.
+    const other = tempDir('arborist-home-');
+    const real = join(other, 'mine.db');
+    Shard.open(real).close();
+    symlinkSync(real, join(other, 'demo.db'));
+    const u = await start({ db: real, cols: 80, rows: 24, env: { ARBORIST_HOME: other } });
+    u.press('d');
+    await u.waitFor('demo loaded');
+    await u.quit();
+    expect(sessionsIn(real)).toBe(4);
   });
 
   it('a demo shard that cannot be opened is said in one line, and the browser stays on the empty shard', async () => {

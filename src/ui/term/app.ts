@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { resolve as resolvePath } from 'node:path';
 import { type AgentExit, type AgentRun, startAgent } from '../../agent/index.js';
@@ -44,6 +45,18 @@ export interface TuiOptions {
   verifyCommand?: readonly string[];
   /** The agents' names and badges by source kind (src/import/agents.ts): the sessions' badges and their help. */
   agents?: Readonly<Record<string, AgentLabel>>;
+}
+
+/** Whether two paths name one file (a link to it too); a path not there yet is compared as written. */
+function samePath(a: string, b: string): boolean {
+  const real = (p: string) => {
+    try {
+      return realpathSync(p);
+    } catch {
+      return resolvePath(p);
+    }
+  };
+  return real(a) === real(b);
 }
 
 /** A path as a person reads it on a status line: the home folder as `~`. */
@@ -152,7 +165,7 @@ class Program {
 
   private runtimeOf(shard: Shard): Runtime {
     const demo = this.opts.demoDbPath;
-    const ownDemo = demo !== undefined && resolvePath(demo) !== resolvePath(shard.path);
+    const ownDemo = demo !== undefined && !samePath(demo, shard.path);
     return new Runtime(
       shard,
       (a) => this.dispatch(a),
