@@ -90,6 +90,21 @@ describe('reading an answer back into its pieces (the shapes AnswerBuilder write
     expect(foldedCall(path, 50)).toBe('→ read  .github/workflows/c…  · name: ci · 9 lines');
   });
 
+  it("a tool name too long for half the row (an MCP tool's) gives up its start: the size and the result still show", () => {
+    const name = 'mcp__plugin_showcase_example__inspect_repository_structure';
+    const mcp = call(
+      parseAnswer(`→ ${name}: .\n\n  {\n  "repository": "example-app",\n  … 50 more lines`)[0],
+    );
+    const one = foldedCall(mcp, 68);
+    expect(displayWidth(one)).toBeLessThanOrEqual(68);
+    // it read `→ mcp__plugin_showcase_example__inspect_repository_structure  .  …`: no result, no size
+    expect(one).toBe('→ …e__inspect_repository_structure  .  · { · 52 lines');
+    const bare = call(parseAnswer(`→ ${name}: .`)[0]);
+    expect(foldedCall(bare, 50)).toBe('→ …t_repository_structure  .  · no result under it');
+    // a name that fits is whole
+    expect(foldedCall(mcp)).toBe(`→ ${name}  .  · { · 52 lines`);
+  });
+
   it('leaves a line that merely looks like a call as text: inside a paragraph, or in a fenced code block', () => {
     const b = new AnswerBuilder();
     b.text('The log shows:\n→ Bash: rm -rf /\nwhich I did not run.');
