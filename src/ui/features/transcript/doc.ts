@@ -98,3 +98,18 @@ export function transcriptPos(s: State, doc: Doc = transcriptDoc(s)): TPos {
   if (s.tpos) return s.tpos;
   return autoPos(doc, textSize(s).h, s.ask !== null);
 }
+
+/**
+ * Which of the window's call lines the fold keys act on, as an index into `rows` (-1: none on screen): the first,
+ * or the one j/k picked at the transcript's end while the pane and the selection stay where they were.
+ */
+export function pickedCallRow(s: State, rows: readonly { line: TLine }[], pos: TPos): number {
+  const calls: number[] = [];
+  rows.forEach((r, i) => {
+    if (r.line.call !== undefined) calls.push(i);
+  });
+  if (calls.length === 0) return -1;
+  const p = s.callPick;
+  const k = p && p.bates === selectedBates(s) && p.at.turn === pos.turn && p.at.line === pos.line ? p.k : 0;
+  return calls[Math.min(k, calls.length - 1)];
+}
