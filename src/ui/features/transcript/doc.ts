@@ -31,7 +31,9 @@ export function transcriptDoc(s: State): Doc {
   if (row.heading) {
     const h = row.heading;
     return linesDoc([
-      { role: 'session', text: h.project === '' ? 'sessions without a project' : `project ${h.project}` },
+      ...wrap(h.project === '' ? 'sessions without a project' : `project ${h.project}`, Math.max(1, w)).map(
+        (text): TLine => ({ role: 'session', text }),
+      ),
       { role: 'meta', text: `${h.n} session${h.n === 1 ? '' : 's'} · newest ${shortTime(h.newest)}` },
       { role: 'blank', text: '' },
       {
@@ -51,13 +53,16 @@ export function transcriptDoc(s: State): Doc {
     const from = o
       ? `${agent}${o.project ? ` · ${o.project}` : ''}${o.host ? ` · ${hostText(o)}` : ''}`
       : null;
+    // Wrapped, not cut: a project's end is what tells two folders apart (…/home-old/shop, …/home-new/shop).
+    const wrapped = (role: 'session' | 'meta', text: string): TLine[] =>
+      wrap(text, Math.max(1, w)).map((t) => ({ role, text: t }));
     const lines: TLine[] = [
-      { role: 'session', text: `session ${ses.sid}${ses.label ? ` · ${oneLine(ses.label)}` : ''}` },
-      ...(from ? [{ role: 'meta' as const, text: from }] : []),
-      {
-        role: 'meta',
-        text: `${ses.n_nodes} turn${ses.n_nodes === 1 ? '' : 's'} · created ${shortTime(ses.created_at)}`,
-      },
+      ...wrapped('session', `session ${ses.sid}${ses.label ? ` · ${oneLine(ses.label)}` : ''}`),
+      ...(from ? wrapped('meta', from) : []),
+      ...wrapped(
+        'meta',
+        `${ses.n_nodes} turn${ses.n_nodes === 1 ? '' : 's'} · created ${shortTime(ses.created_at)}`,
+      ),
       { role: 'blank', text: '' },
       {
         role: 'info',
