@@ -76,6 +76,8 @@ describe('the rows', () => {
     const end = pane.findIndex((x) => x.startsWith('3 turns · created '));
     expect(at).toBeGreaterThan(0);
     expect(pane.slice(at, end).join('')).toBe(`Claude Code ·${project}`);
+    // and its title, which the row cuts short at this width, whole
+    expect(pane[at - 1]).toBe('session s5 · Fix the parser');
   });
 
   it('asks for the titles and origins of the rows on screen only, labelled ones included', () => {

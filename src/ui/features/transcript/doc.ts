@@ -53,11 +53,13 @@ export function transcriptDoc(s: State): Doc {
     const from = o
       ? `${agent}${o.project ? ` · ${o.project}` : ''}${o.host ? ` · ${hostText(o)}` : ''}`
       : null;
+    const title = ses.label || s.titles.get(ses.sid) || '';
     // Wrapped, not cut: a project's end is what tells two folders apart (…/home-old/shop, …/home-new/shop).
     const wrapped = (role: 'session' | 'meta', text: string): TLine[] =>
       wrap(text, Math.max(1, w)).map((t) => ({ role, text: t }));
     const lines: TLine[] = [
-      ...wrapped('session', `session ${ses.sid}${ses.label ? ` · ${oneLine(ses.label)}` : ''}`),
+      // Its label, else its title (the agent's own, or its first question): the row cuts it at 80 columns.
+      ...wrapped('session', `session ${ses.sid}${title ? ` · ${oneLine(title)}` : ''}`),
       ...(from ? wrapped('meta', from) : []),
       ...wrapped(
         'meta',
