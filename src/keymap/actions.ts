@@ -18,13 +18,14 @@ export const ACTIONS = [
     id: 'move.down',
     group: 'Move',
     keys: ['down', 'j'],
-    description: 'Next row (in the transcript: scroll down)',
+    description: 'Next row (in the transcript: scroll down; at its end, highlight the next tool call)',
   },
   {
     id: 'move.up',
     group: 'Move',
     keys: ['up', 'k'],
-    description: 'Previous row (in the transcript: scroll up)',
+    description:
+      'Previous row (in the transcript: scroll up, or first move the highlight back up the tool calls)',
   },
   {
     id: 'tree.left',
@@ -72,7 +73,7 @@ export const ACTIONS = [
     group: 'Panes',
     keys: ['o'],
     description:
-      "Open or fold the tool call nearest the top of the transcript (highlighted): a folded call is one line, its tool, argument, its result's first line and size",
+      "Open or fold the highlighted tool call, the one nearest the top of the transcript (at its end, j/k move the highlight): a folded call is one line, its tool, argument, its result's first line and size",
   },
   {
     id: 'tools.all',

@@ -103,6 +103,30 @@ export function padTo(s: string, width: number): string {
   return w < width ? t + ' '.repeat(width - w) : t;
 }
 
+/** Full-width punctuation no line starts with (closing marks) or ends with (opening brackets), as CJK text sets. */
+const NO_START = new Set(Array.from('、。，．：；！？）」』】〉》〕］｝〙〗'));
+const NO_END = new Set(Array.from('（「『【〈《〔［｛〘〖'));
+
+/**
+ * True when a line may break between `s[k-1]` and `s[k]` with no space there: beside a wide character (CJK text,
+ * which has no spaces, breaks between any two of its characters; UAX #14's ideographic class), but never before a
+ * closing mark, after an opening bracket, inside a surrogate pair or before a zero-width mark (or after a joiner).
+ * Only spaces counted, and a Chinese answer broke at the one space around "80-95%", leaving half-empty rows.
+ */
+function wideBreak(s: string, k: number): boolean {
+  if (k <= 0 || k >= s.length) return false;
+  const c = s.charCodeAt(k);
+  if (c === 0x20 || (c >= 0xdc00 && c <= 0xdfff)) return false;
+  const b = s.charCodeAt(k - 1);
+  if (b === 0x20) return false;
+  const before = b >= 0xdc00 && b <= 0xdfff && k >= 2 ? s.codePointAt(k - 2)! : b;
+  const after = s.codePointAt(k)!;
+  const wb = cpWidth(before);
+  const wa = cpWidth(after);
+  if (wa === 0 || wb === 0 || (wa !== 2 && wb !== 2)) return false;
+  return !NO_START.has(String.fromCodePoint(after)) && !NO_END.has(String.fromCodePoint(before));
+}
+
 /**
  * Word-wraps one paragraph-structured text to `width` cells per line: breaks at spaces when it can, hard-breaks
  * words longer than a line, keeps blank lines. `text` must be sanitised (no controls, tabs expanded).
@@ -132,9 +156,10 @@ export function wrap(text: string, width: number): string[] {
       }
       const next = rest[head.length];
       let cut = head.length;
-      if (next !== ' ') {
-        const sp = head.lastIndexOf(' ');
-        if (sp > 0) cut = sp;
+      if (next !== ' ' && !wideBreak(rest, cut)) {
+        let k = cut - 1;
+        while (k > 0 && rest[k] !== ' ' && !wideBreak(rest, k)) k--;
+        if (k > 0) cut = k;
       }
       out.push(rest.slice(0, cut).trimEnd());
       rest = rest.slice(cut);
@@ -196,10 +221,10 @@ export function wrapRanges(line: string, width: number, words = true): [number, 
       continue;
     }
     let cut = end;
-    if (line[end] !== ' ') {
-      // The last space of the fitting part, looked for only within it.
+    if (line[end] !== ' ' && !wideBreak(line, end)) {
+      // The last space (or break beside a wide character) of the fitting part, looked for only within it.
       for (let k = end - 1; k > pos; k--) {
-        if (line[k] === ' ') {
+        if (line[k] === ' ' || wideBreak(line, k)) {
           cut = k;
           break;
         }

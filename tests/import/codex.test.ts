@@ -84,6 +84,11 @@ describe('codex: the enveloped generation (0.125, TUI)', () => {
     );
     expect(first).toContain('  name: using-superpowers');
     expect(first).not.toMatch(/Chunk ID:|Wall time:/);
+    // a command still running when its call returned: no output yet, and the session write_stdin goes on with
+    // (it read as a call with no result, its output under a write_stdin call nothing tied to it)
+    expect(first).toMatch(
+      /→ exec_command: sed -n [^\n]*\n\n {2}Process running with session ID 48230\n\n→ write_stdin: /,
+    );
     expect(first.split('Available tool groups in this session:')).toHaveLength(2); // not repeated by agent_message
     expect(second).toContain('→ apply_patch: src/agents/plugins/__tests__/codemie-code-reasoning.test.ts');
     expect(second).toContain(

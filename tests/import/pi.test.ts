@@ -73,6 +73,17 @@ describe('pi reader: version 1, a real session (pi-mono test fixture)', () => {
     expect(t.flatMap((x) => x.raw)).toEqual(lines);
   });
 
+  it('calls made together each get their own result under them, matched by toolCallId (not all results after the last)', () => {
+    const t = one(LARGE).turns[2]; // three edits in one assistant message (line 21), their results on lines 22-24
+    const edits = t.answer.split('→ edit: ').slice(1);
+    expect(edits).toHaveLength(3);
+    // each call's part holds exactly one result, its own (452, 1610, 320 characters changed, in the calls' order)
+    expect(edits.map((e) => (e.match(/Successfully replaced/g) ?? []).length)).toEqual([1, 1, 1]);
+    expect(edits[0]).toContain('Changed 452 characters to 175 characters.');
+    expect(edits[1]).toContain('Changed 1610 characters to 1640 characters.');
+    expect(edits[2]).toContain('Changed 320 characters to 328 characters.');
+  });
+
   it('through the binary: imported once, nothing the second time, and exported back byte for byte', () => {
     const dir = tempDir('arb-pi-large-');
     const db = join(dir, 's.db');

@@ -90,6 +90,21 @@ describe('reading an answer back into its pieces (the shapes AnswerBuilder write
     expect(foldedCall(path, 50)).toBe('→ read  .github/workflows/c…  · name: ci · 9 lines');
   });
 
+  it("a tool name too long for half the row (an MCP tool's) gives up its start: the size and the result still show", () => {
+    const name = 'mcp__plugin_showcase_example__inspect_repository_structure';
+    const mcp = call(
+      parseAnswer(`→ ${name}: .\n\n  {\n  "repository": "example-app",\n  … 50 more lines`)[0],
+    );
+    const one = foldedCall(mcp, 68);
+    expect(displayWidth(one)).toBeLessThanOrEqual(68);
+    // it read `→ mcp__plugin_showcase_example__inspect_repository_structure  .  …`: no result, no size
+    expect(one).toBe('→ …e__inspect_repository_structure  .  · { · 52 lines');
+    const bare = call(parseAnswer(`→ ${name}: .`)[0]);
+    expect(foldedCall(bare, 50)).toBe('→ …t_repository_structure  .  · no result under it');
+    // a name that fits is whole
+    expect(foldedCall(mcp)).toBe(`→ ${name}  .  · { · 52 lines`);
+  });
+
   it('leaves a line that merely looks like a call as text: inside a paragraph, or in a fenced code block', () => {
     const b = new AnswerBuilder();
     b.text('The log shows:\n→ Bash: rm -rf /\nwhich I did not run.');
@@ -244,6 +259,37 @@ describe('the fold keys', () => {
     expect(d.state.toolsOpen.get('aaaa-000001')).toEqual(new Set([0, 1]));
     d.key('O');
     expect(d.state.toolsOpen.has('aaaa-000001')).toBe(false);
+  });
+
+  it("at the transcript's end j moves the highlight to the next call on screen, so every call can be opened; k back", () => {
+    const d = new Driver(100, 30);
+    d.key('j', 'l', 'l');
+    const one = mk('aaaa-000001', ANSWER);
+    const two = { ...mk('aaaa-000002', ANSWER), parent_bates: 'aaaa-000001' };
+    d.send({ type: 'path', bates: 'aaaa-000001', turns: [one, two] });
+    d.key('tab');
+    // the whole path fits: nothing scrolls, and the fold keys reached only the first turn's first call
+    expect(selectedCall(d.state)).toEqual({ bates: 'aaaa-000001', call: 0 });
+    d.key('j');
+    expect(selectedCall(d.state)).toEqual({ bates: 'aaaa-000001', call: 1 });
+    d.key('j');
+    expect(selectedCall(d.state)).toEqual({ bates: 'aaaa-000002', call: 0 });
+    // drawn highlighted, and the one o opens
+    const f = view(d.state);
+    const hl = f
+      .lines()
+      .findIndex((l, y) => l.includes('→ Bash') && f.st[y * f.width + l.indexOf('→')] === Style.selBlur);
+    expect(hl).toBeGreaterThan(f.lines().findIndex((l) => l.includes('aaaa-000002')));
+    d.key('o');
+    expect(d.state.toolsOpen.get('aaaa-000002')).toEqual(new Set([0]));
+    expect(d.state.toolsOpen.has('aaaa-000001')).toBe(false);
+    expect(selectedCall(d.state)).toEqual({ bates: 'aaaa-000002', call: 0 });
+    d.key('o');
+    expect(d.state.toolsOpen.size).toBe(0);
+    d.key('j', 'j', 'j');
+    expect(selectedCall(d.state)).toEqual({ bates: 'aaaa-000002', call: 1 }); // the last call: j stops there
+    d.key('k', 'k', 'k');
+    expect(selectedCall(d.state)).toEqual({ bates: 'aaaa-000001', call: 0 });
   });
 
   it('says so when the turn has no calls', () => {

@@ -117,6 +117,36 @@ describe('an edit as diff lines', () => {
     ]);
   });
 
+  it('a diff line too long for the pane keeps its + or - on every row it wraps to (without colour it read as context)', () => {
+    const edit = {
+      kind: 'replace' as const,
+      file: 'a.py',
+      pairs: [
+        { old: 'keep\nold = 1', new: 'keep\nresult = func(first_argument, second_argument, **kwargs)' },
+      ],
+    };
+    const d: ShownCall = { name: 'Edit', input: { file_path: 'a.py' }, edit, diff: diffLines(edit, patch) };
+    const lines = openCallLines(callPiece('Edit', 'a.py'), d, 30).filter((l) => l.role.startsWith('diff'));
+    expect(lines.map((l) => [l.role, l.text])).toEqual([
+      ['diffHunk', '  @@ -1,2 +1,2 @@'],
+      ['diffDel', '  -old = 1'],
+      ['diffAdd', '  +result ='],
+      ['diffAdd', '  +func(first_argument,'],
+      ['diffAdd', '  +second_argument, **kwargs)'],
+    ]);
+    // A context line wraps past the mark's column too, so its rows never start where a mark would stand.
+    const ctx = diffLines({ kind: 'patch', patch: ' context line that is rather long for the pane' }, patch);
+    const shown = openCallLines(
+      callPiece('apply_patch', 'x'),
+      { name: 'apply_patch', input: '', edit: { kind: 'patch', patch: ctx[0] }, diff: ctx },
+      30,
+    );
+    expect(shown.slice(0, 2).map((l) => l.text)).toEqual([
+      '   context line that is rather',
+      '   long for the pane',
+    ]);
+  });
+
   it('a long diff is capped and says how much is left; so is a long result', () => {
     const content = Array.from({ length: 500 }, (_, i) => `line ${i}`).join('\n');
     const edit = { kind: 'write' as const, file: 'big', content };

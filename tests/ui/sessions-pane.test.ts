@@ -64,6 +64,22 @@ describe('the rows', () => {
     expect(t[5]).toMatch(/^│▸ AR {2}asked here\s+4\s+5d│$/);
   });
 
+  it("the selected session's summary wraps its agent and project: their end (what tells two folders apart) was cut", () => {
+    const d = driver(80, 24);
+    const project = '/work/scratch-reader-opencode/gen/home-new/shop';
+    d.send({ type: 'origins', origins: [['s5', { agent: 'claude', project }]], of: d.state.sessions });
+    const l = layout(80, 24).textIn;
+    const pane = view(d.state)
+      .lines()
+      .map((x) => x.slice(l.x, l.x + l.w).trimEnd());
+    const at = pane.findIndex((x) => x.startsWith('Claude Code ·'));
+    const end = pane.findIndex((x) => x.startsWith('3 turns · created '));
+    expect(at).toBeGreaterThan(0);
+    expect(pane.slice(at, end).join('')).toBe(`Claude Code ·${project}`);
+    // and its title, which the row cuts short at this width, whole
+    expect(pane[at - 1]).toBe('session s5 · Fix the parser');
+  });
+
   it('asks for the titles and origins of the rows on screen only, labelled ones included', () => {
     const many: SessionLike[] = Array.from({ length: 60 }, (_, i) => ({
       sid: `m${i}`,

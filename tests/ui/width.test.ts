@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { cpWidth, displayWidth, fitWidth, padTo, truncate, wrap } from '../../src/text/width.js';
+import { cpWidth, displayWidth, fitWidth, padTo, truncate, wrap, wrapRanges } from '../../src/text/width.js';
 
 const require = createRequire(import.meta.url);
 
@@ -48,5 +48,25 @@ describe('display width', () => {
     for (const l of wrap('漢字 and emoji 😀😀😀 mixed text '.repeat(5), 9))
       expect(displayWidth(l)).toBeLessThanOrEqual(9);
     expect(wrap('日', 1)).toEqual(['日']);
+  });
+
+  it('breaks CJK text between its characters, not only at spaces, and never before a closing mark', () => {
+    // A real Copilot CLI answer (tests/import/fixtures/copilot/legacy): it broke at the one space around "80-95%",
+    // leaving a row half empty, then hard-broke a row so that "。" began the next one alone.
+    const t =
+      '所有變更已通過測試驗證，可以安全部署。這次優化專注於最關鍵的記憶體問題，達到了 80-95% 的記憶體使用減少，同時保持所有功能完整運作。';
+    const rows = [
+      '所有變更已通過測試驗證，可以安全部署。這次優',
+      '化專注於最關鍵的記憶體問題，達到了 80-95% 的',
+      '記憶體使用減少，同時保持所有功能完整運作。',
+    ];
+    expect(wrap(t, 44)).toEqual(rows);
+    expect(wrapRanges(t, 44).map(([a, b]) => t.slice(a, b))).toEqual(rows);
+    for (const w of [5, 7, 10, 13, 20])
+      for (const r of wrap(t, w).slice(1)) expect('、。，）」'.includes(r[0]), `${w}: ${r}`).toBe(false);
+    // an opening bracket stays with what follows; an emoji sequence is never split; words still break at spaces
+    expect(wrap('請看「設定檔」的說明', 8)).toEqual(['請看「設', '定檔」的', '說明']);
+    expect(wrap('👩‍💻👩‍💻👩‍💻', 4)).toEqual(['👩‍💻', '👩‍💻', '👩‍💻']);
+    expect(wrap('mixed 中文 and English words', 10)).toEqual(['mixed 中文', 'and', 'English', 'words']);
   });
 });

@@ -130,7 +130,12 @@ export function outputText(output: unknown): { text: string; error: boolean } {
   const m = /^Chunk ID: [^\n]*\n(?:[^\n]*\n)*?Output:\n/.exec(output);
   if (m) {
     const code = /\nProcess exited with code (-?\d+)\n/.exec(m[0]);
-    return { text: output.slice(m[0].length), error: code !== null && code[1] !== '0' };
+    const text = output.slice(m[0].length);
+    // Still running and nothing written yet: the header's line is the result, naming the session that later
+    // write_stdin calls read the output from (else the call showed no result at all).
+    const running = /\n(Process running with session ID \d+)\n/.exec(m[0]);
+    if (running && text.trim() === '') return { text: running[1], error: false };
+    return { text, error: code !== null && code[1] !== '0' };
   }
   return { text: output, error: false };
 }

@@ -122,7 +122,12 @@ function answerOf(recs: Rec[], members: number[]): TurnFacts {
           if (!block) continue;
           if (block.type === 'text' && typeof block.text === 'string') b.text(block.text);
           else if (block.type === 'toolCall')
-            b.toolCall(typeof block.name === 'string' ? block.name : '', callArgs(block));
+            // Its id places its result under it: calls made together have their results after all of them.
+            b.toolCall(
+              typeof block.name === 'string' ? block.name : '',
+              callArgs(block),
+              typeof block.id === 'string' ? block.id : null,
+            );
         }
       } else if (typeof m.content === 'string') b.text(m.content);
       const stop = m.stopReason;
@@ -135,7 +140,11 @@ function answerOf(recs: Rec[], members: number[]): TurnFacts {
       }
       ended = stop === 'stop' || stop === 'length' || stop === 'error' || stop === 'aborted';
     } else if (role === 'toolResult') {
-      b.toolResult(contentText(m.content), m.isError === true);
+      b.toolResult(
+        contentText(m.content),
+        m.isError === true,
+        typeof m.toolCallId === 'string' ? m.toolCallId : null,
+      );
       ended = false;
     } else if (role === 'bashExecution') {
       // A command the user ran from the prompt (`!cmd`): shown as a call and its output.

@@ -17,7 +17,7 @@ import {
 } from '../features/maintenance/update.js';
 import { keyResume, openResume } from '../features/resume/update.js';
 import { startSync } from '../features/sync/update.js';
-import { keyTranscript, scrollText, toggleCalls, toggleThinking } from '../features/transcript/update.js';
+import { keyTranscript, stepText, toggleCalls, toggleThinking } from '../features/transcript/update.js';
 import { keyFilter, openFilter } from '../features/tree/filter.js';
 import { keyTree, toggleGrouping } from '../features/tree/update.js';
 import { IMPORTING, msg, type Result } from './selectors.js';
@@ -85,9 +85,9 @@ function onPaneKey(s: State, id: KeyAction): Result {
     case 'pane.switch':
       return [{ ...s, focus: s.focus === 'tree' ? 'transcript' : 'tree' }, []];
     case 'transcript.down':
-      return [scrollText(s, 1), []];
+      return [stepText(s, 1), []];
     case 'transcript.up':
-      return [scrollText(s, -1), []];
+      return [stepText(s, -1), []];
     case 'tools.toggle':
     case 'tools.all':
       return toggleCalls(s, id === 'tools.all');

@@ -148,6 +148,11 @@ export interface State {
   tpos: TPos | null;
   /** Per turn (bates), the tool calls shown whole in the transcript; the others are one line each. */
   toolsOpen: ReadonlyMap<string, ReadonlySet<number>>;
+  /**
+   * The fold keys act on the k-th call line on screen (else the first) while the pane stays at `at` for the turn
+   * `bates`: at the transcript's end j/k move on to the calls below the first, which can never scroll to the top.
+   */
+  callPick: { bates: string; at: TPos; k: number } | null;
   /** Per turn (bates), what its source records add (thinking, whole calls), loaded for the turns on screen. */
   details: ReadonlyMap<string, DetailsEntry>;
   /** Thinking shown in the transcript (hidden by default: one line says where it was). */
@@ -231,6 +236,7 @@ export function initialState(opts: {
     path: null,
     tpos: null,
     toolsOpen: new Map(),
+    callPick: null,
     details: new Map(),
     showThinking: false,
     overlay: null,

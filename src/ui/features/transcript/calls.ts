@@ -13,7 +13,7 @@ export type Piece =
   | { kind: 'error'; text: string }
   | { kind: 'steer'; lines: string[] };
 
-import { displayWidth, truncate } from '../../../text/width.js';
+import { displayWidth, truncate, truncateLeft } from '../../../text/width.js';
 
 const CALL = /^→ (\S.*)$/;
 const MORE = /^ {2}… (\d+) more lines?$/;
@@ -99,7 +99,10 @@ export function resultSize(p: Extract<Piece, { kind: 'call' }>): number {
 /** The one line a folded call reads as, at most `width` columns: `→ Bash  npm test  · first line · 212 lines`.
  * The size always shows; a long argument gives up room so the result's first line still starts on the line. */
 export function foldedCall(p: Extract<Piece, { kind: 'call' }>, width = Number.POSITIVE_INFINITY): string {
-  const name = `→ ${p.name}`;
+  // A name wider than half the row (an MCP tool's `mcp__server__tool`) is cut from its start, where the server's
+  // part is: whole, it left no room for the result and pushed the size off the row.
+  const half = Math.max(8, Math.floor(width / 2)) - 2;
+  const name = `→ ${displayWidth(p.name) > half ? truncateLeft(p.name, half) : p.name}`;
   if (p.result.length === 0) {
     const tail = '  · no result under it';
     return `${name}${p.arg === '' ? '' : `  ${truncate(p.arg, width - displayWidth(name) - tail.length - 2)}`}${tail}`;

@@ -165,6 +165,17 @@ export function thinkingLines(
   return out;
 }
 
+/**
+ * A diff line wrapped with its mark (`+`, `-`, or the space of a context line) at the start of every row: a row
+ * wrapped from an added line read as context without colour (NO_COLOR), its colour being all that said otherwise.
+ */
+function markedWrap(line: string, width: number): string[] {
+  const mark = line[0];
+  if (line.length < 2 || (mark !== '+' && mark !== '-' && mark !== ' '))
+    return wrap(line.slice(0, LINE_CHARS), width);
+  return wrap(line.slice(1, LINE_CHARS), Math.max(1, width - 1)).map((p) => mark + p);
+}
+
 /** `lines` under `indent`, wrapped, at most `max` of them and then `… N more lines`. */
 function capped(
   out: DetailLine[],
@@ -176,12 +187,13 @@ function capped(
   what = 'more',
   roleOf?: (l: string) => DetailRole,
   clean: (l: string) => string = (l) => l,
+  marked = false,
 ): void {
   const w = Math.max(1, width - indent.length);
   let used = 0;
   for (let i = 0; i < lines.length; i++) {
     const line = clean(lines[i]);
-    const parts = wrap(line.slice(0, LINE_CHARS), w);
+    const parts = marked ? markedWrap(line, w) : wrap(line.slice(0, LINE_CHARS), w);
     if (used + parts.length > max && used > 0) {
       out.push({
         role: 'result',
@@ -258,7 +270,7 @@ export function openCallLines(
   if (d.diff) {
     // Each line cleaned as it is shown: the layout runs again at every t and resize, and a written file's diff
     // can be a million lines of which DIFF_LINES show.
-    capped(out, 'input', d.diff, '  ', width, DIFF_LINES, 'of the diff', diffRole, sanitize);
+    capped(out, 'input', d.diff, '  ', width, DIFF_LINES, 'of the diff', diffRole, sanitize, true);
   }
   const r = d.result;
   if (!r) {

@@ -31,7 +31,9 @@ export function transcriptDoc(s: State): Doc {
   if (row.heading) {
     const h = row.heading;
     return linesDoc([
-      { role: 'session', text: h.project === '' ? 'sessions without a project' : `project ${h.project}` },
+      ...wrap(h.project === '' ? 'sessions without a project' : `project ${h.project}`, Math.max(1, w)).map(
+        (text): TLine => ({ role: 'session', text }),
+      ),
       { role: 'meta', text: `${h.n} session${h.n === 1 ? '' : 's'} · newest ${shortTime(h.newest)}` },
       { role: 'blank', text: '' },
       {
@@ -51,13 +53,18 @@ export function transcriptDoc(s: State): Doc {
     const from = o
       ? `${agent}${o.project ? ` · ${o.project}` : ''}${o.host ? ` · ${hostText(o)}` : ''}`
       : null;
+    const title = ses.label || s.titles.get(ses.sid) || '';
+    // Wrapped, not cut: a project's end is what tells two folders apart (…/home-old/shop, …/home-new/shop).
+    const wrapped = (role: 'session' | 'meta', text: string): TLine[] =>
+      wrap(text, Math.max(1, w)).map((t) => ({ role, text: t }));
     const lines: TLine[] = [
-      { role: 'session', text: `session ${ses.sid}${ses.label ? ` · ${oneLine(ses.label)}` : ''}` },
-      ...(from ? [{ role: 'meta' as const, text: from }] : []),
-      {
-        role: 'meta',
-        text: `${ses.n_nodes} turn${ses.n_nodes === 1 ? '' : 's'} · created ${shortTime(ses.created_at)}`,
-      },
+      // Its label, else its title (the agent's own, or its first question): the row cuts it at 80 columns.
+      ...wrapped('session', `session ${ses.sid}${title ? ` · ${oneLine(title)}` : ''}`),
+      ...(from ? wrapped('meta', from) : []),
+      ...wrapped(
+        'meta',
+        `${ses.n_nodes} turn${ses.n_nodes === 1 ? '' : 's'} · created ${shortTime(ses.created_at)}`,
+      ),
       { role: 'blank', text: '' },
       {
         role: 'info',
@@ -97,4 +104,19 @@ export function transcriptDoc(s: State): Doc {
 export function transcriptPos(s: State, doc: Doc = transcriptDoc(s)): TPos {
   if (s.tpos) return s.tpos;
   return autoPos(doc, textSize(s).h, s.ask !== null);
+}
+
+/**
+ * Which of the window's call lines the fold keys act on, as an index into `rows` (-1: none on screen): the first,
+ * or the one j/k picked at the transcript's end while the pane and the selection stay where they were.
+ */
+export function pickedCallRow(s: State, rows: readonly { line: TLine }[], pos: TPos): number {
+  const calls: number[] = [];
+  rows.forEach((r, i) => {
+    if (r.line.call !== undefined) calls.push(i);
+  });
+  if (calls.length === 0) return -1;
+  const p = s.callPick;
+  const k = p && p.bates === selectedBates(s) && p.at.turn === pos.turn && p.at.line === pos.line ? p.k : 0;
+  return calls[Math.min(k, calls.length - 1)];
 }

@@ -4,7 +4,7 @@ import type { Effect } from '../../core/effects.js';
 import { msg, type Result, selectedBates, textSize } from '../../core/selectors.js';
 import type { State } from '../../core/state.js';
 import type { DetailsEntry, Shown } from './details.js';
-import { transcriptDoc, transcriptPos } from './doc.js';
+import { pickedCallRow, transcriptDoc, transcriptPos } from './doc.js';
 import { callCount, maxPos, scrollBy, type TPos, type Turn, windowLines } from './model.js';
 
 export function scrollText(s: State, delta: number | 'home' | 'end'): State {
@@ -23,9 +23,9 @@ export function keyTranscript(s: State, id: KeyAction): Result | null {
   const page = Math.max(1, textSize(s).h - 1);
   switch (id) {
     case 'move.down':
-      return [scrollText(s, 1), []];
+      return [stepText(s, 1), []];
     case 'move.up':
-      return [scrollText(s, -1), []];
+      return [stepText(s, -1), []];
     case 'page.down':
       return [scrollText(s, page), []];
     case 'page.up':
@@ -49,14 +49,36 @@ export function onPath(s: State, bates: string, turns: Turn[], error?: string): 
   ];
 }
 
-/** The call the fold keys act on: the first call line in the pane's window (null when none is on screen). */
+/** The call the fold keys act on: the first call line in the pane's window, or the one j/k picked at the
+ * transcript's end (null when none is on screen). */
 export function selectedCall(s: State): { bates: string; call: number } | null {
   const turns = s.path && s.path.bates === selectedBates(s) && !s.path.error ? s.path.turns : null;
   if (!turns) return null;
   const doc = transcriptDoc(s);
-  for (const { line, turn } of windowLines(doc, transcriptPos(s, doc), textSize(s).h))
-    if (line.call !== undefined && turn < turns.length) return { bates: turns[turn].bates, call: line.call };
-  return null;
+  const pos = transcriptPos(s, doc);
+  const rows = windowLines(doc, pos, textSize(s).h);
+  const i = pickedCallRow(s, rows, pos);
+  if (i < 0 || rows[i].turn >= turns.length) return null;
+  return { bates: turns[rows[i].turn].bates, call: rows[i].line.call! };
+}
+
+/**
+ * One line down or up. At the transcript's end, where nothing scrolls, down moves the fold keys' highlight to the
+ * next call on screen (a call below the first could never reach the top), and up moves it back before scrolling.
+ */
+export function stepText(s: State, dir: 1 | -1): State {
+  const doc = transcriptDoc(s);
+  const pos = transcriptPos(s, doc);
+  const rows = windowLines(doc, pos, textSize(s).h);
+  const at = pickedCallRow(s, rows, pos);
+  const calls = rows.filter((r) => r.line.call !== undefined).length;
+  const k = at < 0 ? 0 : rows.slice(0, at).filter((r) => r.line.call !== undefined).length;
+  const bates = selectedBates(s) ?? '';
+  if (dir < 0 && k > 0) return { ...s, tpos: pos, callPick: { bates, at: pos, k: k - 1 } };
+  const next = scrollText(s, dir);
+  const moved = next.tpos !== null && (next.tpos.turn !== pos.turn || next.tpos.line !== pos.line);
+  if (dir > 0 && !moved && k + 1 < calls) return { ...s, tpos: pos, callPick: { bates, at: pos, k: k + 1 } };
+  return next;
 }
 
 /** Opens or folds the selected call (`all`: every call of its turn), keeping the pane where it was. */

@@ -6,7 +6,7 @@ import type { Rect } from '../../core/layout.js';
 import { selectedBates, selectedOutlineRow } from '../../core/selectors.js';
 import type { State } from '../../core/state.js';
 import { type Frame, Style } from '../../term/canvas.js';
-import { transcriptDoc, transcriptPos } from './doc.js';
+import { pickedCallRow, transcriptDoc, transcriptPos } from './doc.js';
 import { type Role, type TLine, windowLines } from './model.js';
 
 export const ROLE_STYLE: Record<Role, Style> = {
@@ -90,8 +90,8 @@ export function drawTranscript(f: Frame, s: State, box: Rect, inner: Rect): void
   const pos = transcriptPos(s, doc);
   const lines = windowLines(doc, pos, inner.h);
   const selectedTurn = s.ask && s.ask.parent === bates ? doc.n - 2 : doc.n - 1;
-  // The call the fold keys act on: the first one on screen (as selectedCall in update.ts finds it).
-  const callRow = lines.findIndex((l) => l.line.call !== undefined);
+  // The call the fold keys act on (as selectedCall in update.ts finds it).
+  const callRow = pickedCallRow(s, lines, pos);
   for (let y = 0; y < lines.length; y++) {
     const { line, turn } = lines[y];
     const yy = inner.y + y;
