@@ -98,9 +98,11 @@ describe('reading an answer back into its pieces (the shapes AnswerBuilder write
     const one = foldedCall(mcp, 68);
     expect(displayWidth(one)).toBeLessThanOrEqual(68);
     // it read `→ mcp__plugin_showcase_example__inspect_repository_structure  .  …`: no result, no size
-    expect(one).toBe('→ …e__inspect_repository_structure  .  · { · 52 lines');
+    expect(one).toBe('→ …inspect_repository_structure  .  · { · 52 lines');
     const bare = call(parseAnswer(`→ ${name}: .`)[0]);
     expect(foldedCall(bare, 50)).toBe('→ …t_repository_structure  .  · no result under it');
+    // the tool's own part is kept whole when it fits, never cut mid-word after a `__`
+    expect(foldedCall(mcp, 64)).toBe('→ …inspect_repository_structure  .  · { · 52 lines');
     // a name that fits is whole
     expect(foldedCall(mcp)).toBe(`→ ${name}  .  · { · 52 lines`);
   });

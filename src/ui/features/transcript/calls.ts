@@ -96,13 +96,25 @@ export function resultSize(p: Extract<Piece, { kind: 'call' }>): number {
   return p.result.length + p.more;
 }
 
+/**
+ * A tool name in at most `max` columns: whole when it fits; else from its last `__` part on (an MCP tool's own
+ * name, `mcp__server__tool`), when that fits; else cut from its start.
+ */
+function shortName(name: string, max: number): string {
+  if (displayWidth(name) <= max) return name;
+  const tool = name.slice(name.lastIndexOf('__') + 2);
+  return name.includes('__') && tool !== '' && displayWidth(tool) < max
+    ? `…${tool}`
+    : truncateLeft(name, max);
+}
+
 /** The one line a folded call reads as, at most `width` columns: `→ Bash  npm test  · first line · 212 lines`.
  * The size always shows; a long argument gives up room so the result's first line still starts on the line. */
 export function foldedCall(p: Extract<Piece, { kind: 'call' }>, width = Number.POSITIVE_INFINITY): string {
   // A name wider than half the row (an MCP tool's `mcp__server__tool`) is cut from its start, where the server's
   // part is: whole, it left no room for the result and pushed the size off the row.
   const half = Math.max(8, Math.floor(width / 2)) - 2;
-  const name = `→ ${displayWidth(p.name) > half ? truncateLeft(p.name, half) : p.name}`;
+  const name = `→ ${shortName(p.name, half)}`;
   if (p.result.length === 0) {
     const tail = '  · no result under it';
     return `${name}${p.arg === '' ? '' : `  ${truncate(p.arg, width - displayWidth(name) - tail.length - 2)}`}${tail}`;
