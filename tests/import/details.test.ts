@@ -182,7 +182,7 @@ describe('turn details from source records', () => {
     });
     // Lines 21-26: three calls started, their results in another order; each finds its own by toolCallId.
     expect(calls.slice(4, 7).map((c) => [c.name, c.result?.text.slice(0, 12)])).toEqual([
-      ['web_search', '{"type":"out'],
+      ['web_search', 'Here’s a ste'],
       ['view', 'analysis\ncac'],
       ['view', 'CODEOWNERS\nI'],
     ]);

@@ -49,10 +49,26 @@ export function fromSubAgent(ev: Json, d: Json): boolean {
 export function resultText(d: Json): { text: string; isError: boolean } {
   if (d.success === true) {
     const r = obj(d.result);
-    return { text: str(r?.content) || str(r?.detailedContent) || '', isError: false };
+    return { text: outputText(str(r?.content) || str(r?.detailedContent) || ''), isError: false };
   }
   const e = obj(d.error);
   return { text: str(e?.message) ?? 'failed', isError: true };
+}
+
+/**
+ * A result that is one OpenAI `output_text` content part written as JSON, `{"type":"output_text","text":{"value":
+ * "..."}}` (github-mcp-server's `web_search` in the 1.0.34 log of tests/import/fixtures/copilot): its text, which is
+ * what the tool said; the JSON around it would be all a folded call shows. Anything else is kept as it is.
+ */
+function outputText(text: string): string {
+  if (!text.startsWith('{"type":"output_text"')) return text;
+  try {
+    const v = obj(JSON.parse(text));
+    const value = obj(v?.text)?.value;
+    return v?.type === 'output_text' && typeof value === 'string' ? value : text;
+  } catch {
+    return text;
+  }
 }
 
 /** The session id a file's place gives: `<id>/events.jsonl`, or the flat `<id>.jsonl` of early versions. */
