@@ -382,7 +382,7 @@ async function checkHost(
     const whose =
       o?.source === 'sync'
         ? `host ${String(o.info.host)}'s`
-        : o?.source === 'arborist' && o.source_session === sid
+        : copyHere
           ? 'a copy imported from an arborist export'
           : "this host's own";
     return refuse(`host ${host} pushes session ${sid}, which here is ${whose}; nothing of ${host} imported`);
@@ -453,8 +453,8 @@ function heldHere(shard: Shard, turns: PulledTurns, sid: string): 'all' | 'some'
     return archived.get(bates);
   };
   let all = true;
-  for (let i = 0; i < turns.length; i++) {
-    if (turns.sid(i) !== sid) continue;
+  const [from, to] = turns.rangeOf(sid);
+  for (let i = from; i < to; i++) {
     const h = hashOf(turns.bates(i));
     if (unreadable) return 'differs';
     if (h === undefined) all = false;

@@ -452,14 +452,12 @@ function pushesCopy(p: HostPlan, sid: string): boolean {
 
 /** Whether two hosts' pulls hold the same turns of session `sid`: the same Bates ids, each with the same node hash. */
 function sameTurns(a: PulledTurns, b: PulledTurns, sid: string): boolean {
-  let n = 0;
-  for (let i = 0; i < b.length; i++) {
-    if (b.sid(i) !== sid) continue;
-    n++;
+  const [fromA, toA] = a.rangeOf(sid);
+  const [fromB, toB] = b.rangeOf(sid);
+  if (toA - fromA !== toB - fromB) return false;
+  for (let i = fromB; i < toB; i++) {
     const j = a.indexOf(b.bates(i));
     if (j < 0 || a.hashHex(j) !== b.hashHex(i)) return false;
   }
-  let m = 0;
-  for (let j = 0; j < a.length; j++) if (a.sid(j) === sid) m++;
-  return n === m;
+  return true;
 }

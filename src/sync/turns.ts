@@ -130,6 +130,16 @@ export class PulledTurns {
     return a < this.length && this.sidOf[a] === s && this.seq[a] === seq ? a : -1;
   }
 
+  /** The indexes of session `sid`'s turns, [from, to) (sealed: a sid's turns are together); [0, 0) when none. */
+  rangeOf(sid: string): [number, number] {
+    const s = this.sidIndex.get(sid);
+    if (s === undefined) return [0, 0];
+    const from = this.start[s];
+    let to = from;
+    while (to < this.length && this.sidOf[to] === s) to++;
+    return [from, to];
+  }
+
   hasSid(sid: string): boolean {
     return this.sidIndex.has(sid);
   }
