@@ -118,7 +118,8 @@ function wideBreak(s: string, k: number): boolean {
   const c = s.charCodeAt(k);
   if (c === 0x20 || (c >= 0xdc00 && c <= 0xdfff)) return false;
   const b = s.charCodeAt(k - 1);
-  if (b === 0x20) return false;
+  // Nothing below U+1100 is wide: most text (Latin, code) is answered here, without a width lookup.
+  if (b === 0x20 || (b < 0x1100 && c < 0x1100)) return false;
   const before = b >= 0xdc00 && b <= 0xdfff && k >= 2 ? s.codePointAt(k - 2)! : b;
   const after = s.codePointAt(k)!;
   const wb = cpWidth(before);
