@@ -1,15 +1,14 @@
 import {
-  ArboristError,
   checkNewTurn,
   formatBates,
   hashes,
   nextSeqOf,
-  readArchive,
   type Shard,
   type SyncStateRow,
   type TurnContent,
 } from '../store/index.js';
 import { oneLine } from '../text/sanitize.js';
+import { heldHere, isCopyOrigin, madeBy } from './copies.js';
 import { forEachChange, isAncestor, ObjectTooBig, readObjects, type TreeChange } from './git.js';
 import {
   chunkOf,
@@ -372,7 +371,7 @@ async function checkHost(
       sameHere.add(sid);
       continue;
     }
-    const copyHere = o?.source === 'arborist' && o.source_session === sid;
+    const copyHere = isCopyOrigin(o, sid);
     if (copyHere && held === 'some' && shard.getSession(sid) !== undefined) {
       const file =
         plan.sessions.get(sid) ??
@@ -420,45 +419,4 @@ async function checkHost(
     }
   }
   return plan;
-}
-
-/** Whether a host's session file says the host made the session: no copy of an export, nor pulled from another. */
-function madeBy(file: SessionFile): boolean {
-  const o = file.origin;
-  return o === null || (o.source !== 'sync' && !(o.source === 'arborist' && o.source_session === file.sid));
-}
-
-/**
- * How much of what `turns` holds of session `sid` is here (live, or in its archive): 'all' of it, each turn with the
- * same node hash (none at all: only its session file); 'some', the rest not here; 'differs', a turn here with
- * another node hash (or an archive that cannot be read).
- */
-function heldHere(shard: Shard, turns: PulledTurns, sid: string): 'all' | 'some' | 'differs' {
-  let archived: Map<string, string> | undefined;
-  let unreadable = false;
-  const hashOf = (bates: string): string | undefined => {
-    const n = shard.getNode(bates);
-    if (n !== undefined || !shard.isArchivedSid(sid)) return n?.node_hash;
-    if (archived === undefined) {
-      archived = new Map();
-      try {
-        const a = readArchive(shard, sid);
-        if (a.intact) for (const t of a.nodes) archived.set(t.bates, t.node_hash);
-        else unreadable = true;
-      } catch (e) {
-        if (!(e instanceof ArboristError) || e.kind === 'shard' || e.kind === 'busy') throw e;
-        unreadable = true;
-      }
-    }
-    return archived.get(bates);
-  };
-  let all = true;
-  const [from, to] = turns.rangeOf(sid);
-  for (let i = from; i < to; i++) {
-    const h = hashOf(turns.bates(i));
-    if (unreadable) return 'differs';
-    if (h === undefined) all = false;
-    else if (!turns.hashIs(i, h)) return 'differs';
-  }
-  return all ? 'all' : 'some';
 }

@@ -9,6 +9,7 @@ import {
   syncMarks,
   syncStates,
 } from '../store/index.js';
+import { isCopyOrigin, sameTurns } from './copies.js';
 import { git, readObjects } from './git.js';
 import { noteSync } from './last.js';
 import { HOST_RE, type SessionFile } from './layout.js';
@@ -340,8 +341,8 @@ async function syncLocked(ctx: SyncContext, dryRun: boolean): Promise<SyncReport
       const other = claimedBy.get(sid);
       if (other === undefined || other === p) claimedBy.set(sid, p);
       else if (!sameTurns(other.turns, p.turns, sid)) clash.add(sid);
-      else if (pushesCopy(p, sid)) giveWay(p, sid);
-      else if (pushesCopy(other, sid)) {
+      else if (isCopyOrigin(p.sessions.get(sid)?.origin, sid)) giveWay(p, sid);
+      else if (isCopyOrigin(other.sessions.get(sid)?.origin, sid)) {
         giveWay(other, sid);
         claimedBy.set(sid, p);
       } else clash.add(sid);
@@ -442,22 +443,4 @@ async function syncLocked(ctx: SyncContext, dryRun: boolean): Promise<SyncReport
       marks,
     });
   return report;
-}
-
-/** Whether a host's session file of `sid` says it is a copy imported from an arborist export (docs/export.md). */
-function pushesCopy(p: HostPlan, sid: string): boolean {
-  const o = p.sessions.get(sid)?.origin;
-  return o?.source === 'arborist' && o.source_session === sid;
-}
-
-/** Whether two hosts' pulls hold the same turns of session `sid`: the same Bates ids, each with the same node hash. */
-function sameTurns(a: PulledTurns, b: PulledTurns, sid: string): boolean {
-  const [fromA, toA] = a.rangeOf(sid);
-  const [fromB, toB] = b.rangeOf(sid);
-  if (toA - fromA !== toB - fromB) return false;
-  for (let i = fromB; i < toB; i++) {
-    const j = a.indexOf(b.bates(i));
-    if (j < 0 || a.hashHex(j) !== b.hashHex(i)) return false;
-  }
-  return true;
 }
