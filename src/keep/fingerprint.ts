@@ -1,6 +1,6 @@
 /**
  * What the keeper remembers of a file between looks, cheaply (no byte read): size, time and inode, and for a
- * SQLite file its -wal's too, since its writes land there first. A change in any of them marks the file for the
+ * SQLite file its -wal's too, since its writes land there first, and those of the files its reader reads with it. A change in any of them marks the file for the
  * next batch; the import's own fingerprints (src/import/fingerprint.ts) then decide whether it is parsed again.
  */
 import { type Stats, statSync } from 'node:fs';
@@ -11,11 +11,13 @@ export interface Fingerprint {
   ino: number;
   /** A SQLite file's -wal: its writes land there first. */
   wal: string;
+  /** The same of the files read with it (a Claude Code session's subagent files), `-` for one not there. */
+  inputs: string;
 }
 
 const SQLITE_FILE = /\.(db|sqlite3?)$/;
 
-export function fingerprint(file: string, st: Stats): Fingerprint {
+export function fingerprint(file: string, st: Stats, inputs: readonly string[] = []): Fingerprint {
   let wal = '';
   if (SQLITE_FILE.test(file)) {
     try {
@@ -25,12 +27,21 @@ export function fingerprint(file: string, st: Stats): Fingerprint {
       // no -wal
     }
   }
-  return { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino, wal };
+  const of = (f: string) => {
+    const i = statOf(f);
+    return i ? `${i.size}:${i.mtimeMs}:${i.ino}` : '-';
+  };
+  return { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino, wal, inputs: inputs.map(of).join(',') };
 }
 
 export function sameFp(a: Fingerprint | undefined, b: Fingerprint): boolean {
   return (
-    a !== undefined && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ino === b.ino && a.wal === b.wal
+    a !== undefined &&
+    a.size === b.size &&
+    a.mtimeMs === b.mtimeMs &&
+    a.ino === b.ino &&
+    a.wal === b.wal &&
+    a.inputs === b.inputs
   );
 }
 

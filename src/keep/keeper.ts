@@ -1,6 +1,7 @@
 import { type FSWatcher, readdirSync, watch } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import { lastLineEnded } from '../import/files.js';
+import { ListingCache } from '../import/fingerprint.js';
 import type { ImportProblem, SourceKind, SourceReader } from '../import/model.js';
 import { emptyImportSummary, importFile } from '../import/run.js';
 import { SOURCE_KINDS, SOURCES } from '../import/sources.js';
@@ -22,7 +23,7 @@ import type { BatchReport, KeeperOptions, KeeperStats } from './types.js';
  * file still being written (a cut last line, an unfinished turn) waits until it has been quiet for `settleMs`: a
  * turn once stored never changes, so a keeper waits long rather than keep half an answer.
  *
- * Why this file is long (~485 lines): it is one state machine. Discovery, watches, notifications, polls and batches
+ * Why this file is long (~565 lines): it is one state machine. Discovery, watches, notifications, polls and batches
  * all read and change the same maps (files, watchers, dirty, settle times); split apart they would pass that state
  * back and forth. What stands alone is elsewhere: the options and reports (types.ts), a file's cheap fingerprint
  * (fingerprint.ts), the lock, the log, the state file, the service files, and the process around it (run.ts).
@@ -52,6 +53,11 @@ interface FileState {
   force: boolean;
   /** The size at the last reading: a smaller file was truncated or replaced. */
   offset: number;
+  /**
+   * The other files its reader read with it at the last reading (SourceReader.inputs: a Claude Code session's
+   * subagent files): a change to one of them, or a new file in their folders, is a change of this file.
+   */
+  inputs: string[];
 }
 
 /**
@@ -78,6 +84,9 @@ export class Keeper {
   private readonly files = new Map<string, FileState>();
   private readonly watchers = new Map<string, { w: FSWatcher; source: Source }>();
   private readonly dirty = new Set<string>();
+  /** Files read with others (FileState.inputs), and their folders: which followed files they belong to. */
+  private readonly inputOwners = new Map<string, Set<string>>();
+  private readonly inputDirOwners = new Map<string, Set<string>>();
   private readonly rescanWanted = new Set<Source>();
   private readonly settleDue = new Map<string, number>();
   /** Problems of each file's last reading. */
@@ -229,7 +238,7 @@ export class Keeper {
     for (const [file, state] of this.files) {
       if (!all && this.watchers.has(dirname(file))) continue;
       const st = statOf(file);
-      if (!st || !sameFp(state.fp, fingerprint(file, st))) {
+      if (!st || !sameFp(state.fp, fingerprint(file, st, state.inputs))) {
         this.dirty.add(file);
         marked = true;
       }
@@ -280,6 +289,7 @@ export class Keeper {
           settled: false,
           force: false,
           offset: 0,
+          inputs: [],
         });
         this.dirty.add(f);
       }
@@ -300,25 +310,87 @@ export class Keeper {
     let unwatched = 0;
     for (const d of wanted) {
       if (this.watchers.has(d)) continue;
-      if (this.watchers.size >= this.opts.maxWatches) {
-        unwatched++;
-        continue;
-      }
-      try {
-        const w = watch(d, { persistent: true }, (_event, name) => this.onEvent(s, d, name));
-        // A folder removed, or a watch the system takes back: forget it; the next discovery decides again.
-        w.on('error', () => {
-          w.close();
-          if (this.watchers.get(d)?.w === w) this.watchers.delete(d);
-          this.rescanWanted.add(s);
-          this.touch();
-        });
-        this.watchers.set(d, { w, source: s });
-      } catch {
-        unwatched++; // ENOSPC (the watch table is full), EMFILE, or a file system without notifications
-      }
+      if (!this.watchFolder(s, d)) unwatched++;
     }
     s.unwatched = unwatched;
+  }
+
+  /** Puts `d` under fs.watch; false when it cannot be (beyond the limit, or refused by the system). */
+  private watchFolder(s: Source, d: string): boolean {
+    if (this.watchers.size >= this.opts.maxWatches) return false;
+    try {
+      const w = watch(d, { persistent: true }, (_event, name) => this.onEvent(s, d, name));
+      // A folder removed, or a watch the system takes back: forget it; the next discovery decides again.
+      w.on('error', () => {
+        w.close();
+        if (this.watchers.get(d)?.w === w) this.watchers.delete(d);
+        this.rescanWanted.add(s);
+        this.touch();
+      });
+      this.watchers.set(d, { w, source: s });
+      return true;
+    } catch {
+      return false; // ENOSPC (the watch table is full), EMFILE, or a file system without notifications
+    }
+  }
+
+  /**
+   * Records the files read with `file` (its reader's inputs) and watches their folders under the source's roots
+   * (kept as its extra folders, so a rediscovery keeps them). Files outside the roots (Gemini's projects.json) are
+   * left to the poll: watching the tool's whole home would mark on every write of its settings.
+   */
+  private setInputs(file: string, state: FileState, listings: ListingCache): void {
+    const s = state.source;
+    let inputs: string[] = [];
+    try {
+      inputs = s.reader.inputs?.(file, listings)?.files.filter((f) => f !== file) ?? [];
+    } catch {
+      // a reader that cannot name them now: the file's own changes still count
+    }
+    this.linkInputs(file, state, inputs);
+    for (const f of inputs) {
+      const d = dirname(f);
+      const under = s.roots.some((r) => d === r || d.startsWith(r + sep));
+      if (under && !this.watchers.has(d) && statOf(d)?.isDirectory()) {
+        s.extra.add(d);
+        this.watchFolder(s, d);
+      }
+    }
+  }
+
+  /** `file`'s inputs are now `inputs` (none: it is gone). */
+  private linkInputs(file: string, state: FileState, inputs: string[]): void {
+    const unlink = (map: Map<string, Set<string>>, key: string) => {
+      const owners = map.get(key);
+      owners?.delete(file);
+      if (owners?.size === 0) map.delete(key);
+    };
+    for (const f of state.inputs) {
+      unlink(this.inputOwners, f);
+      unlink(this.inputDirOwners, dirname(f));
+    }
+    state.inputs = inputs;
+    const link = (map: Map<string, Set<string>>, key: string) => {
+      const owners = map.get(key) ?? new Set<string>();
+      owners.add(file);
+      map.set(key, owners);
+    };
+    for (const f of inputs) {
+      link(this.inputOwners, f);
+      link(this.inputDirOwners, dirname(f));
+    }
+  }
+
+  /** Marks the followed files that `full` (or a file in its folder `dir`) is read with. */
+  private markOwners(full: string, dir: string): void {
+    const owners = this.inputOwners.get(full) ?? this.inputDirOwners.get(dir);
+    if (!owners) return;
+    for (const o of owners) {
+      const st = this.files.get(o);
+      if (!st) continue;
+      st.force = true; // its own size and time have not moved
+      this.dirty.add(o);
+    }
   }
 
   private onEvent(s: Source, dir: string, name: string | Buffer | null): void {
@@ -334,10 +406,15 @@ export class Keeper {
       this.dirty.add(known);
       if (known !== full) state.force = true; // a SQLite file's -wal moved: its own size and time may not
     } else {
-      // A new file or folder (a new project, a new day): that source is discovered again.
-      const st = statOf(full);
-      if (st?.isDirectory()) this.addFolder(s, full, 0);
-      this.rescanWanted.add(s);
+      // A file read with followed ones (a subagent's transcript), or a new file beside those: they are read again.
+      this.markOwners(full, dir);
+      // Anything else new (a file or folder: a new project, a new day, a new session beside subagent files): the
+      // source is discovered again.
+      if (!this.inputOwners.has(full)) {
+        const st = statOf(full);
+        if (st?.isDirectory()) this.addFolder(s, full, 0);
+        this.rescanWanted.add(s);
+      }
     }
     this.touch();
   }
@@ -416,13 +493,14 @@ export class Keeper {
     const now = Date.now();
     const st = statOf(file);
     if (!st) {
+      this.linkInputs(file, state, []);
       this.files.delete(file);
       this.settleDue.delete(file);
       this.fileProblems.delete(file);
       report.gone.push(file);
       return false;
     }
-    const fp = fingerprint(file, st);
+    const fp = fingerprint(file, st, state.inputs);
     const fresh = state.fp === undefined;
     const changed = !sameFp(state.fp, fp);
     if (changed) {
@@ -440,8 +518,9 @@ export class Keeper {
     }
     if (st.size < state.offset) report.truncated.push(file);
     const one = emptyImportSummary();
+    const listings = new ListingCache();
     try {
-      importFile(this.shard, state.source.reader, file, { waitForIncomplete: !quiet }, one);
+      importFile(this.shard, state.source.reader, file, { waitForIncomplete: !quiet, listings }, one);
     } catch (err) {
       if (!stopsImport(err)) throw err;
       // The shard is locked past its busy timeout, full or read-only: this file again later, the others with it.
@@ -457,6 +536,7 @@ export class Keeper {
     this.shardTrouble = '';
     state.force = false;
     state.offset = st.size;
+    this.setInputs(file, state, listings);
     if (quiet) {
       state.settled = true;
       this.settleDue.delete(file);

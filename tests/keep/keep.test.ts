@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import {
+  appendFileSync,
   existsSync,
   mkdirSync,
   readFileSync,
@@ -7,6 +8,7 @@ import {
   rmSync,
   statSync,
   truncateSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -16,6 +18,7 @@ import { BIN, cli } from '../support/cli.js';
 import { tempDb, tempDir } from '../support/tmp.js';
 import {
   appendTurn,
+  claudeTurn,
   fakeHome,
   type Home,
   logText,
@@ -98,6 +101,54 @@ describe('arborist keep', () => {
     expect(existsSync(`${h.db}.keep.lock`)).toBe(false);
     expect(logText(h)).toMatch(/keeper \d+ stopped: /);
     expect(cli(['check', '--db', h.db]).code).toBe(0);
+  });
+
+  it("a turn appended to a session's subagent file is kept, though the session's own file does not change", async () => {
+    // A subagent (Claude Code's Task tool, or one run in the background) writes its own transcript under
+    // <session>/subagents/, read with the session's file. The keeper followed only the session's file, so turns a
+    // subagent added after the session's last write waited for a restart (the import's fingerprint covers them).
+    const h = fakeHome();
+    const sid = 'dddd0000-0000-4000-8000-00000000000d';
+    writeTurn(join(h.claude, `${sid}.jsonl`), sid, 's0', 'the session asks');
+    const sub = join(h.claude, sid, 'subagents');
+    mkdirSync(sub, { recursive: true });
+    const agent = join(sub, 'agent-q1.jsonl');
+    writeFileSync(
+      agent,
+      claudeTurn(sid, 'q1', null, 'the subagent starts', { isSidechain: true, agentId: 'q1' }),
+    );
+    // The older layout: a subagent file beside the sessions (agent-<id>.jsonl, its session named inside).
+    const oldAgent = join(h.claude, 'agent-old1.jsonl');
+    writeFileSync(oldAgent, claudeTurn(SID_A, 'o1', null, 'an old-layout subagent', { isSidechain: true }));
+    const old = new Date(Date.now() - 86_400_000);
+    for (const f of [join(h.claude, `${sid}.jsonl`), agent, oldAgent]) utimesSync(f, old, old); // quiet: read once, settled
+    const k = startKeeper(h); // poll and rediscovery an hour apart: a notification must find it
+    await ready(h);
+    await until("the subagent's first turn", () => questions(h.db).includes('the subagent starts'));
+    await new Promise((r) => setTimeout(r, 1000)); // past --settle: nothing read again on its own
+    appendFileSync(
+      agent,
+      claudeTurn(sid, 'q2', 'q1-a', 'the subagent goes on', { isSidechain: true, agentId: 'q1' }),
+    );
+    await until('the appended subagent turn', () => questions(h.db).includes('the subagent goes on'), 5000);
+    // A second subagent of the same session, in a file that was not there at the session's last reading.
+    writeFileSync(
+      join(sub, 'agent-q3.jsonl'),
+      claudeTurn(sid, 'q3', null, 'a second subagent', { isSidechain: true, agentId: 'q3' }),
+    );
+    await until('the second subagent', () => questions(h.db).includes('a second subagent'), 5000);
+    // A new session in the project folder, which holds older-layout subagent files (read with every session
+    // beside them): it is still discovered.
+    const sid2 = 'dddd0000-0000-4000-8000-0000000000d2';
+    writeTurn(join(h.claude, `${sid2}.jsonl`), sid2, 'n0', 'a new session beside old subagents');
+    await until(
+      'the new session',
+      () => questions(h.db).includes('a new session beside old subagents'),
+      5000,
+    );
+    const ids = turnIds(h.db);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(await stop(k)).toBe(0);
   });
 
   it('a truncated, a rotated and a deleted file lose no turn the shard holds', async () => {
