@@ -303,6 +303,27 @@ describe('arborist keep', () => {
     expect(await stop(k)).toBe(0);
   });
 
+  it('status says how many problems it does not list', async () => {
+    // `keep --status` listed 10 problems under "problems in what it read (13):" and said nothing of the other 3.
+    const h = fakeHome();
+    const bad = Array.from({ length: 14 }, (_, i) => `not json ${i}`).join('\n');
+    writeFileSync(join(h.claude, 'ffff0000-0000-4000-8000-0000000000b1.jsonl'), `${bad}\n`);
+    const k = startKeeper(h);
+    await ready(h);
+    await until(
+      'the state is saved',
+      () => cli(['keep', '--status', '--json'], { env: h.env }).json().problem_count >= 14,
+    );
+    const st = cli(['keep', '--status', '--json'], { env: h.env }).json();
+    const text = cli(['keep', '--status'], { env: h.env }).stdout;
+    const listed = text.split('\n').filter((l) => l.startsWith('  /')).length;
+    expect(listed).toBeLessThan(st.problem_count);
+    expect(text).toContain(
+      `\n  and ${st.problem_count - listed} more (\`arborist import\` lists every one)\n`,
+    );
+    expect(await stop(k)).toBe(0);
+  });
+
   it('a lock left by a process that is no keeper is stale: a keeper takes it over', async () => {
     const h = fakeHome();
     mkdirSync(join(h.home, '.arborist'), { recursive: true });

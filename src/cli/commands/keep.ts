@@ -149,7 +149,11 @@ function showStatus(ctx: Context): number {
   lines.push(`last import: ${s.last_import ?? 'none'} · ${s.turns_today} turns kept today`);
   if (s.problem_count > 0) {
     lines.push(`problems in what it read (${s.problem_count}):`);
-    for (const pr of s.problems.slice(0, 10)) lines.push(`  ${oneLine(pr.file)}: ${oneLine(pr.reason)}`);
+    const shown = s.problems.slice(0, 10);
+    for (const pr of shown) lines.push(`  ${oneLine(pr.file)}: ${oneLine(pr.reason)}`);
+    // The state holds the first few; the log names five a batch: an import of the same files lists them all.
+    if (s.problem_count > shown.length)
+      lines.push(`  and ${s.problem_count - shown.length} more (\`arborist import\` lists every one)`);
   }
   lines.push(`log: ${log}`);
   ctx.out.out(`${lines.join('\n')}\n`);
