@@ -95,6 +95,7 @@ export class Keeper {
   private lastEvent = 0;
   private wake: (() => void) | undefined;
   private shardTrouble = '';
+  private shardTroubleSince = '';
   private shardRetryAt = 0;
   /** Rediscoveries wanted wait until then (RESCAN_MIN_MS after the last one). */
   private rescanAt = 0;
@@ -143,6 +144,13 @@ export class Keeper {
 
   get unwatchedCount(): number {
     return this.sources.reduce((a, s) => a + s.unwatched, 0);
+  }
+
+  /** Why the shard takes no writes now, and since when (ISO 8601); undefined while it does. */
+  get trouble(): { reason: string; since: string } | undefined {
+    return this.shardTrouble === ''
+      ? undefined
+      : { reason: this.shardTrouble, since: this.shardTroubleSince };
   }
 
   /** Files and folders whose last reading had problems. */
@@ -525,15 +533,19 @@ export class Keeper {
       if (!stopsImport(err)) throw err;
       // The shard is locked past its busy timeout, full or read-only: this file again later, the others with it.
       const msg = (err as Error).message;
-      if (msg !== this.shardTrouble) this.opts.onNote(`cannot write the shard now (${msg}); trying again`);
+      if (this.shardTrouble === '') this.shardTroubleSince = new Date(now).toISOString();
+      const news = msg !== this.shardTrouble;
       this.shardTrouble = msg;
+      if (news) this.opts.onNote(`cannot write the shard now (${msg}); trying again`);
       state.force = true;
       this.dirty.add(file);
       this.shardRetryAt = now + 1000;
       return 'stop';
     }
-    if (this.shardTrouble !== '') this.opts.onNote('the shard takes writes again');
-    this.shardTrouble = '';
+    if (this.shardTrouble !== '') {
+      this.shardTrouble = '';
+      this.opts.onNote('the shard takes writes again');
+    }
     state.force = false;
     state.offset = st.size;
     this.setInputs(file, state, listings);

@@ -81,6 +81,8 @@ export async function runKeeper(shard: Shard, run: KeepRun): Promise<KeepSummary
       sources: (keeper?.sources ?? []).map((s) => ({ kind: s.kind, paths: s.roots, files: s.files })),
       problems: problems.slice(0, STATE_PROBLEMS).map((p) => ({ file: p.file, reason: p.reason })),
       problem_count: problems.length,
+      trouble: keeper?.trouble?.reason ?? null,
+      trouble_since: keeper?.trouble?.since ?? null,
       stopped,
     };
   };
@@ -94,7 +96,11 @@ export async function runKeeper(shard: Shard, run: KeepRun): Promise<KeepSummary
   try {
     keeper = new Keeper(shard, {
       ...engine,
-      onNote: say,
+      // A note says the shard stopped or started taking writes again: status tells it too.
+      onNote: (text) => {
+        say(text);
+        save();
+      },
       onReady: () => {
         const k = keeper!;
         const found = k.sources.filter((s) => s.files > 0).map((s) => `${s.kind} ${s.files} files`);

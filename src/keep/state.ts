@@ -33,6 +33,9 @@ export interface KeeperState {
   /** Files and folders whose last reading had problems, the first few of them, and how many in all. */
   problems: KeeperProblem[];
   problem_count: number;
+  /** Why the keeper cannot write the shard now (locked past the busy timeout, full, read-only), and since when. */
+  trouble: string | null;
+  trouble_since: string | null;
   /** When the keeper ended cleanly (null while it runs, or after a crash). */
   stopped: string | null;
 }
@@ -48,6 +51,9 @@ export interface KeeperStatus {
   turns_today: number;
   problem_count: number;
   problems: KeeperProblem[];
+  /** Why the running keeper cannot write the shard now, and since when (null while it can, or none runs). */
+  trouble: string | null;
+  trouble_since: string | null;
 }
 
 export function statePath(dbPath: string): string {
@@ -99,5 +105,7 @@ export function keeperStatus(dbPath: string, now = new Date()): KeeperStatus {
             .filter((p) => p && typeof p.file === 'string' && typeof p.reason === 'string')
             .map((p) => ({ file: p.file, reason: p.reason }))
         : [],
+    trouble: running && own ? str(s.trouble) : null,
+    trouble_since: running && own ? str(s.trouble_since) : null,
   };
 }

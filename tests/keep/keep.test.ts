@@ -13,6 +13,7 @@ import {
 } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { BIN, cli } from '../support/cli.js';
 import { tempDb, tempDir } from '../support/tmp.js';
@@ -367,6 +368,37 @@ describe('arborist keep', () => {
     });
     expect(await stop(k)).toBe(0);
     expect(cli(['check', '--db', h.db]).code).toBe(0);
+  });
+
+  it('status says so while the keeper cannot write the shard, and again when it can', async () => {
+    // A keeper whose writes failed (the shard locked past the busy timeout, full, read-only) said so in its log
+    // only: `keep --status` and the status line went on saying all was well.
+    const h = fakeHome();
+    const k = startKeeper(h);
+    await ready(h);
+    await until('the first import', () => same(h.db, expected(h)));
+    const blocker = new Database(h.db);
+    blocker.exec('BEGIN EXCLUSIVE');
+    try {
+      appendTurn(join(h.claude, FILE_A), SID_A, 'L1', 'r-a2', 'while the shard is locked');
+      await until('the log says so', () => /cannot write the shard now/.test(logText(h)), 15_000);
+      const st = cli(['keep', '--status', '--json'], { env: h.env }).json();
+      expect(st.trouble).toMatch(/is locked by another process/);
+      expect(cli(['keep', '--status'], { env: h.env }).stdout).toMatch(
+        /\ncannot write the shard since \d{4}-\d\d-\d\dT[\d:.]+Z: .*is locked by another process.*\n/,
+      );
+    } finally {
+      blocker.exec('COMMIT');
+      blocker.close();
+    }
+    await until('the turn', () => questions(h.db).includes('while the shard is locked'), 10_000);
+    await until(
+      'status is well again',
+      () => cli(['keep', '--status', '--json'], { env: h.env }).json().trouble === null,
+    );
+    expect(cli(['keep', '--status'], { env: h.env }).stdout).not.toMatch(/cannot write/);
+    expect(cli(['status', '--short', '--keeper'], { env: h.env }).stdout).toMatch(/ · keep ✓\n$/);
+    expect(await stop(k)).toBe(0);
   });
 
   it('its log is one sanitised line a batch, rotated past its bound', async () => {

@@ -146,6 +146,10 @@ function showStatus(ctx: Context): number {
       `no keeper running on ${ctx.dbPath} (pid ${s.pid} left its lock behind; the next keeper takes it)`,
     );
   else lines.push(`no keeper running on ${ctx.dbPath} (\`arborist keep\` or \`arborist keep --install\`)`);
+  if (s.trouble !== null)
+    lines.push(
+      `cannot write the shard since ${s.trouble_since ?? '?'}: ${oneLine(s.trouble)}; it keeps trying`,
+    );
   lines.push(`last import: ${s.last_import ?? 'none'} · ${s.turns_today} turns kept today`);
   if (s.problem_count > 0) {
     lines.push(`problems in what it read (${s.problem_count}):`);
