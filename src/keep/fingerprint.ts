@@ -17,7 +17,16 @@ export interface Fingerprint {
 
 const SQLITE_FILE = /\.(db|sqlite3?)$/;
 
-export function fingerprint(file: string, st: Stats, inputs: readonly string[] = []): Fingerprint {
+/**
+ * `looked`: the inputs' stats already taken in this round (a poll): older-layout Claude Code subagent files are
+ * inputs of every session beside them, so a folder of N sessions and M such files would otherwise cost N x M stats.
+ */
+export function fingerprint(
+  file: string,
+  st: Stats,
+  inputs: readonly string[] = [],
+  looked?: Map<string, string>,
+): Fingerprint {
   let wal = '';
   if (SQLITE_FILE.test(file)) {
     try {
@@ -28,8 +37,12 @@ export function fingerprint(file: string, st: Stats, inputs: readonly string[] =
     }
   }
   const of = (f: string) => {
+    const known = looked?.get(f);
+    if (known !== undefined) return known;
     const i = statOf(f);
-    return i ? `${i.size}:${i.mtimeMs}:${i.ino}` : '-';
+    const v = i ? `${i.size}:${i.mtimeMs}:${i.ino}` : '-';
+    looked?.set(f, v);
+    return v;
   };
   return { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino, wal, inputs: inputs.map(of).join(',') };
 }

@@ -243,10 +243,11 @@ export class Keeper {
   private poll(all: boolean): void {
     const c0 = cpuMs();
     let marked = false;
+    const looked = new Map<string, string>();
     for (const [file, state] of this.files) {
       if (!all && this.watchers.has(dirname(file))) continue;
       const st = statOf(file);
-      if (!st || !sameFp(state.fp, fingerprint(file, st, state.inputs))) {
+      if (!st || !sameFp(state.fp, fingerprint(file, st, state.inputs, looked))) {
         this.dirty.add(file);
         marked = true;
       }
@@ -508,6 +509,10 @@ export class Keeper {
       report.gone.push(file);
       return false;
     }
+    // The files read with it, named now (before the read, as the import's own fingerprint does): a fingerprint
+    // taken with them stays what the next poll sees, so no file is read again only because its inputs were learnt.
+    const listings = new ListingCache();
+    this.setInputs(file, state, listings);
     const fp = fingerprint(file, st, state.inputs);
     const fresh = state.fp === undefined;
     const changed = !sameFp(state.fp, fp);
@@ -526,7 +531,6 @@ export class Keeper {
     }
     if (st.size < state.offset) report.truncated.push(file);
     const one = emptyImportSummary();
-    const listings = new ListingCache();
     try {
       importFile(this.shard, state.source.reader, file, { waitForIncomplete: !quiet, listings }, one);
     } catch (err) {
@@ -548,7 +552,6 @@ export class Keeper {
     }
     state.force = false;
     state.offset = st.size;
-    this.setInputs(file, state, listings);
     if (quiet) {
       state.settled = true;
       this.settleDue.delete(file);
