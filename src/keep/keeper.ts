@@ -89,6 +89,8 @@ export class Keeper {
   private readonly inputDirOwners = new Map<string, Set<string>>();
   private readonly rescanWanted = new Set<Source>();
   private readonly settleDue = new Map<string, number>();
+  /** Turns each file's last reading left waiting (unfinished, or a cut last line) until the file is quiet. */
+  private readonly waiting = new Map<string, number>();
   /** Problems of each file's last reading. */
   private readonly fileProblems = new Map<string, ImportProblem[]>();
   private readonly said = new Set<string>();
@@ -151,6 +153,13 @@ export class Keeper {
     return this.shardTrouble === ''
       ? undefined
       : { reason: this.shardTrouble, since: this.shardTroubleSince };
+  }
+
+  /** Turns that wait until their files have been quiet for --settle (an unfinished turn is never stored in part). */
+  get turnsWaiting(): number {
+    let n = 0;
+    for (const w of this.waiting.values()) n += w;
+    return n;
   }
 
   /** Files and folders whose last reading had problems. */
@@ -506,6 +515,7 @@ export class Keeper {
       this.files.delete(file);
       this.settleDue.delete(file);
       this.fileProblems.delete(file);
+      this.waiting.delete(file);
       report.gone.push(file);
       return false;
     }
@@ -560,6 +570,8 @@ export class Keeper {
     report.turns_added += one.turns_added;
     report.sessions += one.sessions;
     report.turns_waiting += one.turns_waiting;
+    if (one.turns_waiting > 0) this.waiting.set(file, one.turns_waiting);
+    else this.waiting.delete(file);
     if (one.turns_added > 0) {
       const k = state.source.kind;
       report.by_source[k] = (report.by_source[k] ?? 0) + one.turns_added;

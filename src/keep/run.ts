@@ -81,12 +81,16 @@ export async function runKeeper(shard: Shard, run: KeepRun): Promise<KeepSummary
       sources: (keeper?.sources ?? []).map((s) => ({ kind: s.kind, paths: s.roots, files: s.files })),
       problems: problems.slice(0, STATE_PROBLEMS).map((p) => ({ file: p.file, reason: p.reason })),
       problem_count: problems.length,
+      turns_waiting: keeper?.turnsWaiting ?? 0,
+      settle_ms: engine.settleMs,
       trouble: keeper?.trouble?.reason ?? null,
       trouble_since: keeper?.trouble?.since ?? null,
       stopped,
     };
   };
+  let savedWaiting = 0;
   const save = (stopped: string | null = null) => {
+    savedWaiting = keeper?.turnsWaiting ?? 0;
     try {
       writeState(dbPath, state(stopped));
     } catch {
@@ -121,10 +125,9 @@ export async function runKeeper(shard: Shard, run: KeepRun): Promise<KeepSummary
         today += b.turns_added;
         if (b.turns_added > 0) lastImport = now.toISOString();
         const words = batchWords(b);
-        if (words !== undefined) {
-          say(words);
-          save();
-        }
+        if (words !== undefined) say(words);
+        // Status says how many turns wait for their files to be quiet: saved when that changes too.
+        if (words !== undefined || keeper!.turnsWaiting !== savedWaiting) save();
       },
     });
     say(`keeper ${process.pid} started on ${dbPath}`);

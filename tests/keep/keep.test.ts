@@ -304,6 +304,33 @@ describe('arborist keep', () => {
     expect(await stop(k)).toBe(0);
   });
 
+  it('status says how many turns wait for their files to be quiet, and they are kept once they are', async () => {
+    // An unfinished turn (a reply without end_turn yet) waits for --settle (30 minutes by default): the log and
+    // status said nothing of it meanwhile, so a user looking for a session just written saw no sign of it.
+    const h = fakeHome();
+    const k = startKeeper(h, ['--settle', '3s']);
+    await ready(h);
+    await until('the first import', () => same(h.db, expected(h)));
+    const sid = 'dddd0000-0000-4000-8000-0000000000e1';
+    const user = claudeTurn(sid, 'w1', null, 'a question still being answered').split('\n')[0];
+    writeFileSync(join(h.claude, `${sid}.jsonl`), `${user}\n`);
+    await until(
+      'status says it waits',
+      () => cli(['keep', '--status', '--json'], { env: h.env }).json().turns_waiting === 1,
+    );
+    expect(cli(['keep', '--status'], { env: h.env }).stdout).toMatch(
+      /\n1 turn waits until its file is quiet for 3s \(an unfinished turn is stored whole, never in part\)\n/,
+    );
+    expect(questions(h.db)).not.toContain('a question still being answered');
+    await until('kept once quiet', () => questions(h.db).includes('a question still being answered'), 10_000);
+    await until(
+      'nothing waits',
+      () => cli(['keep', '--status', '--json'], { env: h.env }).json().turns_waiting === 0,
+    );
+    expect(cli(['keep', '--status'], { env: h.env }).stdout).not.toMatch(/ waits? until/);
+    expect(await stop(k)).toBe(0);
+  });
+
   it('status says how many problems it does not list', async () => {
     // `keep --status` listed 10 problems under "problems in what it read (13):" and said nothing of the other 3.
     const h = fakeHome();

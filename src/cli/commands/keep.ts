@@ -2,6 +2,7 @@ import { keepLogPath, LockHeld, runKeeper } from '../../keep/run.js';
 import { carryOut, detectService, type ServiceKind, servicePlan } from '../../keep/service.js';
 import { keeperStatus } from '../../keep/state.js';
 import { ArboristError } from '../../store/index.js';
+import { age, counted } from '../../text/format.js';
 import { exactPositionals, flag, only, parseDuration, positiveInt, str } from '../args.js';
 import type { Command } from '../command.js';
 import type { Context } from '../context.js';
@@ -132,6 +133,13 @@ async function keep(
   }
 }
 
+/** --settle as given (`500ms`, `3s`, `30m`): `age` would say "now" below 5 s. */
+function settleWords(ms: number): string {
+  if (ms < 1000) return `${ms}ms`;
+  if (ms < 60_000) return `${Math.round(ms / 1000)}s`;
+  return age(0, ms);
+}
+
 function showStatus(ctx: Context): number {
   const s = keeperStatus(ctx.dbPath);
   const log = keepLogPath(ctx.env);
@@ -151,6 +159,14 @@ function showStatus(ctx: Context): number {
       `cannot write the shard since ${s.trouble_since ?? '?'}: ${oneLine(s.trouble)}; it keeps trying`,
     );
   lines.push(`last import: ${s.last_import ?? 'none'} · ${s.turns_today} turns kept today`);
+  if (s.turns_waiting > 0) {
+    const quiet = s.settle_ms === null ? '--settle' : settleWords(s.settle_ms);
+    const one = s.turns_waiting === 1;
+    lines.push(
+      `${counted(s.turns_waiting, 'turn')} ${one ? 'waits' : 'wait'} until ${one ? 'its file is' : 'their files are'} ` +
+        `quiet for ${quiet} (an unfinished turn is stored whole, never in part)`,
+    );
+  }
   if (s.problem_count > 0) {
     lines.push(`problems in what it read (${s.problem_count}):`);
     const shown = s.problems.slice(0, 10);
