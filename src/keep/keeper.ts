@@ -547,7 +547,8 @@ export class Keeper {
       if (!stopsImport(err)) throw err;
       // The shard is locked past its busy timeout, full or read-only: this file again later, the others with it.
       const msg = (err as Error).message;
-      if (this.shardTrouble === '') this.shardTroubleSince = new Date(now).toISOString();
+      // Now, not the batch's start: the write waited out the busy timeout first, as the log line's time says.
+      if (this.shardTrouble === '') this.shardTroubleSince = new Date().toISOString();
       const news = msg !== this.shardTrouble;
       this.shardTrouble = msg;
       if (news) this.opts.onNote(`cannot write the shard now (${msg}); trying again`);

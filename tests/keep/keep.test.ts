@@ -412,7 +412,7 @@ describe('arborist keep', () => {
       const st = cli(['keep', '--status', '--json'], { env: h.env }).json();
       expect(st.trouble).toMatch(/is locked by another process/);
       expect(cli(['keep', '--status'], { env: h.env }).stdout).toMatch(
-        /\ncannot write the shard since \d{4}-\d\d-\d\dT[\d:.]+Z: .*is locked by another process.*\n/,
+        /\ncannot write the shard since \d{4}-\d\d-\d\dT[\d:.]+Z \(tried again each second\): .*is locked by another process.*\n/,
       );
     } finally {
       blocker.exec('COMMIT');

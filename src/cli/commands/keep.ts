@@ -156,7 +156,7 @@ function showStatus(ctx: Context): number {
   else lines.push(`no keeper running on ${ctx.dbPath} (\`arborist keep\` or \`arborist keep --install\`)`);
   if (s.trouble !== null)
     lines.push(
-      `cannot write the shard since ${s.trouble_since ?? '?'}: ${oneLine(s.trouble)}; it keeps trying`,
+      `cannot write the shard since ${s.trouble_since ?? '?'} (tried again each second): ${oneLine(s.trouble)}`,
     );
   lines.push(`last import: ${s.last_import ?? 'none'} · ${s.turns_today} turns kept today`);
   if (s.turns_waiting > 0) {
