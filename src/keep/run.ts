@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { arboristHome } from '../config/index.js';
 import type { Shard } from '../store/index.js';
+import { counted } from '../text/format.js';
 import { Keeper } from './keeper.js';
 import { acquireLock, KEEPER_TITLE, LockHeld, type LockInfo, releaseLock } from './lock.js';
 import { KeepLog, LOG_MAX_BYTES } from './log.js';
@@ -41,13 +42,13 @@ function batchWords(b: BatchReport): string | undefined {
     const by = Object.entries(b.by_source)
       .map(([k, n]) => `${k} ${n}`)
       .join(', ');
-    parts.push(`+${b.turns_added} turns (${by})`);
+    parts.push(`+${counted(b.turns_added, 'turn')} (${by})`);
   }
-  if (b.sessions > 0) parts.push(`${b.sessions} new sessions`);
+  if (b.sessions > 0) parts.push(`${counted(b.sessions, 'new session')}`);
   for (const f of b.truncated) parts.push(`${f} is shorter than when last read (truncated or replaced)`);
   for (const f of b.gone) parts.push(`${f} is gone; its turns stay in the shard`);
   for (const p of b.problems.slice(0, 5)) parts.push(`problem ${p.file}:${p.line}: ${p.reason}`);
-  if (b.problems.length > 5) parts.push(`${b.problems.length - 5} more problems`);
+  if (b.problems.length > 5) parts.push(`${counted(b.problems.length - 5, 'more problem')}`);
   return parts.length > 0 ? parts.join('; ') : undefined;
 }
 
@@ -107,11 +108,13 @@ export async function runKeeper(shard: Shard, run: KeepRun): Promise<KeepSummary
       },
       onReady: () => {
         const k = keeper!;
-        const found = k.sources.filter((s) => s.files > 0).map((s) => `${s.kind} ${s.files} files`);
+        const found = k.sources
+          .filter((s) => s.files > 0)
+          .map((s) => `${s.kind} ${counted(s.files, 'file')}`);
         const beyond =
           k.unwatchedCount > 0 ? ` (${k.unwatchedCount} more beyond the watch limit, polled)` : '';
         say(
-          `following ${found.length > 0 ? found.join(', ') : 'no history yet'}; ${k.watchedCount} folders watched${beyond}`,
+          `following ${found.length > 0 ? found.join(', ') : 'no history yet'}; ${counted(k.watchedCount, 'folder')} watched${beyond}`,
         );
         save();
       },
@@ -139,9 +142,10 @@ export async function runKeeper(shard: Shard, run: KeepRun): Promise<KeepSummary
       files: keeper.fileCount,
     };
     say(
-      `keeper ${process.pid} stopped: ${stats.turns_added} turns kept (${stats.sessions} new sessions) from ` +
-        `${stats.files_read} file readings in ${stats.batches} batches; ${keeper.fileCount} files followed, ` +
-        `${keeper.watchedCount} folders watched`,
+      `keeper ${process.pid} stopped: ${counted(stats.turns_added, 'turn')} kept ` +
+        `(${counted(stats.sessions, 'new session')}) from ${counted(stats.files_read, 'file reading')} in ` +
+        `${counted(stats.batches, 'batch', 'batches')}; ${counted(keeper.fileCount, 'file')} followed, ` +
+        `${counted(keeper.watchedCount, 'folder')} watched`,
     );
     save(summary.stopped);
     return summary;

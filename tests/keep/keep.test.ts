@@ -97,7 +97,7 @@ describe('arborist keep', () => {
     const code = await stop(k);
     expect(code).toBe(0);
     expect(k.out()).toMatch(
-      /^kept \d+ turns \(\d+ new sessions\) from \d+ file readings in \d+ batches; \d+ files followed\n$/,
+      /^kept \d+ turns? \(\d+ new sessions?\) from \d+ file readings? in \d+ batch(es)?; \d+ files? followed\n$/,
     );
     expect(existsSync(`${h.db}.keep.lock`)).toBe(false);
     expect(logText(h)).toMatch(/keeper \d+ stopped: /);
@@ -132,6 +132,8 @@ describe('arborist keep', () => {
       claudeTurn(sid, 'q2', 'q1-a', 'the subagent goes on', { isSidechain: true, agentId: 'q1' }),
     );
     await until('the appended subagent turn', () => questions(h.db).includes('the subagent goes on'), 5000);
+    // In words, one turn is one turn (the log said "+1 turns").
+    await until('its log line', () => /Z \+1 turn \(claude 1\)\n/.test(logText(h)));
     // A second subagent of the same session, in a file that was not there at the session's last reading.
     writeFileSync(
       join(sub, 'agent-q3.jsonl'),
@@ -549,7 +551,7 @@ describe('arborist keep on a terminal', () => {
     try {
       await until('the first batch on the terminal', () => /\+\d+ turns \(claude/.test(raw));
       appendTurn(join(h.claude, FILE_A), SID_A, 'tty1', 'r-a2', 'seen on a terminal');
-      await until('its line', () => /\+1 turns \(claude 1\)/.test(raw));
+      await until('its line', () => /\+1 turn \(claude 1\)/.test(raw));
       term.write('\x03');
       expect(await exit).toBe(0);
     } finally {

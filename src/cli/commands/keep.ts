@@ -116,8 +116,9 @@ async function keep(
     if (ctx.out.json) printJson(ctx.out, summary);
     else
       ctx.out.out(
-        `kept ${summary.turns_added.toLocaleString('en-US')} turns (${summary.sessions} new sessions) from ` +
-          `${summary.files_read} file readings in ${summary.batches} batches; ${summary.files} files followed\n`,
+        `kept ${counted(summary.turns_added, 'turn')} (${counted(summary.sessions, 'new session')}) from ` +
+          `${counted(summary.files_read, 'file reading')} in ${counted(summary.batches, 'batch', 'batches')}; ` +
+          `${counted(summary.files, 'file')} followed\n`,
       );
     return 0;
   } catch (err) {
