@@ -74,6 +74,16 @@ function problemKey(p: ImportProblem): string {
   return `${p.file}\0${p.line}\0${p.reason}`;
 }
 
+function subfolders(dir: string): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => join(dir, e.name));
+  } catch {
+    return []; // gone, or unreadable: the discovery says so
+  }
+}
+
 function cpuMs(): number {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;
@@ -281,12 +291,18 @@ export class Keeper {
       const top = st.isDirectory() ? root : dirname(root);
       wanted.add(top);
       try {
+        const parents = new Set<string>();
         for (const f of s.reader.discover(root, problems)) {
           found.push(f);
           // The file's folder and every folder up to the root: a new sibling anywhere on the way is seen.
           // (a folder already wanted has its own chain wanted: stop there).
-          for (let d = dirname(f); d.startsWith(top + sep) && !wanted.has(d); d = dirname(d)) wanted.add(d);
+          const dir = dirname(f);
+          if (dir.startsWith(top + sep)) parents.add(dirname(dir));
+          for (let d = dir; d.startsWith(top + sep) && !wanted.has(d); d = dirname(d)) wanted.add(d);
         }
+        // The folders beside those holding histories, empty ones too (a project whose transcripts the tool's
+        // cleanup removed): a new session there is seen at once, not at the next rediscovery.
+        for (const p of parents) for (const d of subfolders(p)) wanted.add(d);
       } catch (e) {
         problems.push({ file: root, line: 0, reason: (e as Error).message.split('\n')[0] });
       }

@@ -154,6 +154,25 @@ describe('arborist keep', () => {
     expect(await stop(k)).toBe(0);
   });
 
+  it('a new session in a project folder that was empty when the keeper started is kept at once', async () => {
+    // Claude Code's cleanup leaves a project's folder empty once its transcripts are gone; a folder holding no
+    // history was not watched, so a new session there waited for the hourly rediscovery.
+    const h = fakeHome();
+    const empty = join(h.home, '.claude', 'projects', 'p-cleaned');
+    mkdirSync(empty);
+    const k = startKeeper(h);
+    await ready(h);
+    await until('the first import', () => same(h.db, expected(h)));
+    writeTurn(
+      join(empty, 'dddd0000-0000-4000-8000-0000000000f1.jsonl'),
+      'dddd0000-0000-4000-8000-0000000000f1',
+      'e1',
+      'back in an old project',
+    );
+    await until('the new session', () => questions(h.db).includes('back in an old project'), 5000);
+    expect(await stop(k)).toBe(0);
+  });
+
   it('a truncated, a rotated and a deleted file lose no turn the shard holds', async () => {
     const h = fakeHome();
     const k = startKeeper(h);
