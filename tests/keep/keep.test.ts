@@ -173,6 +173,27 @@ describe('arborist keep', () => {
     expect(await stop(k)).toBe(0);
   });
 
+  it("a huge binary file under a transcript's name is refused from its head, not read whole", async () => {
+    // A 300 MB binary file named like a transcript took the keeper's RSS to 374 MB, kept after the reading: the
+    // reader read it whole before looking at its first bytes. (Linux: the peak is read from /proc.)
+    if (process.platform !== 'linux') return;
+    const h = fakeHome();
+    const big = join(h.claude, 'dddd0000-0000-4000-8000-0000000000b2.jsonl');
+    writeFileSync(big, Buffer.from([0, 1, 2, 3]));
+    truncateSync(big, 300 * 1024 * 1024); // sparse: costs no disk, reads as 300 MB of NULs
+    const old = new Date(Date.now() - 86_400_000);
+    utimesSync(big, old, old);
+    const k = startKeeper(h);
+    await ready(h);
+    await until('the refusal', () =>
+      /dddd0000-0000-4000-8000-0000000000b2\.jsonl:0: binary data/.test(logText(h)),
+    );
+    const status = readFileSync(`/proc/${k.child.pid}/status`, 'utf8');
+    const peakMb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1]) / 1024;
+    expect(peakMb).toBeLessThan(250);
+    expect(await stop(k)).toBe(0);
+  });
+
   it('a truncated, a rotated and a deleted file lose no turn the shard holds', async () => {
     const h = fakeHome();
     const k = startKeeper(h);
