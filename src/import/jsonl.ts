@@ -6,8 +6,8 @@
  * read like a file's.
  */
 import { isUtf8 } from 'node:buffer';
-import { closeSync, readSync } from 'node:fs';
-import { binaryMagic, openRegular, readRegular, wideText } from './files.js';
+import { closeSync, readSync, statSync } from 'node:fs';
+import { binaryMagic, openRegular, readHead, readRegular, wideText } from './files.js';
 import { cutLine, MAX_LINE_BYTES } from './long-lines.js';
 import { type ImportProblem, ProblemList } from './model.js';
 
@@ -171,15 +171,31 @@ export interface ReadFile {
  * an OpenClaw transcript (its session header first), is one problem and no lines.
  */
 export function readJsonLines(path: string, problems: ImportProblem[], visit: LineVisitor): ReadFile {
+  // Both checks look at the first bytes only: a large file that fails them is refused before it is read whole
+  // (a 300 MB binary under a transcript's name cost a keeper 370 MB of RSS, kept after the reading).
+  const refused = (buf: Buffer): string | undefined =>
+    wideText(buf) ?? (looksBinary(buf) ? 'binary data, not a JSONL transcript' : undefined);
+  let early: string | undefined;
+  try {
+    early = refused(readHead(path, BINARY_PROBE));
+  } catch {
+    // cannot be read: readWhole says why
+  }
+  if (early !== undefined) {
+    problems.push({ file: path, line: 0, reason: early });
+    let mtimeMs = 0;
+    try {
+      mtimeMs = statSync(path).mtimeMs;
+    } catch {
+      // gone meanwhile: nothing was read from it anyway
+    }
+    return { path, raws: [], lineNos: [], mtimeMs, truncatedEnd: false };
+  }
   const { buf, mtimeMs } = readWhole(path);
   const out: ReadFile = { path, raws: [], lineNos: [], mtimeMs, truncatedEnd: false };
-  const wide = wideText(buf);
-  if (wide !== undefined) {
-    problems.push({ file: path, line: 0, reason: wide });
-    return out;
-  }
-  if (looksBinary(buf)) {
-    problems.push({ file: path, line: 0, reason: 'binary data, not a JSONL transcript' });
+  const reason = refused(buf); // the file may have changed since its head was read
+  if (reason !== undefined) {
+    problems.push({ file: path, line: 0, reason });
     return out;
   }
   const split = splitJsonLines(

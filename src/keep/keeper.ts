@@ -1,6 +1,7 @@
 import { type FSWatcher, readdirSync, watch } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import { lastLineEnded } from '../import/files.js';
+import { ListingCache } from '../import/fingerprint.js';
 import type { ImportProblem, SourceKind, SourceReader } from '../import/model.js';
 import { emptyImportSummary, importFile } from '../import/run.js';
 import { SOURCE_KINDS, SOURCES } from '../import/sources.js';
@@ -22,7 +23,7 @@ import type { BatchReport, KeeperOptions, KeeperStats } from './types.js';
  * file still being written (a cut last line, an unfinished turn) waits until it has been quiet for `settleMs`: a
  * turn once stored never changes, so a keeper waits long rather than keep half an answer.
  *
- * Why this file is long (~485 lines): it is one state machine. Discovery, watches, notifications, polls and batches
+ * Why this file is long (~565 lines): it is one state machine. Discovery, watches, notifications, polls and batches
  * all read and change the same maps (files, watchers, dirty, settle times); split apart they would pass that state
  * back and forth. What stands alone is elsewhere: the options and reports (types.ts), a file's cheap fingerprint
  * (fingerprint.ts), the lock, the log, the state file, the service files, and the process around it (run.ts).
@@ -52,6 +53,11 @@ interface FileState {
   force: boolean;
   /** The size at the last reading: a smaller file was truncated or replaced. */
   offset: number;
+  /**
+   * The other files its reader read with it at the last reading (SourceReader.inputs: a Claude Code session's
+   * subagent files): a change to one of them, or a new file in their folders, is a change of this file.
+   */
+  inputs: string[];
 }
 
 /**
@@ -68,6 +74,16 @@ function problemKey(p: ImportProblem): string {
   return `${p.file}\0${p.line}\0${p.reason}`;
 }
 
+function subfolders(dir: string): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => join(dir, e.name));
+  } catch {
+    return []; // gone, or unreadable: the discovery says so
+  }
+}
+
 function cpuMs(): number {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;
@@ -78,14 +94,20 @@ export class Keeper {
   private readonly files = new Map<string, FileState>();
   private readonly watchers = new Map<string, { w: FSWatcher; source: Source }>();
   private readonly dirty = new Set<string>();
+  /** Files read with others (FileState.inputs), and their folders: which followed files they belong to. */
+  private readonly inputOwners = new Map<string, Set<string>>();
+  private readonly inputDirOwners = new Map<string, Set<string>>();
   private readonly rescanWanted = new Set<Source>();
   private readonly settleDue = new Map<string, number>();
+  /** Turns each file's last reading left waiting (unfinished, or a cut last line) until the file is quiet. */
+  private readonly waiting = new Map<string, number>();
   /** Problems of each file's last reading. */
   private readonly fileProblems = new Map<string, ImportProblem[]>();
   private readonly said = new Set<string>();
   private lastEvent = 0;
   private wake: (() => void) | undefined;
   private shardTrouble = '';
+  private shardTroubleSince = '';
   private shardRetryAt = 0;
   /** Rediscoveries wanted wait until then (RESCAN_MIN_MS after the last one). */
   private rescanAt = 0;
@@ -134,6 +156,20 @@ export class Keeper {
 
   get unwatchedCount(): number {
     return this.sources.reduce((a, s) => a + s.unwatched, 0);
+  }
+
+  /** Why the shard takes no writes now, and since when (ISO 8601); undefined while it does. */
+  get trouble(): { reason: string; since: string } | undefined {
+    return this.shardTrouble === ''
+      ? undefined
+      : { reason: this.shardTrouble, since: this.shardTroubleSince };
+  }
+
+  /** Turns that wait until their files have been quiet for --settle (an unfinished turn is never stored in part). */
+  get turnsWaiting(): number {
+    let n = 0;
+    for (const w of this.waiting.values()) n += w;
+    return n;
   }
 
   /** Files and folders whose last reading had problems. */
@@ -226,10 +262,11 @@ export class Keeper {
   private poll(all: boolean): void {
     const c0 = cpuMs();
     let marked = false;
+    const looked = new Map<string, string>();
     for (const [file, state] of this.files) {
       if (!all && this.watchers.has(dirname(file))) continue;
       const st = statOf(file);
-      if (!st || !sameFp(state.fp, fingerprint(file, st))) {
+      if (!st || !sameFp(state.fp, fingerprint(file, st, state.inputs, looked))) {
         this.dirty.add(file);
         marked = true;
       }
@@ -254,12 +291,18 @@ export class Keeper {
       const top = st.isDirectory() ? root : dirname(root);
       wanted.add(top);
       try {
+        const parents = new Set<string>();
         for (const f of s.reader.discover(root, problems)) {
           found.push(f);
           // The file's folder and every folder up to the root: a new sibling anywhere on the way is seen.
           // (a folder already wanted has its own chain wanted: stop there).
-          for (let d = dirname(f); d.startsWith(top + sep) && !wanted.has(d); d = dirname(d)) wanted.add(d);
+          const dir = dirname(f);
+          if (dir.startsWith(top + sep)) parents.add(dirname(dir));
+          for (let d = dir; d.startsWith(top + sep) && !wanted.has(d); d = dirname(d)) wanted.add(d);
         }
+        // The folders beside those holding histories, empty ones too (a project whose transcripts the tool's
+        // cleanup removed): a new session there is seen at once, not at the next rediscovery.
+        for (const p of parents) for (const d of subfolders(p)) wanted.add(d);
       } catch (e) {
         problems.push({ file: root, line: 0, reason: (e as Error).message.split('\n')[0] });
       }
@@ -280,6 +323,7 @@ export class Keeper {
           settled: false,
           force: false,
           offset: 0,
+          inputs: [],
         });
         this.dirty.add(f);
       }
@@ -300,25 +344,87 @@ export class Keeper {
     let unwatched = 0;
     for (const d of wanted) {
       if (this.watchers.has(d)) continue;
-      if (this.watchers.size >= this.opts.maxWatches) {
-        unwatched++;
-        continue;
-      }
-      try {
-        const w = watch(d, { persistent: true }, (_event, name) => this.onEvent(s, d, name));
-        // A folder removed, or a watch the system takes back: forget it; the next discovery decides again.
-        w.on('error', () => {
-          w.close();
-          if (this.watchers.get(d)?.w === w) this.watchers.delete(d);
-          this.rescanWanted.add(s);
-          this.touch();
-        });
-        this.watchers.set(d, { w, source: s });
-      } catch {
-        unwatched++; // ENOSPC (the watch table is full), EMFILE, or a file system without notifications
-      }
+      if (!this.watchFolder(s, d)) unwatched++;
     }
     s.unwatched = unwatched;
+  }
+
+  /** Puts `d` under fs.watch; false when it cannot be (beyond the limit, or refused by the system). */
+  private watchFolder(s: Source, d: string): boolean {
+    if (this.watchers.size >= this.opts.maxWatches) return false;
+    try {
+      const w = watch(d, { persistent: true }, (_event, name) => this.onEvent(s, d, name));
+      // A folder removed, or a watch the system takes back: forget it; the next discovery decides again.
+      w.on('error', () => {
+        w.close();
+        if (this.watchers.get(d)?.w === w) this.watchers.delete(d);
+        this.rescanWanted.add(s);
+        this.touch();
+      });
+      this.watchers.set(d, { w, source: s });
+      return true;
+    } catch {
+      return false; // ENOSPC (the watch table is full), EMFILE, or a file system without notifications
+    }
+  }
+
+  /**
+   * Records the files read with `file` (its reader's inputs) and watches their folders under the source's roots
+   * (kept as its extra folders, so a rediscovery keeps them). Files outside the roots (Gemini's projects.json) are
+   * left to the poll: watching the tool's whole home would mark on every write of its settings.
+   */
+  private setInputs(file: string, state: FileState, listings: ListingCache): void {
+    const s = state.source;
+    let inputs: string[] = [];
+    try {
+      inputs = s.reader.inputs?.(file, listings)?.files.filter((f) => f !== file) ?? [];
+    } catch {
+      // a reader that cannot name them now: the file's own changes still count
+    }
+    this.linkInputs(file, state, inputs);
+    for (const f of inputs) {
+      const d = dirname(f);
+      const under = s.roots.some((r) => d === r || d.startsWith(r + sep));
+      if (under && !this.watchers.has(d) && statOf(d)?.isDirectory()) {
+        s.extra.add(d);
+        this.watchFolder(s, d);
+      }
+    }
+  }
+
+  /** `file`'s inputs are now `inputs` (none: it is gone). */
+  private linkInputs(file: string, state: FileState, inputs: string[]): void {
+    const unlink = (map: Map<string, Set<string>>, key: string) => {
+      const owners = map.get(key);
+      owners?.delete(file);
+      if (owners?.size === 0) map.delete(key);
+    };
+    for (const f of state.inputs) {
+      unlink(this.inputOwners, f);
+      unlink(this.inputDirOwners, dirname(f));
+    }
+    state.inputs = inputs;
+    const link = (map: Map<string, Set<string>>, key: string) => {
+      const owners = map.get(key) ?? new Set<string>();
+      owners.add(file);
+      map.set(key, owners);
+    };
+    for (const f of inputs) {
+      link(this.inputOwners, f);
+      link(this.inputDirOwners, dirname(f));
+    }
+  }
+
+  /** Marks the followed files that `full` (or a file in its folder `dir`) is read with. */
+  private markOwners(full: string, dir: string): void {
+    const owners = this.inputOwners.get(full) ?? this.inputDirOwners.get(dir);
+    if (!owners) return;
+    for (const o of owners) {
+      const st = this.files.get(o);
+      if (!st) continue;
+      st.force = true; // its own size and time have not moved
+      this.dirty.add(o);
+    }
   }
 
   private onEvent(s: Source, dir: string, name: string | Buffer | null): void {
@@ -334,10 +440,15 @@ export class Keeper {
       this.dirty.add(known);
       if (known !== full) state.force = true; // a SQLite file's -wal moved: its own size and time may not
     } else {
-      // A new file or folder (a new project, a new day): that source is discovered again.
-      const st = statOf(full);
-      if (st?.isDirectory()) this.addFolder(s, full, 0);
-      this.rescanWanted.add(s);
+      // A file read with followed ones (a subagent's transcript), or a new file beside those: they are read again.
+      this.markOwners(full, dir);
+      // Anything else new (a file or folder: a new project, a new day, a new session beside subagent files): the
+      // source is discovered again.
+      if (!this.inputOwners.has(full)) {
+        const st = statOf(full);
+        if (st?.isDirectory()) this.addFolder(s, full, 0);
+        this.rescanWanted.add(s);
+      }
     }
     this.touch();
   }
@@ -416,13 +527,19 @@ export class Keeper {
     const now = Date.now();
     const st = statOf(file);
     if (!st) {
+      this.linkInputs(file, state, []);
       this.files.delete(file);
       this.settleDue.delete(file);
       this.fileProblems.delete(file);
+      this.waiting.delete(file);
       report.gone.push(file);
       return false;
     }
-    const fp = fingerprint(file, st);
+    // The files read with it, named now (before the read, as the import's own fingerprint does): a fingerprint
+    // taken with them stays what the next poll sees, so no file is read again only because its inputs were learnt.
+    const listings = new ListingCache();
+    this.setInputs(file, state, listings);
+    const fp = fingerprint(file, st, state.inputs);
     const fresh = state.fp === undefined;
     const changed = !sameFp(state.fp, fp);
     if (changed) {
@@ -441,20 +558,25 @@ export class Keeper {
     if (st.size < state.offset) report.truncated.push(file);
     const one = emptyImportSummary();
     try {
-      importFile(this.shard, state.source.reader, file, { waitForIncomplete: !quiet }, one);
+      importFile(this.shard, state.source.reader, file, { waitForIncomplete: !quiet, listings }, one);
     } catch (err) {
       if (!stopsImport(err)) throw err;
       // The shard is locked past its busy timeout, full or read-only: this file again later, the others with it.
       const msg = (err as Error).message;
-      if (msg !== this.shardTrouble) this.opts.onNote(`cannot write the shard now (${msg}); trying again`);
+      // Now, not the batch's start: the write waited out the busy timeout first, as the log line's time says.
+      if (this.shardTrouble === '') this.shardTroubleSince = new Date().toISOString();
+      const news = msg !== this.shardTrouble;
       this.shardTrouble = msg;
+      if (news) this.opts.onNote(`cannot write the shard now (${msg}); trying again`);
       state.force = true;
       this.dirty.add(file);
       this.shardRetryAt = now + 1000;
       return 'stop';
     }
-    if (this.shardTrouble !== '') this.opts.onNote('the shard takes writes again');
-    this.shardTrouble = '';
+    if (this.shardTrouble !== '') {
+      this.shardTrouble = '';
+      this.opts.onNote('the shard takes writes again');
+    }
     state.force = false;
     state.offset = st.size;
     if (quiet) {
@@ -465,6 +587,8 @@ export class Keeper {
     report.turns_added += one.turns_added;
     report.sessions += one.sessions;
     report.turns_waiting += one.turns_waiting;
+    if (one.turns_waiting > 0) this.waiting.set(file, one.turns_waiting);
+    else this.waiting.delete(file);
     if (one.turns_added > 0) {
       const k = state.source.kind;
       report.by_source[k] = (report.by_source[k] ?? 0) + one.turns_added;

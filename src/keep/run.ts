@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { arboristHome } from '../config/index.js';
 import type { Shard } from '../store/index.js';
+import { counted } from '../text/format.js';
 import { Keeper } from './keeper.js';
 import { acquireLock, KEEPER_TITLE, LockHeld, type LockInfo, releaseLock } from './lock.js';
 import { KeepLog, LOG_MAX_BYTES } from './log.js';
@@ -41,13 +42,13 @@ function batchWords(b: BatchReport): string | undefined {
     const by = Object.entries(b.by_source)
       .map(([k, n]) => `${k} ${n}`)
       .join(', ');
-    parts.push(`+${b.turns_added} turns (${by})`);
+    parts.push(`+${counted(b.turns_added, 'turn')} (${by})`);
   }
-  if (b.sessions > 0) parts.push(`${b.sessions} new sessions`);
+  if (b.sessions > 0) parts.push(`${counted(b.sessions, 'new session')}`);
   for (const f of b.truncated) parts.push(`${f} is shorter than when last read (truncated or replaced)`);
   for (const f of b.gone) parts.push(`${f} is gone; its turns stay in the shard`);
   for (const p of b.problems.slice(0, 5)) parts.push(`problem ${p.file}:${p.line}: ${p.reason}`);
-  if (b.problems.length > 5) parts.push(`${b.problems.length - 5} more problems`);
+  if (b.problems.length > 5) parts.push(`${counted(b.problems.length - 5, 'more problem')}`);
   return parts.length > 0 ? parts.join('; ') : undefined;
 }
 
@@ -81,10 +82,16 @@ export async function runKeeper(shard: Shard, run: KeepRun): Promise<KeepSummary
       sources: (keeper?.sources ?? []).map((s) => ({ kind: s.kind, paths: s.roots, files: s.files })),
       problems: problems.slice(0, STATE_PROBLEMS).map((p) => ({ file: p.file, reason: p.reason })),
       problem_count: problems.length,
+      turns_waiting: keeper?.turnsWaiting ?? 0,
+      settle_ms: engine.settleMs,
+      trouble: keeper?.trouble?.reason ?? null,
+      trouble_since: keeper?.trouble?.since ?? null,
       stopped,
     };
   };
+  let savedWaiting = 0;
   const save = (stopped: string | null = null) => {
+    savedWaiting = keeper?.turnsWaiting ?? 0;
     try {
       writeState(dbPath, state(stopped));
     } catch {
@@ -94,14 +101,20 @@ export async function runKeeper(shard: Shard, run: KeepRun): Promise<KeepSummary
   try {
     keeper = new Keeper(shard, {
       ...engine,
-      onNote: say,
+      // A note says the shard stopped or started taking writes again: status tells it too.
+      onNote: (text) => {
+        say(text);
+        save();
+      },
       onReady: () => {
         const k = keeper!;
-        const found = k.sources.filter((s) => s.files > 0).map((s) => `${s.kind} ${s.files} files`);
+        const found = k.sources
+          .filter((s) => s.files > 0)
+          .map((s) => `${s.kind} ${counted(s.files, 'file')}`);
         const beyond =
           k.unwatchedCount > 0 ? ` (${k.unwatchedCount} more beyond the watch limit, polled)` : '';
         say(
-          `following ${found.length > 0 ? found.join(', ') : 'no history yet'}; ${k.watchedCount} folders watched${beyond}`,
+          `following ${found.length > 0 ? found.join(', ') : 'no history yet'}; ${counted(k.watchedCount, 'folder')} watched${beyond}`,
         );
         save();
       },
@@ -115,10 +128,9 @@ export async function runKeeper(shard: Shard, run: KeepRun): Promise<KeepSummary
         today += b.turns_added;
         if (b.turns_added > 0) lastImport = now.toISOString();
         const words = batchWords(b);
-        if (words !== undefined) {
-          say(words);
-          save();
-        }
+        if (words !== undefined) say(words);
+        // Status says how many turns wait for their files to be quiet: saved when that changes too.
+        if (words !== undefined || keeper!.turnsWaiting !== savedWaiting) save();
       },
     });
     say(`keeper ${process.pid} started on ${dbPath}`);
@@ -130,9 +142,10 @@ export async function runKeeper(shard: Shard, run: KeepRun): Promise<KeepSummary
       files: keeper.fileCount,
     };
     say(
-      `keeper ${process.pid} stopped: ${stats.turns_added} turns kept (${stats.sessions} new sessions) from ` +
-        `${stats.files_read} file readings in ${stats.batches} batches; ${keeper.fileCount} files followed, ` +
-        `${keeper.watchedCount} folders watched`,
+      `keeper ${process.pid} stopped: ${counted(stats.turns_added, 'turn')} kept ` +
+        `(${counted(stats.sessions, 'new session')}) from ${counted(stats.files_read, 'file reading')} in ` +
+        `${counted(stats.batches, 'batch', 'batches')}; ${counted(keeper.fileCount, 'file')} followed, ` +
+        `${counted(keeper.watchedCount, 'folder')} watched`,
     );
     save(summary.stopped);
     return summary;

@@ -33,6 +33,12 @@ export interface KeeperState {
   /** Files and folders whose last reading had problems, the first few of them, and how many in all. */
   problems: KeeperProblem[];
   problem_count: number;
+  /** Turns waiting until their files have been quiet for `settle_ms` (unfinished, or a cut last line). */
+  turns_waiting: number;
+  settle_ms: number;
+  /** Why the keeper cannot write the shard now (locked past the busy timeout, full, read-only), and since when. */
+  trouble: string | null;
+  trouble_since: string | null;
   /** When the keeper ended cleanly (null while it runs, or after a crash). */
   stopped: string | null;
 }
@@ -48,6 +54,12 @@ export interface KeeperStatus {
   turns_today: number;
   problem_count: number;
   problems: KeeperProblem[];
+  /** Turns the running keeper holds back until their files are quiet for `settle_ms` (0 while none runs). */
+  turns_waiting: number;
+  settle_ms: number | null;
+  /** Why the running keeper cannot write the shard now, and since when (null while it can, or none runs). */
+  trouble: string | null;
+  trouble_since: string | null;
 }
 
 export function statePath(dbPath: string): string {
@@ -99,5 +111,9 @@ export function keeperStatus(dbPath: string, now = new Date()): KeeperStatus {
             .filter((p) => p && typeof p.file === 'string' && typeof p.reason === 'string')
             .map((p) => ({ file: p.file, reason: p.reason }))
         : [],
+    turns_waiting: running && own ? num(s.turns_waiting) : 0,
+    settle_ms: running && own && typeof s.settle_ms === 'number' ? s.settle_ms : null,
+    trouble: running && own ? str(s.trouble) : null,
+    trouble_since: running && own ? str(s.trouble_since) : null,
   };
 }

@@ -147,10 +147,23 @@ export async function ready(h: Home): Promise<void> {
 
 let clock = 0;
 
-/** A finished Claude Code turn (prompt, reply with end_turn) of session `sid`, as two JSONL lines. */
-export function claudeTurn(sid: string, id: string, parent: string | null, question: string): string {
+/** A finished Claude Code turn (prompt, reply with end_turn) of session `sid`, as two JSONL lines (`extra`: fields of both). */
+export function claudeTurn(
+  sid: string,
+  id: string,
+  parent: string | null,
+  question: string,
+  extra: Record<string, unknown> = {},
+): string {
   const ts = () => new Date(Date.UTC(2026, 5, 1, 9, 0, clock++)).toISOString();
-  const base = { isSidechain: false, userType: 'external', cwd: '/w', sessionId: sid, version: '2.1.0' };
+  const base = {
+    isSidechain: false,
+    userType: 'external',
+    cwd: '/w',
+    sessionId: sid,
+    version: '2.1.0',
+    ...extra,
+  };
   const user = {
     ...base,
     parentUuid: parent,

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import {
+  appendFileSync,
   existsSync,
   mkdirSync,
   readFileSync,
@@ -7,15 +8,18 @@ import {
   rmSync,
   statSync,
   truncateSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { BIN, cli } from '../support/cli.js';
 import { tempDb, tempDir } from '../support/tmp.js';
 import {
   appendTurn,
+  claudeTurn,
   fakeHome,
   type Home,
   logText,
@@ -93,11 +97,101 @@ describe('arborist keep', () => {
     const code = await stop(k);
     expect(code).toBe(0);
     expect(k.out()).toMatch(
-      /^kept \d+ turns \(\d+ new sessions\) from \d+ file readings in \d+ batches; \d+ files followed\n$/,
+      /^kept \d+ turns? \(\d+ new sessions?\) from \d+ file readings? in \d+ batch(es)?; \d+ files? followed\n$/,
     );
     expect(existsSync(`${h.db}.keep.lock`)).toBe(false);
     expect(logText(h)).toMatch(/keeper \d+ stopped: /);
     expect(cli(['check', '--db', h.db]).code).toBe(0);
+  });
+
+  it("a turn appended to a session's subagent file is kept, though the session's own file does not change", async () => {
+    // A subagent (Claude Code's Task tool, or one run in the background) writes its own transcript under
+    // <session>/subagents/, read with the session's file. The keeper followed only the session's file, so turns a
+    // subagent added after the session's last write waited for a restart (the import's fingerprint covers them).
+    const h = fakeHome();
+    const sid = 'dddd0000-0000-4000-8000-00000000000d';
+    writeTurn(join(h.claude, `${sid}.jsonl`), sid, 's0', 'the session asks');
+    const sub = join(h.claude, sid, 'subagents');
+    mkdirSync(sub, { recursive: true });
+    const agent = join(sub, 'agent-q1.jsonl');
+    writeFileSync(
+      agent,
+      claudeTurn(sid, 'q1', null, 'the subagent starts', { isSidechain: true, agentId: 'q1' }),
+    );
+    // The older layout: a subagent file beside the sessions (agent-<id>.jsonl, its session named inside).
+    const oldAgent = join(h.claude, 'agent-old1.jsonl');
+    writeFileSync(oldAgent, claudeTurn(SID_A, 'o1', null, 'an old-layout subagent', { isSidechain: true }));
+    const old = new Date(Date.now() - 86_400_000);
+    for (const f of [join(h.claude, `${sid}.jsonl`), agent, oldAgent]) utimesSync(f, old, old); // quiet: read once, settled
+    const k = startKeeper(h); // poll and rediscovery an hour apart: a notification must find it
+    await ready(h);
+    await until("the subagent's first turn", () => questions(h.db).includes('the subagent starts'));
+    await new Promise((r) => setTimeout(r, 1000)); // past --settle: nothing read again on its own
+    appendFileSync(
+      agent,
+      claudeTurn(sid, 'q2', 'q1-a', 'the subagent goes on', { isSidechain: true, agentId: 'q1' }),
+    );
+    await until('the appended subagent turn', () => questions(h.db).includes('the subagent goes on'), 5000);
+    // In words, one turn is one turn (the log said "+1 turns").
+    await until('its log line', () => /Z \+1 turn \(claude 1\)\n/.test(logText(h)));
+    // A second subagent of the same session, in a file that was not there at the session's last reading.
+    writeFileSync(
+      join(sub, 'agent-q3.jsonl'),
+      claudeTurn(sid, 'q3', null, 'a second subagent', { isSidechain: true, agentId: 'q3' }),
+    );
+    await until('the second subagent', () => questions(h.db).includes('a second subagent'), 5000);
+    // A new session in the project folder, which holds older-layout subagent files (read with every session
+    // beside them): it is still discovered.
+    const sid2 = 'dddd0000-0000-4000-8000-0000000000d2';
+    writeTurn(join(h.claude, `${sid2}.jsonl`), sid2, 'n0', 'a new session beside old subagents');
+    await until(
+      'the new session',
+      () => questions(h.db).includes('a new session beside old subagents'),
+      5000,
+    );
+    const ids = turnIds(h.db);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(await stop(k)).toBe(0);
+  });
+
+  it('a new session in a project folder that was empty when the keeper started is kept at once', async () => {
+    // Claude Code's cleanup leaves a project's folder empty once its transcripts are gone; a folder holding no
+    // history was not watched, so a new session there waited for the hourly rediscovery.
+    const h = fakeHome();
+    const empty = join(h.home, '.claude', 'projects', 'p-cleaned');
+    mkdirSync(empty);
+    const k = startKeeper(h);
+    await ready(h);
+    await until('the first import', () => same(h.db, expected(h)));
+    writeTurn(
+      join(empty, 'dddd0000-0000-4000-8000-0000000000f1.jsonl'),
+      'dddd0000-0000-4000-8000-0000000000f1',
+      'e1',
+      'back in an old project',
+    );
+    await until('the new session', () => questions(h.db).includes('back in an old project'), 5000);
+    expect(await stop(k)).toBe(0);
+  });
+
+  it("a huge binary file under a transcript's name is refused from its head, not read whole", async () => {
+    // A 300 MB binary file named like a transcript took the keeper's RSS to 374 MB, kept after the reading: the
+    // reader read it whole before looking at its first bytes. (Linux: the peak is read from /proc.)
+    if (process.platform !== 'linux') return;
+    const h = fakeHome();
+    const big = join(h.claude, 'dddd0000-0000-4000-8000-0000000000b2.jsonl');
+    writeFileSync(big, Buffer.from([0, 1, 2, 3]));
+    truncateSync(big, 300 * 1024 * 1024); // sparse: costs no disk, reads as 300 MB of NULs
+    const old = new Date(Date.now() - 86_400_000);
+    utimesSync(big, old, old);
+    const k = startKeeper(h);
+    await ready(h);
+    await until('the refusal', () =>
+      /dddd0000-0000-4000-8000-0000000000b2\.jsonl:0: binary data/.test(logText(h)),
+    );
+    const status = readFileSync(`/proc/${k.child.pid}/status`, 'utf8');
+    const peakMb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1]) / 1024;
+    expect(peakMb).toBeLessThan(250);
+    expect(await stop(k)).toBe(0);
   });
 
   it('a truncated, a rotated and a deleted file lose no turn the shard holds', async () => {
@@ -252,6 +346,54 @@ describe('arborist keep', () => {
     expect(await stop(k)).toBe(0);
   });
 
+  it('status says how many turns wait for their files to be quiet, and they are kept once they are', async () => {
+    // An unfinished turn (a reply without end_turn yet) waits for --settle (30 minutes by default): the log and
+    // status said nothing of it meanwhile, so a user looking for a session just written saw no sign of it.
+    const h = fakeHome();
+    const k = startKeeper(h, ['--settle', '3s']);
+    await ready(h);
+    await until('the first import', () => same(h.db, expected(h)));
+    const sid = 'dddd0000-0000-4000-8000-0000000000e1';
+    const user = claudeTurn(sid, 'w1', null, 'a question still being answered').split('\n')[0];
+    writeFileSync(join(h.claude, `${sid}.jsonl`), `${user}\n`);
+    await until(
+      'status says it waits',
+      () => cli(['keep', '--status', '--json'], { env: h.env }).json().turns_waiting === 1,
+    );
+    expect(cli(['keep', '--status'], { env: h.env }).stdout).toMatch(
+      /\n1 turn waits until its file is quiet for 3s \(an unfinished turn is stored whole, never in part\)\n/,
+    );
+    expect(questions(h.db)).not.toContain('a question still being answered');
+    await until('kept once quiet', () => questions(h.db).includes('a question still being answered'), 10_000);
+    await until(
+      'nothing waits',
+      () => cli(['keep', '--status', '--json'], { env: h.env }).json().turns_waiting === 0,
+    );
+    expect(cli(['keep', '--status'], { env: h.env }).stdout).not.toMatch(/ waits? until/);
+    expect(await stop(k)).toBe(0);
+  });
+
+  it('status says how many problems it does not list', async () => {
+    // `keep --status` listed 10 problems under "problems in what it read (13):" and said nothing of the other 3.
+    const h = fakeHome();
+    const bad = Array.from({ length: 14 }, (_, i) => `not json ${i}`).join('\n');
+    writeFileSync(join(h.claude, 'ffff0000-0000-4000-8000-0000000000b1.jsonl'), `${bad}\n`);
+    const k = startKeeper(h);
+    await ready(h);
+    await until(
+      'the state is saved',
+      () => cli(['keep', '--status', '--json'], { env: h.env }).json().problem_count >= 14,
+    );
+    const st = cli(['keep', '--status', '--json'], { env: h.env }).json();
+    const text = cli(['keep', '--status'], { env: h.env }).stdout;
+    const listed = text.split('\n').filter((l) => l.startsWith('  /')).length;
+    expect(listed).toBeLessThan(st.problem_count);
+    expect(text).toContain(
+      `\n  and ${st.problem_count - listed} more (\`arborist import\` lists every one)\n`,
+    );
+    expect(await stop(k)).toBe(0);
+  });
+
   it('a lock left by a process that is no keeper is stale: a keeper takes it over', async () => {
     const h = fakeHome();
     mkdirSync(join(h.home, '.arborist'), { recursive: true });
@@ -295,6 +437,37 @@ describe('arborist keep', () => {
     });
     expect(await stop(k)).toBe(0);
     expect(cli(['check', '--db', h.db]).code).toBe(0);
+  });
+
+  it('status says so while the keeper cannot write the shard, and again when it can', async () => {
+    // A keeper whose writes failed (the shard locked past the busy timeout, full, read-only) said so in its log
+    // only: `keep --status` and the status line went on saying all was well.
+    const h = fakeHome();
+    const k = startKeeper(h);
+    await ready(h);
+    await until('the first import', () => same(h.db, expected(h)));
+    const blocker = new Database(h.db);
+    blocker.exec('BEGIN EXCLUSIVE');
+    try {
+      appendTurn(join(h.claude, FILE_A), SID_A, 'L1', 'r-a2', 'while the shard is locked');
+      await until('the log says so', () => /cannot write the shard now/.test(logText(h)), 15_000);
+      const st = cli(['keep', '--status', '--json'], { env: h.env }).json();
+      expect(st.trouble).toMatch(/is locked by another process/);
+      expect(cli(['keep', '--status'], { env: h.env }).stdout).toMatch(
+        /\ncannot write the shard since \d{4}-\d\d-\d\dT[\d:.]+Z \(tried again each second\): .*is locked by another process.*\n/,
+      );
+    } finally {
+      blocker.exec('COMMIT');
+      blocker.close();
+    }
+    await until('the turn', () => questions(h.db).includes('while the shard is locked'), 10_000);
+    await until(
+      'status is well again',
+      () => cli(['keep', '--status', '--json'], { env: h.env }).json().trouble === null,
+    );
+    expect(cli(['keep', '--status'], { env: h.env }).stdout).not.toMatch(/cannot write/);
+    expect(cli(['status', '--short', '--keeper'], { env: h.env }).stdout).toMatch(/ · keep ✓\n$/);
+    expect(await stop(k)).toBe(0);
   });
 
   it('its log is one sanitised line a batch, rotated past its bound', async () => {
@@ -418,7 +591,7 @@ describe('arborist keep on a terminal', () => {
     try {
       await until('the first batch on the terminal', () => /\+\d+ turns \(claude/.test(raw));
       appendTurn(join(h.claude, FILE_A), SID_A, 'tty1', 'r-a2', 'seen on a terminal');
-      await until('its line', () => /\+1 turns \(claude 1\)/.test(raw));
+      await until('its line', () => /\+1 turn \(claude 1\)/.test(raw));
       term.write('\x03');
       expect(await exit).toBe(0);
     } finally {

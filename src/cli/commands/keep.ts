@@ -2,6 +2,7 @@ import { keepLogPath, LockHeld, runKeeper } from '../../keep/run.js';
 import { carryOut, detectService, type ServiceKind, servicePlan } from '../../keep/service.js';
 import { keeperStatus } from '../../keep/state.js';
 import { ArboristError } from '../../store/index.js';
+import { age, counted } from '../../text/format.js';
 import { exactPositionals, flag, only, parseDuration, positiveInt, str } from '../args.js';
 import type { Command } from '../command.js';
 import type { Context } from '../context.js';
@@ -115,8 +116,9 @@ async function keep(
     if (ctx.out.json) printJson(ctx.out, summary);
     else
       ctx.out.out(
-        `kept ${summary.turns_added.toLocaleString('en-US')} turns (${summary.sessions} new sessions) from ` +
-          `${summary.files_read} file readings in ${summary.batches} batches; ${summary.files} files followed\n`,
+        `kept ${counted(summary.turns_added, 'turn')} (${counted(summary.sessions, 'new session')}) from ` +
+          `${counted(summary.files_read, 'file reading')} in ${counted(summary.batches, 'batch', 'batches')}; ` +
+          `${counted(summary.files, 'file')} followed\n`,
       );
     return 0;
   } catch (err) {
@@ -130,6 +132,13 @@ async function keep(
   } finally {
     for (const s of signals) process.off(s, onSignal);
   }
+}
+
+/** --settle as given (`500ms`, `3s`, `30m`): `age` would say "now" below 5 s. */
+function settleWords(ms: number): string {
+  if (ms < 1000) return `${ms}ms`;
+  if (ms < 60_000) return `${Math.round(ms / 1000)}s`;
+  return age(0, ms);
 }
 
 function showStatus(ctx: Context): number {
@@ -146,10 +155,26 @@ function showStatus(ctx: Context): number {
       `no keeper running on ${ctx.dbPath} (pid ${s.pid} left its lock behind; the next keeper takes it)`,
     );
   else lines.push(`no keeper running on ${ctx.dbPath} (\`arborist keep\` or \`arborist keep --install\`)`);
+  if (s.trouble !== null)
+    lines.push(
+      `cannot write the shard since ${s.trouble_since ?? '?'} (tried again each second): ${oneLine(s.trouble)}`,
+    );
   lines.push(`last import: ${s.last_import ?? 'none'} · ${s.turns_today} turns kept today`);
+  if (s.turns_waiting > 0) {
+    const quiet = s.settle_ms === null ? '--settle' : settleWords(s.settle_ms);
+    const one = s.turns_waiting === 1;
+    lines.push(
+      `${counted(s.turns_waiting, 'turn')} ${one ? 'waits' : 'wait'} until ${one ? 'its file is' : 'their files are'} ` +
+        `quiet for ${quiet} (an unfinished turn is stored whole, never in part)`,
+    );
+  }
   if (s.problem_count > 0) {
     lines.push(`problems in what it read (${s.problem_count}):`);
-    for (const pr of s.problems.slice(0, 10)) lines.push(`  ${oneLine(pr.file)}: ${oneLine(pr.reason)}`);
+    const shown = s.problems.slice(0, 10);
+    for (const pr of shown) lines.push(`  ${oneLine(pr.file)}: ${oneLine(pr.reason)}`);
+    // The state holds the first few; the log names five a batch: an import of the same files lists them all.
+    if (s.problem_count > shown.length)
+      lines.push(`  and ${s.problem_count - shown.length} more (\`arborist import\` lists every one)`);
   }
   lines.push(`log: ${log}`);
   ctx.out.out(`${lines.join('\n')}\n`);

@@ -108,6 +108,8 @@ export function longLine(s: ChainStatus, paint: (tone: Tone, s: string) => strin
  */
 function keeperWords(k: KeeperStatus, short: boolean, paint: (tone: Tone, s: string) => string): string {
   if (!k.running) return paint('bad', short ? 'keep ✗' : 'no keeper');
+  // Running, but its writes fail (the shard locked, full or read-only): not keeping anything now.
+  if (k.trouble !== null) return paint('bad', short ? 'keep !' : `keeper ${k.pid} cannot write the shard`);
   return paint('good', short ? 'keep ✓' : `keeper ${k.pid}, ${counted(k.turns_today, 'turn')} kept today`);
 }
 
