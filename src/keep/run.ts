@@ -134,7 +134,14 @@ export async function runKeeper(shard: Shard, run: KeepRun): Promise<KeepSummary
       },
     });
     say(`keeper ${process.pid} started on ${dbPath}`);
-    const stats = await keeper.run();
+    let stats: KeeperStats;
+    try {
+      stats = await keeper.run();
+    } catch (e) {
+      // Said in the log too: a keeper run as a service has no terminal to say it on.
+      say(`keeper ${process.pid} stopped: ${e instanceof Error ? e.message : String(e)}`);
+      throw e;
+    }
     const summary: KeepSummary = {
       ...stats,
       started,

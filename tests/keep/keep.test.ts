@@ -224,6 +224,28 @@ describe('arborist keep', () => {
     expect(cli(['check', '--db', h.db]).code).toBe(0);
   });
 
+  it('the shard deleted under it: it stops and says why, instead of keeping turns in a file nobody can open', async () => {
+    const h = fakeHome();
+    const k = startKeeper(h);
+    await ready(h);
+    await until('the first import', () => same(h.db, expected(h)));
+    for (const f of [h.db, `${h.db}-wal`, `${h.db}-shm`]) rmSync(f, { force: true });
+    appendTurn(join(h.claude, FILE_A), SID_A, 'd1', null, 'after the shard was deleted');
+    expect(await k.exit).not.toBe(0);
+    expect(k.err()).toMatch(/the shard .* was deleted or replaced while the keeper ran/);
+    expect(k.err().trim().split('\n')).toHaveLength(1);
+    expect(logText(h)).toMatch(/stopped: the shard .* was deleted or replaced/);
+    // Started again, it makes the shard anew and keeps every turn the histories hold, the new one too.
+    const k2 = startKeeper(h);
+    await until(
+      'everything in a new shard',
+      () => questions(h.db).includes('after the shard was deleted'),
+      20_000,
+    );
+    expect(await stop(k2)).toBe(0);
+    expect(cli(['check', '--db', h.db]).code).toBe(0);
+  });
+
   it('killed with SIGKILL inside a batch and started again: nothing lost, nothing twice, check clean', async () => {
     const h = fakeHome();
     const want = expected(h);
