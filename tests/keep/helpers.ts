@@ -13,9 +13,9 @@ import {
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { afterEach } from 'vitest';
-import { BIN } from '../support/cli.js';
-import { tempDir } from '../support/tmp.js';
+import { afterEach, expect } from 'vitest';
+import { BIN, cli } from '../support/cli.js';
+import { tempDb, tempDir } from '../support/tmp.js';
 
 /** A fake home with Claude Code, Codex and OpenClaw histories (real fixtures), and a keeper to run over it. */
 
@@ -196,4 +196,26 @@ export function appendTurn(file: string, sid: string, id: string, parent: string
 
 export function writeTurn(file: string, sid: string, id: string, q: string): void {
   writeFileSync(file, claudeTurn(sid, id, null, q));
+}
+
+export const SID_A = 'aaaa0000-0000-4000-8000-000000000001';
+export const FILE_A = `${SID_A}.jsonl`;
+export const FILE_B = 'bbbb0000-0000-4000-8000-000000000002.jsonl';
+
+/** What a one-shot `arborist import` of the home holds now, in a shard of its own: what the keeper must hold. */
+export function expected(h: Home): string[] {
+  const db = tempDb();
+  const r = cli(['import', '--db', db], { env: h.env });
+  expect(r.code, r.stderr).toBeLessThan(2);
+  return turnIds(db).sort();
+}
+
+export function same(db: string, want: string[]): boolean {
+  const have = turnIds(db).sort();
+  return have.length === want.length && have.every((x, i) => x === want[i]);
+}
+
+export async function stop(k: Running): Promise<number | null> {
+  k.child.kill('SIGTERM');
+  return k.exit;
 }

@@ -13,19 +13,24 @@ import {
 } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { BIN, cli } from '../support/cli.js';
-import { tempDb, tempDir } from '../support/tmp.js';
+import { tempDir } from '../support/tmp.js';
 import {
   appendTurn,
   claudeTurn,
+  expected,
+  FILE_A,
+  FILE_B,
   fakeHome,
   type Home,
   logText,
   questions,
   ready,
+  SID_A,
+  same,
   startKeeper,
+  stop,
   turnIds,
   until,
   writeTurn,
@@ -33,24 +38,8 @@ import {
 
 /** `arborist keep` through the built binary over a fake home (docs/keep.md). */
 
-const SID_A = 'aaaa0000-0000-4000-8000-000000000001';
-const FILE_A = `${SID_A}.jsonl`;
-const FILE_B = 'bbbb0000-0000-4000-8000-000000000002.jsonl';
 const CODEX_DAY = join('sessions', '2026', '01', '02');
 const CODEX_ID = '019b7f94-51b4-7593-922e-ba12b5b73b52';
-
-/** What a one-shot `arborist import` of the home holds now, in a shard of its own: what the keeper must hold. */
-function expected(h: Home): string[] {
-  const db = tempDb();
-  const r = cli(['import', '--db', db], { env: h.env });
-  expect(r.code, r.stderr).toBeLessThan(2);
-  return turnIds(db).sort();
-}
-
-function same(db: string, want: string[]): boolean {
-  const have = turnIds(db).sort();
-  return have.length === want.length && have.every((x, i) => x === want[i]);
-}
 
 /** A Codex rollout for a new day: the fixture under another session id, in a folder made for it. */
 function newCodexDay(h: Home, day: string, id: string): void {
@@ -58,11 +47,6 @@ function newCodexDay(h: Home, day: string, id: string): void {
   const dir = join(h.codex, 'sessions', '2026', '12', day);
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, `rollout-2026-12-${day}T10-00-00-${id}.jsonl`), src.replaceAll(CODEX_ID, id));
-}
-
-async function stop(k: ReturnType<typeof startKeeper>): Promise<number | null> {
-  k.child.kill('SIGTERM');
-  return k.exit;
 }
 
 describe('arborist keep', () => {
@@ -343,79 +327,6 @@ describe('arborist keep', () => {
     }
   });
 
-  it('status lists what it could not read, and the turns it kept today', async () => {
-    const h = fakeHome();
-    // A FIFO under a transcript's name: the reader refuses it (reading would block), the keeper goes on.
-    spawnSync('mkfifo', [join(h.claude, 'ffff0000-0000-4000-8000-00000000000f.jsonl')]);
-    const k = startKeeper(h);
-    await ready(h);
-    await until('the first import', () => same(h.db, expected(h)));
-    await until(
-      'the state is saved',
-      () => cli(['keep', '--status', '--json'], { env: h.env }).json().problem_count > 2,
-    );
-    const st = cli(['keep', '--status', '--json'], { env: h.env }).json();
-    // What a one-shot import adds (the archive tier's turns included: OpenClaw's deleted sessions go there).
-    const once = cli(['import', '--db', tempDb(), '--json'], { env: h.env }).json().total.turns_added;
-    expect(st.turns_today).toBe(once);
-    expect(st.problems).toContainEqual({
-      file: join(h.claude, 'ffff0000-0000-4000-8000-00000000000f.jsonl'),
-      reason: expect.stringMatching(/not a regular file \(a FIFO\)/),
-    });
-    const text = cli(['keep', '--status'], { env: h.env }).stdout;
-    expect(text).toMatch(/\nproblems in what it read \(\d+\):\n/);
-    expect(text).toContain('ffff0000-0000-4000-8000-00000000000f.jsonl: ');
-    expect(await stop(k)).toBe(0);
-  });
-
-  it('status says how many turns wait for their files to be quiet, and they are kept once they are', async () => {
-    // An unfinished turn (a reply without end_turn yet) waits for --settle (30 minutes by default): the log and
-    // status said nothing of it meanwhile, so a user looking for a session just written saw no sign of it.
-    const h = fakeHome();
-    const k = startKeeper(h, ['--settle', '3s']);
-    await ready(h);
-    await until('the first import', () => same(h.db, expected(h)));
-    const sid = 'dddd0000-0000-4000-8000-0000000000e1';
-    const user = claudeTurn(sid, 'w1', null, 'a question still being answered').split('\n')[0];
-    writeFileSync(join(h.claude, `${sid}.jsonl`), `${user}\n`);
-    await until(
-      'status says it waits',
-      () => cli(['keep', '--status', '--json'], { env: h.env }).json().turns_waiting === 1,
-    );
-    expect(cli(['keep', '--status'], { env: h.env }).stdout).toMatch(
-      /\n1 turn waits until its file is quiet for 3s \(an unfinished turn is stored whole, never in part\)\n/,
-    );
-    expect(questions(h.db)).not.toContain('a question still being answered');
-    await until('kept once quiet', () => questions(h.db).includes('a question still being answered'), 10_000);
-    await until(
-      'nothing waits',
-      () => cli(['keep', '--status', '--json'], { env: h.env }).json().turns_waiting === 0,
-    );
-    expect(cli(['keep', '--status'], { env: h.env }).stdout).not.toMatch(/ waits? until/);
-    expect(await stop(k)).toBe(0);
-  });
-
-  it('status says how many problems it does not list', async () => {
-    // `keep --status` listed 10 problems under "problems in what it read (13):" and said nothing of the other 3.
-    const h = fakeHome();
-    const bad = Array.from({ length: 14 }, (_, i) => `not json ${i}`).join('\n');
-    writeFileSync(join(h.claude, 'ffff0000-0000-4000-8000-0000000000b1.jsonl'), `${bad}\n`);
-    const k = startKeeper(h);
-    await ready(h);
-    await until(
-      'the state is saved',
-      () => cli(['keep', '--status', '--json'], { env: h.env }).json().problem_count >= 14,
-    );
-    const st = cli(['keep', '--status', '--json'], { env: h.env }).json();
-    const text = cli(['keep', '--status'], { env: h.env }).stdout;
-    const listed = text.split('\n').filter((l) => l.startsWith('  /')).length;
-    expect(listed).toBeLessThan(st.problem_count);
-    expect(text).toContain(
-      `\n  and ${st.problem_count - listed} more (\`arborist import\` lists every one)\n`,
-    );
-    expect(await stop(k)).toBe(0);
-  });
-
   it('a lock left by a process that is no keeper is stale: a keeper takes it over', async () => {
     const h = fakeHome();
     mkdirSync(join(h.home, '.arborist'), { recursive: true });
@@ -461,37 +372,6 @@ describe('arborist keep', () => {
     expect(cli(['check', '--db', h.db]).code).toBe(0);
   });
 
-  it('status says so while the keeper cannot write the shard, and again when it can', async () => {
-    // A keeper whose writes failed (the shard locked past the busy timeout, full, read-only) said so in its log
-    // only: `keep --status` and the status line went on saying all was well.
-    const h = fakeHome();
-    const k = startKeeper(h);
-    await ready(h);
-    await until('the first import', () => same(h.db, expected(h)));
-    const blocker = new Database(h.db);
-    blocker.exec('BEGIN EXCLUSIVE');
-    try {
-      appendTurn(join(h.claude, FILE_A), SID_A, 'L1', 'r-a2', 'while the shard is locked');
-      await until('the log says so', () => /cannot write the shard now/.test(logText(h)), 15_000);
-      const st = cli(['keep', '--status', '--json'], { env: h.env }).json();
-      expect(st.trouble).toMatch(/is locked by another process/);
-      expect(cli(['keep', '--status'], { env: h.env }).stdout).toMatch(
-        /\ncannot write the shard since \d{4}-\d\d-\d\dT[\d:.]+Z \(tried again each second\): .*is locked by another process.*\n/,
-      );
-    } finally {
-      blocker.exec('COMMIT');
-      blocker.close();
-    }
-    await until('the turn', () => questions(h.db).includes('while the shard is locked'), 10_000);
-    await until(
-      'status is well again',
-      () => cli(['keep', '--status', '--json'], { env: h.env }).json().trouble === null,
-    );
-    expect(cli(['keep', '--status'], { env: h.env }).stdout).not.toMatch(/cannot write/);
-    expect(cli(['status', '--short', '--keeper'], { env: h.env }).stdout).toMatch(/ · keep ✓\n$/);
-    expect(await stop(k)).toBe(0);
-  });
-
   it('its log is one sanitised line a batch, rotated past its bound', async () => {
     const h = fakeHome();
     const k = startKeeper(h, [], { ARBORIST_KEEP_LOG_MAX: '700' });
@@ -515,81 +395,6 @@ describe('arborist keep', () => {
     expect(log + older).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f]/);
     for (const line of (older + log).trimEnd().split('\n'))
       expect(line).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z /);
-  });
-});
-
-describe('arborist keep --install', () => {
-  it('--dry-run prints the systemd unit and the commands, and writes nothing', () => {
-    const h = fakeHome();
-    const r = cli(['keep', '--install', '--dry-run', '--service', 'systemd'], { env: h.env });
-    expect(r.code, r.stderr).toBe(0);
-    const unit = join(h.home, '.config', 'systemd', 'user', 'arborist-keep.service');
-    const lines = r.stdout.split('\n');
-    expect(lines[0]).toBe(`would write ${unit}:`);
-    expect(r.stdout).toContain(
-      `  ExecStart="${process.execPath}" "${join(import.meta.dirname, '..', '..', 'bin', 'arborist')}" "keep" "--db" "${h.db}"\n`,
-    );
-    expect(r.stdout).toContain(`  Environment="ARBORIST_HOME=${h.env.ARBORIST_HOME}"\n`);
-    expect(r.stdout).toContain('  RestartPreventExitStatus=2\n');
-    expect(r.stdout).toContain('  WantedBy=default.target\n');
-    expect(
-      r.stdout.endsWith(
-        'would run systemctl --user daemon-reload\nwould run systemctl --user enable --now arborist-keep.service\n',
-      ),
-    ).toBe(true);
-    expect(existsSync(unit)).toBe(false);
-
-    const un = cli(['keep', '--uninstall', '--dry-run', '--service', 'systemd'], { env: h.env });
-    expect(un.stdout).toBe(
-      `would run systemctl --user disable --now arborist-keep.service\nwould remove ${unit}\nwould run systemctl --user daemon-reload\n`,
-    );
-  });
-
-  it('--dry-run for launchd prints the agent plist and the launchctl command', () => {
-    const h = fakeHome();
-    const r = cli(['keep', '--install', '--dry-run', '--service', 'launchd', '--json'], { env: h.env });
-    expect(r.code).toBe(0);
-    const plan = r.json();
-    const path = join(h.home, 'Library', 'LaunchAgents', 'dev.arborist.keep.plist');
-    expect(plan.write[0].path).toBe(path);
-    expect(plan.write[0].content).toContain('<key>Label</key><string>dev.arborist.keep</string>');
-    expect(plan.write[0].content).toContain(`    <string>${h.db}</string>\n`);
-    expect(plan.run).toEqual([['launchctl', 'bootstrap', `gui/${process.getuid!()}`, path]]);
-  });
-
-  it('where there is no service manager it says so, prints a crontab and a tmux line, and installs nothing', () => {
-    const h = fakeHome();
-    const r = cli(['keep', '--install', '--service', 'none'], { env: h.env });
-    expect(r.code).toBe(2);
-    expect(r.stdout).toMatch(/^no service manager here/);
-    expect(r.stdout).toMatch(/\n {2}@reboot ARBORIST_HOME=\S+ \S+ \S+ keep --db \S+ >\/dev\/null 2>&1\n/);
-    expect(r.stdout).toMatch(/\n {2}tmux new-session -d -s arborist-keep '/);
-    expect(existsSync(join(h.home, '.config', 'systemd'))).toBe(false);
-  });
-
-  const userSystemd =
-    process.platform === 'linux' &&
-    spawnSync('systemctl', ['--user', 'show-environment'], { stdio: 'ignore' }).status === 0;
-  // Skipped where no systemd user manager runs (containers, CI): `--dry-run` above checks what would be done.
-  it.skipIf(!userSystemd)('installs, starts and uninstalls the systemd user unit', () => {
-    const h = fakeHome();
-    const env = { ...h.env, HOME: process.env.HOME, XDG_RUNTIME_DIR: process.env.XDG_RUNTIME_DIR };
-    const unit = join(process.env.HOME!, '.config', 'systemd', 'user', 'arborist-keep.service');
-    if (existsSync(unit)) return; // the user's own keeper: never replaced by a test
-    const r = cli(['keep', '--install'], { env });
-    try {
-      expect(r.code, r.stderr).toBe(0);
-      expect(existsSync(unit)).toBe(true);
-      expect(
-        spawnSync('systemctl', ['--user', 'is-enabled', 'arborist-keep.service'], {
-          encoding: 'utf8',
-        }).stdout.trim(),
-      ).toBe('enabled');
-    } finally {
-      const u = cli(['keep', '--uninstall'], { env });
-      expect(u.code, u.stderr).toBe(0);
-    }
-    expect(existsSync(unit)).toBe(false);
   });
 });
 
