@@ -42,6 +42,8 @@ interface Source {
   rescanCost: number;
   files: number;
   unwatched: number;
+  /** Roots not there at the last discovery (a tool not installed yet): each poll looks whether one is now. */
+  missing: string[];
 }
 
 interface FileState {
@@ -153,6 +155,7 @@ export class Keeper {
         rescanCost: 0,
         files: 0,
         unwatched: 0,
+        missing: [],
       };
     });
   }
@@ -285,7 +288,14 @@ export class Keeper {
         marked = true;
       }
     }
-    // A root that was not there at the last discovery (a tool installed since) is looked for by the rescan.
+    // A root that was not there at the last discovery (a tool installed since, `~/.codex` made by its first run):
+    // its source is discovered again now, not at the hourly rediscovery. A stat a missing root, a poll.
+    if (all)
+      for (const src of this.sources)
+        if (src.missing.some((r) => statOf(r) !== undefined)) {
+          this.rescanWanted.add(src);
+          marked = true;
+        }
     this.stats.polls++;
     this.stats.poll_cpu_ms += cpuMs() - c0;
     if (marked) this.touch();
@@ -299,9 +309,13 @@ export class Keeper {
     const problems: ImportProblem[] = [];
     const found: string[] = [];
     const wanted = new Set<string>();
+    s.missing = [];
     for (const root of s.roots) {
       const st = statOf(root);
-      if (!st) continue;
+      if (!st) {
+        s.missing.push(root);
+        continue;
+      }
       const top = st.isDirectory() ? root : dirname(root);
       wanted.add(top);
       try {

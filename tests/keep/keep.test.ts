@@ -138,6 +138,21 @@ describe('arborist keep', () => {
     expect(await stop(k)).toBe(0);
   });
 
+  it("an agent's home made after the keeper started (its first run) is followed from the next poll", async () => {
+    // `~/.codex` absent at start: it was looked for only at the hourly rediscovery.
+    const h = fakeHome();
+    const away = join(h.home, 'codex-later');
+    renameSync(h.codex, away);
+    const k = startKeeper(h, ['--poll', '1s']);
+    await ready(h);
+    await until('the first import', () => same(h.db, expected(h)));
+    expect(turnIds(h.db).some((id) => id.startsWith('codex/'))).toBe(false);
+    renameSync(away, h.codex);
+    await until('its turns', () => same(h.db, expected(h)), 10_000);
+    expect(turnIds(h.db).some((id) => id.startsWith('codex/'))).toBe(true);
+    expect(await stop(k)).toBe(0);
+  });
+
   it('a new session in a project folder that was empty when the keeper started is kept at once', async () => {
     // Claude Code's cleanup leaves a project's folder empty once its transcripts are gone; a folder holding no
     // history was not watched, so a new session there waited for the hourly rediscovery.
