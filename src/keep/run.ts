@@ -46,7 +46,7 @@ function batchWords(b: BatchReport): string | undefined {
   }
   if (b.sessions > 0) parts.push(`${counted(b.sessions, 'new session')}`);
   for (const f of b.truncated) parts.push(`${f} is shorter than when last read (truncated or replaced)`);
-  for (const f of b.gone) parts.push(`${f} is gone; its turns stay in the shard`);
+  for (const f of b.gone) parts.push(`${f} is gone; the shard keeps every turn it held`);
   for (const p of b.problems.slice(0, 5)) parts.push(`problem ${p.file}:${p.line}: ${p.reason}`);
   if (b.problems.length > 5) parts.push(`${counted(b.problems.length - 5, 'more problem')}`);
   return parts.length > 0 ? parts.join('; ') : undefined;

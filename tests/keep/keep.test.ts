@@ -202,7 +202,7 @@ describe('arborist keep', () => {
 
     rmSync(join(h.claude, FILE_B));
     await until('the deletion is seen', () =>
-      /bbbb0000-0000-4000-8000-000000000002\.jsonl is gone; its turns stay/.test(logText(h)),
+      /bbbb0000-0000-4000-8000-000000000002\.jsonl is gone; the shard keeps every turn it held/.test(logText(h)),
     );
     expect(turnIds(h.db)).toEqual(before);
 
