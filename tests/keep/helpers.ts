@@ -219,3 +219,11 @@ export async function stop(k: Running): Promise<number | null> {
   k.child.kill('SIGTERM');
   return k.exit;
 }
+
+/** A keeper started over `h` (startKeeper's `args`) once it holds everything the home holds: its first import done. */
+export async function followingAll(h: Home, args: string[] = []): Promise<Running> {
+  const k = startKeeper(h, args);
+  await ready(h);
+  await until('the first import', () => same(h.db, expected(h)));
+  return k;
+}

@@ -23,6 +23,7 @@ import {
   FILE_A,
   FILE_B,
   fakeHome,
+  followingAll,
   type Home,
   logText,
   questions,
@@ -52,9 +53,7 @@ function newCodexDay(h: Home, day: string, id: string): void {
 describe('arborist keep', () => {
   it('keeps every source, appended turns, a new project folder and a new day folder, by notification alone', async () => {
     const h = fakeHome();
-    const k = startKeeper(h); // poll and rediscovery an hour apart: only notifications find what follows
-    await ready(h);
-    await until('the first import', () => same(h.db, expected(h)));
+    const k = await followingAll(h); // poll and rediscovery an hour apart: only notifications find what follows
     const kinds = new Set(turnIds(h.db).map((id) => id.split('/')[0]));
     expect([...kinds].sort()).toEqual(['claude', 'codex', 'openclaw']);
 
@@ -143,9 +142,7 @@ describe('arborist keep', () => {
     const h = fakeHome();
     const away = join(h.home, 'codex-later');
     renameSync(h.codex, away);
-    const k = startKeeper(h, ['--poll', '1s']);
-    await ready(h);
-    await until('the first import', () => same(h.db, expected(h)));
+    const k = await followingAll(h, ['--poll', '1s']);
     expect(turnIds(h.db).some((id) => id.startsWith('codex/'))).toBe(false);
     renameSync(away, h.codex);
     await until('its turns', () => same(h.db, expected(h)), 10_000);
@@ -159,9 +156,7 @@ describe('arborist keep', () => {
     const h = fakeHome();
     const empty = join(h.home, '.claude', 'projects', 'p-cleaned');
     mkdirSync(empty);
-    const k = startKeeper(h);
-    await ready(h);
-    await until('the first import', () => same(h.db, expected(h)));
+    const k = await followingAll(h);
     writeTurn(
       join(empty, 'dddd0000-0000-4000-8000-0000000000f1.jsonl'),
       'dddd0000-0000-4000-8000-0000000000f1',
@@ -195,14 +190,14 @@ describe('arborist keep', () => {
 
   it('a truncated, a rotated and a deleted file lose no turn the shard holds', async () => {
     const h = fakeHome();
-    const k = startKeeper(h);
-    await ready(h);
-    await until('the first import', () => same(h.db, expected(h)));
+    const k = await followingAll(h);
     const before = turnIds(h.db);
 
     rmSync(join(h.claude, FILE_B));
     await until('the deletion is seen', () =>
-      /bbbb0000-0000-4000-8000-000000000002\.jsonl is gone; the shard keeps every turn it held/.test(logText(h)),
+      /bbbb0000-0000-4000-8000-000000000002\.jsonl is gone; the shard keeps every turn it held/.test(
+        logText(h),
+      ),
     );
     expect(turnIds(h.db)).toEqual(before);
 
@@ -225,9 +220,7 @@ describe('arborist keep', () => {
 
   it('the shard deleted under it: it stops and says why, instead of keeping turns in a file nobody can open', async () => {
     const h = fakeHome();
-    const k = startKeeper(h);
-    await ready(h);
-    await until('the first import', () => same(h.db, expected(h)));
+    const k = await followingAll(h);
     for (const f of [h.db, `${h.db}-wal`, `${h.db}-shm`]) rmSync(f, { force: true });
     appendTurn(join(h.claude, FILE_A), SID_A, 'd1', null, 'after the shard was deleted');
     expect(await k.exit).not.toBe(0);

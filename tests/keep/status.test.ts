@@ -8,14 +8,13 @@ import { tempDb } from '../support/tmp.js';
 import {
   appendTurn,
   claudeTurn,
-  expected,
   FILE_A,
   fakeHome,
+  followingAll,
   logText,
   questions,
   ready,
   SID_A,
-  same,
   startKeeper,
   stop,
   until,
@@ -27,9 +26,7 @@ describe('arborist keep --status', () => {
     const h = fakeHome();
     // A FIFO under a transcript's name: the reader refuses it (reading would block), the keeper goes on.
     spawnSync('mkfifo', [join(h.claude, 'ffff0000-0000-4000-8000-00000000000f.jsonl')]);
-    const k = startKeeper(h);
-    await ready(h);
-    await until('the first import', () => same(h.db, expected(h)));
+    const k = await followingAll(h);
     await until(
       'the state is saved',
       () => cli(['keep', '--status', '--json'], { env: h.env }).json().problem_count > 2,
@@ -52,9 +49,7 @@ describe('arborist keep --status', () => {
     // An unfinished turn (a reply without end_turn yet) waits for --settle (30 minutes by default): the log and
     // status said nothing of it meanwhile, so a user looking for a session just written saw no sign of it.
     const h = fakeHome();
-    const k = startKeeper(h, ['--settle', '3s']);
-    await ready(h);
-    await until('the first import', () => same(h.db, expected(h)));
+    const k = await followingAll(h, ['--settle', '3s']);
     const sid = 'dddd0000-0000-4000-8000-0000000000e1';
     const user = claudeTurn(sid, 'w1', null, 'a question still being answered').split('\n')[0];
     writeFileSync(join(h.claude, `${sid}.jsonl`), `${user}\n`);
@@ -100,9 +95,7 @@ describe('arborist keep --status', () => {
     // A keeper whose writes failed (the shard locked past the busy timeout, full, read-only) said so in its log
     // only: `keep --status` and the status line went on saying all was well.
     const h = fakeHome();
-    const k = startKeeper(h);
-    await ready(h);
-    await until('the first import', () => same(h.db, expected(h)));
+    const k = await followingAll(h);
     const blocker = new Database(h.db);
     blocker.exec('BEGIN EXCLUSIVE');
     try {
