@@ -1,6 +1,5 @@
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { archive, ask, bareRemote, expect0, host, run, sync, tempDir, turnsOf } from './helpers.js';
+import { archive, ask, bareRemote, expect0, exportedSession, host, run, sync, turnsOf } from './helpers.js';
 
 /**
  * Two shards that imported one export (docs/export.md, "A copy stays a copy"), one of which archived its copy (by
@@ -8,10 +7,7 @@ import { archive, ask, bareRemote, expect0, host, run, sync, tempDir, turnsOf } 
  */
 describe('a copy of an export archived on one shard', () => {
   it('does not make that shard refuse the other host whole for pushing the same copy', () => {
-    const maker = host('maker');
-    const first = ask(maker, 'q one');
-    const doc = join(tempDir('arb-doc-'), 'export.json');
-    expect0(run(maker, ['export', first.sid, '--format', 'json', '--out', doc]));
+    const { first, doc } = exportedSession();
     const remote = bareRemote();
     const [a, b] = ['a', 'b'].map((n) => host(n, remote));
     for (const h of [a, b]) expect0(run(h, ['import', 'arborist', doc]));

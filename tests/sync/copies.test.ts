@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ask, bareRemote, expect0, host, run, sync, tempDir, turnsOf } from './helpers.js';
+import { ask, bareRemote, expect0, exportedSession, host, run, sync, tempDir, turnsOf } from './helpers.js';
 
 /**
  * One export imported on two machines (docs/export.md, "A copy stays a copy"): both hold the same session under its
@@ -9,11 +9,7 @@ import { ask, bareRemote, expect0, host, run, sync, tempDir, turnsOf } from './h
  */
 describe('sync between shards holding copies of one export', () => {
   it('pulls each host whole, takes the shared session once, and forks what is asked under it', () => {
-    const maker = host('maker');
-    const first = ask(maker, 'q one');
-    ask(maker, 'q two', ['--session', first.sid]);
-    const doc = join(tempDir('arb-doc-'), 'export.json');
-    expect0(run(maker, ['export', first.sid, '--format', 'json', '--out', doc]));
+    const { maker, first, doc } = exportedSession(['q one', 'q two']);
 
     const remote = bareRemote();
     const [a, b, c] = ['a', 'b', 'c'].map((n) => host(n, remote));
@@ -55,10 +51,7 @@ describe('sync between shards holding copies of one export', () => {
   });
 
   it("a copy follows its maker: the maker's new turns come into it, and a third shard takes the session from the maker", () => {
-    const maker = host('maker');
-    const first = ask(maker, 'q one');
-    const doc = join(tempDir('arb-doc-'), 'export.json');
-    expect0(run(maker, ['export', first.sid, '--format', 'json', '--out', doc]));
+    const { maker, first, doc } = exportedSession();
     const remote = bareRemote();
     const [a, c] = ['a', 'c'].map((n) => host(n, remote));
     expect0(run(a, ['import', 'arborist', doc]));

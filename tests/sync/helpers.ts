@@ -141,3 +141,14 @@ export function archive(h: Host, sid: string, back = false): void {
 }
 
 export { readFileSync, writeFileSync };
+
+/** A shard that made a session (`questions` asked into it) and its JSON export: what copies are made from. */
+// biome-ignore lint/suspicious/noExplicitAny: the CLI's JSON
+export function exportedSession(questions: string[] = ['q one']): { maker: Host; first: any; doc: string } {
+  const maker = host('maker');
+  const first = ask(maker, questions[0]);
+  for (const q of questions.slice(1)) ask(maker, q, ['--session', first.sid]);
+  const doc = join(tempDir('arb-doc-'), 'export.json');
+  expect0(run(maker, ['export', first.sid, '--format', 'json', '--out', doc]));
+  return { maker, first, doc };
+}
