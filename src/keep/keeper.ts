@@ -23,7 +23,7 @@ import type { BatchReport, KeeperOptions, KeeperStats } from './types.js';
  * file still being written (a cut last line, an unfinished turn) waits until it has been quiet for `settleMs`: a
  * turn once stored never changes, so a keeper waits long rather than keep half an answer.
  *
- * Why this file is long (~630 lines): it is one state machine. Discovery, watches, notifications, polls and batches
+ * Why this file is long (~650 lines): it is one state machine. Discovery, watches, notifications, polls and batches
  * all read and change the same maps (files, watchers, dirty, settle times); split apart they would pass that state
  * back and forth. What stands alone is elsewhere: the options and reports (types.ts), a file's cheap fingerprint
  * (fingerprint.ts), the lock, the log, the state file, the service files, and the process around it (run.ts).
