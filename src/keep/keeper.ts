@@ -1,4 +1,4 @@
-import { type FSWatcher, readdirSync, statSync, watch } from 'node:fs';
+import { type FSWatcher, readdirSync, watch } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import { lastLineEnded } from '../import/files.js';
 import { ListingCache } from '../import/fingerprint.js';
@@ -23,7 +23,7 @@ import type { BatchReport, KeeperOptions, KeeperStats } from './types.js';
  * file still being written (a cut last line, an unfinished turn) waits until it has been quiet for `settleMs`: a
  * turn once stored never changes, so a keeper waits long rather than keep half an answer.
  *
- * Why this file is long (~650 lines): it is one state machine. Discovery, watches, notifications, polls and batches
+ * Why this file is long (~630 lines): it is one state machine. Discovery, watches, notifications, polls and batches
  * all read and change the same maps (files, watchers, dirty, settle times); split apart they would pass that state
  * back and forth. What stands alone is elsewhere: the options and reports (types.ts), a file's cheap fingerprint
  * (fingerprint.ts), the lock, the log, the state file, the service files, and the process around it (run.ts).
@@ -86,16 +86,6 @@ function subfolders(dir: string): string[] {
   }
 }
 
-/** A file's device and inode, or undefined when there is none at `path`. */
-function fileIdentity(path: string): string | undefined {
-  try {
-    const st = statSync(path, { bigint: true });
-    return `${st.dev}:${st.ino}`;
-  } catch {
-    return undefined;
-  }
-}
-
 function cpuMs(): number {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;
@@ -135,14 +125,10 @@ export class Keeper {
     first_discovery_cpu_ms: 0,
   };
 
-  /** The shard file the keeper opened (device and inode): a file put in its place, or none, is not it. */
-  private readonly shardFile: string;
-
   constructor(
     private readonly shard: Shard,
     private readonly opts: KeeperOptions,
   ) {
-    this.shardFile = fileIdentity(shard.path) ?? '';
     this.sources = SOURCE_KINDS.filter((k) => SOURCES[k].findable).map((kind) => {
       const reader = SOURCES[kind].reader({ sidechains: opts.sidechains });
       return {
@@ -498,7 +484,7 @@ export class Keeper {
     // A shard deleted (or replaced) under the keeper: SQLite would go on writing the unlinked file, and every turn
     // kept from then on would be in a file nobody can open. Stopping says so; started again (a service restarts a
     // keeper that failed), the keeper makes the shard anew and keeps every turn the histories still hold.
-    if (fileIdentity(this.shard.path) !== this.shardFile)
+    if (this.shard.detached())
       throw new ArboristError(
         'shard',
         `the shard ${this.shard.path} was deleted or replaced while the keeper ran; it stops rather than keep turns in a file nobody can open (start it again: it makes the shard anew and keeps every turn the histories still hold)`,

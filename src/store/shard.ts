@@ -67,6 +67,16 @@ import {
 } from './write/sources.js';
 import { type AddedTurn, checkNewTurn, type NewTurn, TurnWriter } from './write/turns.js';
 
+/** A file's device and inode ('' when there is none at `path`). */
+function fileIdOf(path: string): string {
+  try {
+    const st = statSync(path, { bigint: true });
+    return `${st.dev}:${st.ino}`;
+  } catch {
+    return '';
+  }
+}
+
 /** WAL size past which a commit checkpoints inline (a long batch that never idles). */
 const WAL_INLINE_BYTES = 64 * 1024 * 1024;
 /** WAL size past which idle() checkpoints. */
@@ -85,7 +95,7 @@ function walBytes(path: string): number {
 /**
  * The shard: every session, turn and audit event, in one SQLite file. Synchronous, like better-sqlite3.
  *
- * Why this file is long (~520 lines): the class is the store's one public surface, and most of its methods are
+ * Why this file is long (~540 lines): the class is the store's one public surface, and most of its methods are
  * one-line delegations to the part that does the work (tree/, write/, find/, verify/, lifecycle/). Splitting it would
  * scatter that surface over several classes or mixins without moving any logic; what grows here should stay a
  * delegation, and logic goes to its part.
@@ -100,6 +110,8 @@ export class Shard {
   private readonly turnWriter: TurnWriter;
   /** What resolve.ts needs of the shard (an interface, so that it does not import this file). */
   private readonly resolveContext: ResolveContext;
+  /** The file opened (device, inode), for detached(). */
+  private readonly fileId: string;
 
   private constructor(
     /** Private: every layer above the store goes through the Shard's operations (dbOf is the store's own way in). */
@@ -107,6 +119,7 @@ export class Shard {
     readonly path: string,
     readonly readonly: boolean,
   ) {
+    this.fileId = fileIdOf(path);
     this.audit = new AuditLog(db);
     this.merkle = new Merkle(db);
     this.turnWriter = new TurnWriter(db);
@@ -129,6 +142,15 @@ export class Shard {
   /** Opens (creating when missing) and migrates a shard (db/upgrade.ts). Every failure is one ArboristError line. */
   static open(path: string, opts: OpenOptions = {}): Shard {
     return new Shard(openUpgraded(path, opts), path, (opts.readonly || opts.inspect) ?? false);
+  }
+
+  /**
+   * Whether the file at `path` is no longer the one opened (deleted, or another put in its place): SQLite goes on
+   * writing the open one, where nobody can read what it is given. The long-running writers ask (the keeper, the
+   * browser) and stop.
+   */
+  detached(): boolean {
+    return fileIdOf(this.path) !== this.fileId;
   }
 
   close(): void {

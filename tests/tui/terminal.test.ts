@@ -1,4 +1,4 @@
-import { symlinkSync, writeFileSync } from 'node:fs';
+import { rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Shard } from '../../src/store/index.js';
@@ -124,6 +124,16 @@ describe('terminal safety and behaviour', () => {
     expect(e.code).toBe(0);
     expect(t.altScreen).toBe(false);
     expect(t.cursorVisible).toBe(true);
+  });
+
+  it('the shard deleted under it: one line, exit 2, the terminal given back (it wrote into the deleted file)', async () => {
+    const d = demoShard();
+    const t = await start({ db: d.db, cols: 80, rows: 24 });
+    for (const f of [d.db, `${d.db}-wal`, `${d.db}-shm`]) rmSync(f, { force: true });
+    const e = await t.close(3000);
+    expect(e.code).toBe(2);
+    expect(t.altScreen).toBe(false);
+    expect(t.raw).toMatch(/arborist: the shard .* was deleted or replaced while the browser ran/);
   });
 
   for (const [sig, num] of [

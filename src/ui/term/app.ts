@@ -5,7 +5,7 @@ import { type AgentExit, type AgentRun, startAgent } from '../../agent/index.js'
 import type { ProviderSpec } from '../../ask/types.js';
 import { keysPath } from '../../config/index.js';
 import { type Keymap, KeymapError } from '../../keymap/index.js';
-import { Shard } from '../../store/index.js';
+import { ArboristError, Shard } from '../../store/index.js';
 import { oneLine } from '../../text/sanitize.js';
 import type { Action } from '../core/actions.js';
 import { type HistoryOffer, initialState, type State } from '../core/state.js';
@@ -362,6 +362,16 @@ class Program {
    * the next question).
    */
   private onTimer(): void {
+    // The shard deleted or replaced under the browser: a question asked now would go into a file nobody can open.
+    if (this.shard.detached()) {
+      this.failWith(
+        new ArboristError(
+          'shard',
+          `the shard ${this.shard.path} was deleted or replaced while the browser ran; it stops rather than write into a file nobody can open`,
+        ),
+      );
+      return;
+    }
     if (this.runtime.changed()) this.dispatch({ type: 'dataChanged' });
     this.dispatch({ type: 'tick', now: Date.now() });
     const now = Date.now();
