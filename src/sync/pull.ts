@@ -39,6 +39,12 @@ export interface HostPlan {
   commit: string;
   status: 'unchanged' | 'ok' | 'refused';
   problems: string[];
+  /**
+   * Sessions of its branch held back, each said in `problems`: one held here as another's (this host's own, another
+   * host's, a copy of an export it does not extend), or pushed by two branches. The rest of the host is imported;
+   * its head is not recorded, so the next sync looks at them again from the same commit.
+   */
+  heldBack: string[];
   head?: { seq: number; hash: string };
   /** Its checked new turns, without their content (a first pull of a million holds them all): turns.ts. */
   turns: PulledTurns;
@@ -139,9 +145,22 @@ export async function planHost(
   }
 }
 
+/** The line that says a session of a host's branch was held back, and why (`which here is ...`). */
+export function heldBackLine(host: string, sid: string, why: string): string {
+  return `host ${host} pushes session ${sid}, ${why}: that session is held back, the rest of ${host} imported`;
+}
+
 /** A host's plan before anything of its branch is read: nothing to import yet, no problem yet. */
 function emptyPlan(host: string, tip: string): HostPlan {
-  return { host, commit: tip, status: 'ok', problems: [], turns: new PulledTurns(), sessions: new Map() };
+  return {
+    host,
+    commit: tip,
+    status: 'ok',
+    problems: [],
+    heldBack: [],
+    turns: new PulledTurns(),
+    sessions: new Map(),
+  };
 }
 
 async function checkHost(
@@ -154,7 +173,8 @@ async function checkHost(
   const plan = emptyPlan(host, tip);
   const refuse = (why: string): HostPlan => {
     plan.status = 'refused';
-    plan.problems.push(why);
+    plan.problems = [why];
+    plan.heldBack = [];
     plan.turns = new PulledTurns();
     plan.sessions.clear();
     return plan;
@@ -357,7 +377,9 @@ async function checkHost(
   // of one is here already, turn for turn the same: two shards that imported the same export (docs/export.md, "A
   // copy stays a copy") both push that session, and neither may add to it. Nothing of such a session is imported.
   // And a copy here follows its maker, as it would a later export: a host whose own session file says it made the
-  // session (no copy's mark) may add turns to it, when every turn both hold is the same.
+  // session (no copy's mark) may add turns to it, when every turn both hold is the same. Any other session held
+  // here is held back, said, and the rest of the host imported: one disputed session (two versions of one export,
+  // a remote writer's claim) kept every other turn of the host out, on every sync, until it was settled.
   const sids = new Set<string>([...plan.sessions.keys(), ...turns.sids]);
   const origins = shard.sessionOriginsOf([...sids]);
   const sameHere = new Set<string>();
@@ -384,11 +406,13 @@ async function checkHost(
         : copyHere
           ? 'a copy imported from an arborist export'
           : "this host's own";
-    return refuse(`host ${host} pushes session ${sid}, which here is ${whose}; nothing of ${host} imported`);
+    plan.heldBack.push(sid);
+    plan.problems.push(heldBackLine(host, sid, `which here is ${whose}`));
   }
-  if (sameHere.size > 0) {
-    turns = turns.without(sameHere);
-    for (const sid of sameHere) plan.sessions.delete(sid);
+  const passedOver = new Set([...sameHere, ...plan.heldBack]);
+  if (passedOver.size > 0) {
+    turns = turns.without(passedOver);
+    for (const sid of passedOver) plan.sessions.delete(sid);
   }
   plan.turns = turns;
   // A turn below its session's next seq here, and not here, can never be placed (the store mints seqs in order and

@@ -14,9 +14,9 @@ import { git, readObjects } from './git.js';
 import { noteSync } from './last.js';
 import { HOST_RE, type SessionFile } from './layout.js';
 import { ensureMirror, hostId, takeLock, usableRemote } from './mirror.js';
-import { type HostPlan, planHost, readTurn, TURN_BATCH } from './pull.js';
+import { type HostPlan, heldBackLine, planHost, readTurn, TURN_BATCH } from './pull.js';
 import { push } from './push.js';
-import { PulledTurns } from './turns.js';
+import type { PulledTurns } from './turns.js';
 import type { Phase, Progress, SyncContext } from './types.js';
 
 /**
@@ -32,7 +32,9 @@ export interface SyncOptions {
 
 export interface HostReport {
   host: string;
-  status: 'unchanged' | 'ok' | 'refused';
+  /** 'partial': some of its sessions held back (`held_back`, each said in `problems`), the rest imported. */
+  status: 'unchanged' | 'ok' | 'partial' | 'refused';
+  held_back: string[];
   /** Turns imported from it (dry run: that would be). */
   turns: number;
   problems: string[];
@@ -323,8 +325,8 @@ async function syncLocked(ctx: SyncContext, dryRun: boolean): Promise<SyncReport
     plans.push(await planHost(shard, mirror, host, tip, before.get(host)));
   }
   ctx.progress('check', hosts.size, hosts.size);
-  // A session is one host's: two branches that both push it are refused both (which one made it is not knowable).
-  // Unless they push the same turns of it, exactly, and one says it holds a copy of an export (pull.ts, step 4):
+  // A session is one host's: two branches that both push it are held back both (which one made it is not
+  // knowable), the rest of each imported. Unless they push the same turns of it, exactly, and one says it holds a copy of an export (pull.ts, step 4):
   // the copy gives way, to the host that made the session if it is here, else to the first copy. Two that both say
   // they made it still clash: only one did, and a branch that copies another's session turn for turn can only have
   // seen it pushed, so it must not win by its host id sorting first (docs/sync.md, "First come").
@@ -354,12 +356,12 @@ async function syncLocked(ctx: SyncContext, dryRun: boolean): Promise<SyncReport
   for (const p of plans) {
     const mine = [...clash].filter((sid) => p.sessions.has(sid) || p.turns.hasSid(sid));
     if (mine.length === 0) continue;
-    p.status = 'refused';
-    p.problems.push(
-      `host ${p.host} pushes session ${mine[0]}, which another host pushes too; nothing of ${p.host} imported`,
-    );
-    p.turns = new PulledTurns();
-    p.sessions.clear();
+    for (const sid of mine) {
+      p.heldBack.push(sid);
+      p.problems.push(heldBackLine(p.host, sid, 'which another host pushes too'));
+      p.sessions.delete(sid);
+    }
+    p.turns = p.turns.without(new Set(mine));
   }
   const ok = plans.filter((p) => p.status === 'ok');
   const report: SyncReport = {
@@ -400,24 +402,29 @@ async function syncLocked(ctx: SyncContext, dryRun: boolean): Promise<SyncReport
           mine[i] === 1 ||
           shard.getNode(p.turns.bates(i)) !== undefined ||
           shard.isArchivedSid(p.turns.sid(i));
+      // Its sessions' marks as its branch gives them; when its head is not recorded (a turn not placed, a session
+      // held back, which is not among them), of those that are here.
+      const recorded = whole && p.heldBack.length === 0;
+      for (const s of p.sessions.values()) {
+        if (!recorded && shard.getSession(s.sid) === undefined && !shard.isArchivedSid(s.sid)) continue;
+        const was = known.get(s.sid);
+        if (!was || was.archived !== s.archived || was.host !== p.host)
+          marks[s.sid] = { host: p.host, archived: s.archived };
+      }
       if (!whole) {
         report.problems.push(
           `host ${p.host}: some turns were not imported; they are tried again at the next sync`,
         );
         continue;
       }
-      if (p.head) advanced[p.host] = { commit: p.commit, seq: p.head.seq, hash: p.head.hash };
-      for (const s of p.sessions.values()) {
-        const was = known.get(s.sid);
-        if (!was || was.archived !== s.archived || was.host !== p.host)
-          marks[s.sid] = { host: p.host, archived: s.archived };
-      }
+      if (p.head && recorded) advanced[p.host] = { commit: p.commit, seq: p.head.seq, hash: p.head.hash };
     }
   }
   for (const p of plans)
     report.pulled.hosts.push({
       host: p.host,
-      status: p.status,
+      status: p.status === 'ok' && p.heldBack.length > 0 ? 'partial' : p.status,
+      held_back: p.heldBack,
       turns: imported.get(p.host) ?? 0,
       problems: p.problems,
     });

@@ -76,7 +76,7 @@ describe('sync between shards holding copies of one export', () => {
     expect(run(c, ['verify']).code).toBe(0);
   });
 
-  it('refuses a host that adds turns to a copy here when its own is a copy too (two versions of one export)', () => {
+  it('holds back a session a host adds to while its own is a copy too (two versions of one export), and takes the rest of the host', () => {
     const maker = host('maker');
     const first = ask(maker, 'q one');
     const dir = tempDir('arb-doc-');
@@ -87,21 +87,29 @@ describe('sync between shards holding copies of one export', () => {
     const [a, b] = ['a', 'b'].map((n) => host(n, remote));
     expect0(run(a, ['import', 'arborist', join(dir, 'v1.json')]));
     expect0(run(b, ['import', 'arborist', join(dir, 'v2.json')]));
+    const onB = ask(b, 'b has its own sessions too');
     sync(b);
-    const report = run(a, ['sync', '--json']).json().remotes[0];
-    expect(report.pulled.hosts).toEqual([
-      expect.objectContaining({
-        status: 'refused',
-        problems: [
-          expect.stringContaining(
-            `session ${first.sid}, which here is a copy imported from an arborist export`,
-          ),
-        ],
-      }),
+    const r = run(a, ['sync', '--json']);
+    // Before, b was refused whole, its own session with it, on every sync until the copies agreed.
+    expect(r.code, r.stderr).toBe(1);
+    const bId = r.json().remotes[0].pulled.hosts[0].host;
+    const line = `host ${bId} pushes session ${first.sid}, which here is a copy imported from an arborist export: that session is held back, the rest of ${bId} imported`;
+    expect(r.json().remotes[0].pulled.hosts).toEqual([
+      { host: bId, status: 'partial', held_back: [first.sid], turns: 1, problems: [line] },
     ]);
     expect(turnsOf(a).has(`${first.sid}-000002`)).toBe(false);
-    // The newer export brings a's copy up to date, and the next sync takes b whole.
+    expect(turnsOf(a).has(onB.bates)).toBe(true);
+    expect(run(a, ['verify']).code).toBe(0);
+    // Said at a terminal too, and again at the next sync: b's head is not recorded while a session of it waits.
+    const again = run(a, ['sync']);
+    expect(again.code).toBe(1);
+    expect(again.stderr.trim().split('\n')).toEqual([`held back ${line}`]);
+    // The newer export brings a's copy up to date, and the next sync takes the rest of b.
     expect0(run(a, ['import', 'arborist', join(dir, 'v2.json')]));
-    expect(sync(a).remotes[0].pulled.hosts).toEqual([expect.objectContaining({ status: 'ok' })]);
+    expect(sync(a).remotes[0].pulled.hosts).toEqual([
+      expect.objectContaining({ status: 'ok', held_back: [], problems: [] }),
+    ]);
+    expect(turnsOf(a).get(`${first.sid}-000002`)).toBe(turnsOf(b).get(`${first.sid}-000002`));
+    expect(sync(a).remotes[0].pulled.hosts).toEqual([expect.objectContaining({ status: 'unchanged' })]);
   });
 });

@@ -35,7 +35,9 @@ describe('arborist sync over git', () => {
     expect([ra.pushed.turns, ra.pulled.turns]).toEqual([2, 0]);
     const rb = sync(b).remotes[0];
     expect([rb.pushed.turns, rb.pulled.turns]).toEqual([1, 2]);
-    expect(rb.pulled.hosts).toEqual([{ host: hostIdOf(a), status: 'ok', turns: 2, problems: [] }]);
+    expect(rb.pulled.hosts).toEqual([
+      { host: hostIdOf(a), status: 'ok', held_back: [], turns: 2, problems: [] },
+    ]);
 
     // b asks under a's turn: a new session of b's, whose first turn hangs under a's.
     const fork = ask(b, 'and a rope in a browser', ['--parent', a1.bates]);
@@ -357,7 +359,13 @@ describe('arborist sync over git', () => {
     archive(a, t.sid, true);
     expect(sync(a).remotes[0].pushed.turns).toBe(1);
     const r = sync(b).remotes[0];
-    expect(r.pulled.hosts[0]).toEqual({ host: hostIdOf(a), status: 'ok', turns: 1, problems: [] });
+    expect(r.pulled.hosts[0]).toEqual({
+      host: hostIdOf(a),
+      status: 'ok',
+      held_back: [],
+      turns: 1,
+      problems: [],
+    });
     expect(turnsOf(b).get(t.bates)).toBe(t.node_hash);
     clean(b);
   });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { syncText } from '../../src/ui/features/sync/model.js';
+import { reportOf } from '../../src/ui/runtime/sync.js';
 import { Driver } from './fixtures.js';
 
 describe('S: sync in the background', () => {
@@ -49,5 +50,22 @@ describe('S: sync in the background', () => {
     expect(d.state).toBe(before);
     expect(syncText({ progress: { phase: 'Weird\u001b[31m', done: 5, total: 0 } })).toBe('sync: weirdm…');
     expect(syncText({ progress: { phase: 'push', done: 9, total: 4 } })).toBe('sync: pushing 4/4 100%…');
+  });
+
+  it("tells a host refused from one whose sessions were held back, from sync's report", () => {
+    const host = (h: string, status: string) => ({ host: h, status, held_back: [], turns: 0, problems: [] });
+    const doc = (...hosts: object[]) =>
+      JSON.stringify({
+        ok: false,
+        summary: 'r: pushed 0 turns, pulled 3 turns from 1 host',
+        remotes: [{ pulled: { turns: 3, hosts } }],
+      });
+    expect(reportOf(doc(host('aaa', 'refused'), host('bbb', 'partial'), host('ccc', 'ok')))).toEqual({
+      summary: 'r: pushed 0 turns, pulled 3 turns from 1 host',
+      refused: 'refused host aaa; held back sessions of host bbb',
+      changed: true,
+    });
+    expect(reportOf(doc(host('ccc', 'ok'), host('ddd', 'unchanged')))?.refused).toBe('');
+    expect(reportOf('not json')).toBeNull();
   });
 });

@@ -69,7 +69,10 @@ async function runSync(p: Parameters<Command['run']>[0], ctx: Context, names: st
     }
   }
   if (onProgress && !flag(p, 'progress-json')) process.stderr.write('\r\x1b[2K');
-  const refused = reports.some((r) => r.pulled.hosts.some((h) => h.status === 'refused'));
+  // A host refused, or a session of one held back: not everything it pushed is here.
+  const refused = reports.some((r) =>
+    r.pulled.hosts.some((h) => h.status === 'refused' || h.status === 'partial'),
+  );
   // `summary`: the lines a terminal shows, joined; the browser's `S` shows it in its status bar.
   if (ctx.out.json) {
     printJson(ctx.out, {
@@ -88,7 +91,9 @@ async function runSync(p: Parameters<Command['run']>[0], ctx: Context, names: st
       ctx.out.out(`${summaryLine(r)}\n`);
       for (const h of r.pulled.hosts)
         for (const why of h.problems)
-          ctx.out.err(`${ctx.out.color.red('refused')} ${truncate(oneLine(why), 300)}\n`);
+          ctx.out.err(
+            `${h.status === 'refused' ? ctx.out.color.red('refused') : ctx.out.color.yellow('held back')} ${truncate(oneLine(why), 300)}\n`,
+          );
       for (const why of r.problems.slice(0, SHOWN_PROBLEMS)) ctx.out.err(`${truncate(oneLine(why), 300)}\n`);
       if (r.problems.length > SHOWN_PROBLEMS)
         ctx.out.err(`… ${n(r.problems.length - SHOWN_PROBLEMS)} more (--json lists them all)\n`);
@@ -97,7 +102,7 @@ async function runSync(p: Parameters<Command['run']>[0], ctx: Context, names: st
     for (const f of failed.slice(0, -1)) ctx.out.err(`arborist: ${oneLine(f.error.message)}\n`);
     throw failed[failed.length - 1].error;
   }
-  // A host refused is a check that found damage: exit 1, as the checks do.
+  // A host refused (or a session of one held back) is a check that found damage: exit 1, as the checks do.
   return refused ? 1 : 0;
 }
 

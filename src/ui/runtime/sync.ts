@@ -2,7 +2,7 @@
  * `S`: runs `arborist sync --json --progress-json` in a child process (git, the checks and the import all happen
  * there, so the screen keeps answering and a failure cannot take the browser with it). Its stderr carries one JSON
  * progress line a step (docs/sync.md); any other stderr line is an error's text. Its stdout is the report (exit
- * 0, or 1 when a host was refused); the summary line comes from it. Quitting the browser stops a running sync (SIGTERM:
+ * 0, or 1 when a host was refused or a session of one held back); the summary line comes from it. Quitting the browser stops a running sync (SIGTERM:
  * what it committed stays, the next sync goes on from there).
  */
 import type { ChildProcess } from 'node:child_process';
@@ -38,7 +38,8 @@ export class SyncRunner {
         onEnd: ({ out, errText, code, signal }) => {
           if (this.child !== child) return;
           this.child = null;
-          // The report comes on stdout with exit 0, and with exit 1 when a host was refused (a check found damage).
+          // The report comes on stdout with exit 0, and with exit 1 when a host was refused or a session of one held
+          // back (a check found damage).
           const r = code === 0 || code === 1 ? reportOf(out) : null;
           if (r) {
             this.dispatch({
@@ -85,7 +86,7 @@ function progressOf(line: string): SyncProgress | null {
  * The report (`arborist sync --json`: docs/sync.md): its summary line, the hosts refused, and whether turns arrived
  * (then the browser reloads what it shows). Null when stdout is not a report.
  */
-function reportOf(out: string): { summary: string; refused: string; changed: boolean } | null {
+export function reportOf(out: string): { summary: string; refused: string; changed: boolean } | null {
   let v: unknown;
   try {
     v = JSON.parse(out);
@@ -97,15 +98,19 @@ function reportOf(out: string): { summary: string; refused: string; changed: boo
   const doc = v as { summary: string; remotes?: unknown };
   let pulled = 0;
   const refused: string[] = [];
+  const partial: string[] = [];
   for (const r of Array.isArray(doc.remotes) ? doc.remotes : []) {
     const p = (r as { pulled?: { turns?: unknown; hosts?: unknown } } | null)?.pulled;
     if (typeof p?.turns === 'number') pulled += p.turns;
     for (const h of Array.isArray(p?.hosts) ? p.hosts : []) {
       const x = h as { host?: unknown; status?: unknown } | null;
-      if (x?.status === 'refused' && typeof x.host === 'string') refused.push(x.host);
+      if (typeof x?.host !== 'string') continue;
+      if (x.status === 'refused') refused.push(x.host);
+      else if (x.status === 'partial') partial.push(x.host);
     }
   }
-  const hosts =
-    refused.length === 0 ? '' : `refused ${refused.length === 1 ? 'host' : 'hosts'} ${refused.join(', ')}`;
-  return { summary: oneLine(doc.summary), refused: oneLine(hosts), changed: pulled > 0 };
+  const hosts = (list: string[], what: string) =>
+    list.length === 0 ? [] : [`${what} ${list.length === 1 ? 'host' : 'hosts'} ${list.join(', ')}`];
+  const said = [...hosts(refused, 'refused'), ...hosts(partial, 'held back sessions of')].join('; ');
+  return { summary: oneLine(doc.summary), refused: oneLine(said), changed: pulled > 0 };
 }
