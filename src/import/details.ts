@@ -5,9 +5,10 @@
  * first screen never runs a reader.
  *
  * Sources whose records carry no more than the answer keeps, or that are not read here yet, give null and the
- * transcript shows the answer alone: llm (its rows hold no thinking; calls are in the answer whole), aider (a chat
- * log: the answer is the text), arborist exports (the answer is all).
+ * transcript shows the answer alone: llm (its rows hold no thinking; calls are in the answer whole), arborist
+ * exports (the answer is all).
  */
+import { aiderDetails } from './aider/details.js';
 import { claudeDetails } from './claude/details.js';
 import { codexDetails } from './codex/details.js';
 import { copilotDetails } from './copilot/details.js';
@@ -19,6 +20,7 @@ import { piDetails } from './pi-format/details.js';
 export type { CallDetail, Edit, Thinking, TurnDetails } from './details-model.js';
 
 const READERS: Readonly<Record<string, (records: Buffer) => TurnDetails>> = {
+  aider: aiderDetails,
   claude: claudeDetails,
   codex: codexDetails,
   copilot: copilotDetails,

@@ -5,8 +5,8 @@ import { ListingCache } from '../import/fingerprint.js';
 import type { ImportProblem, SourceKind, SourceReader } from '../import/model.js';
 import { emptyImportSummary, importFile } from '../import/run.js';
 import { SOURCE_KINDS, SOURCES } from '../import/sources.js';
-import { stopsImport } from '../import/writer.js';
-import { ArboristError, type Shard } from '../store/index.js';
+import { stopsImport, type UnitSummary } from '../import/writer.js';
+import { ArboristError, parseBates, type Shard } from '../store/index.js';
 import { type Fingerprint, fingerprint, sameFp, statOf } from './fingerprint.js';
 import type { BatchReport, KeeperOptions, KeeperStats } from './types.js';
 
@@ -509,6 +509,7 @@ export class Keeper {
       sessions: 0,
       turns_waiting: 0,
       by_source: {},
+      by_session: new Map(),
       problems: [],
       truncated: [],
       gone: [],
@@ -580,7 +581,13 @@ export class Keeper {
     if (st.size < state.offset) report.truncated.push(file);
     const one = emptyImportSummary();
     try {
-      importFile(this.shard, state.source.reader, file, { waitForIncomplete: !quiet, listings }, one);
+      const onUnit = (u: UnitSummary) => {
+        for (const b of u.added) {
+          const sid = parseBates(b)?.sid;
+          if (sid !== undefined) report.by_session.set(sid, (report.by_session.get(sid) ?? 0) + 1);
+        }
+      };
+      importFile(this.shard, state.source.reader, file, { waitForIncomplete: !quiet, listings, onUnit }, one);
     } catch (err) {
       if (!stopsImport(err)) throw err;
       // The shard is locked past its busy timeout, full or read-only: this file again later, the others with it.

@@ -52,6 +52,17 @@ function batchWords(b: BatchReport): string | undefined {
   return parts.length > 0 ? parts.join('; ') : undefined;
 }
 
+/** Of the turns counted by session, those whose session is in the archive tier now; `before` when the shard cannot say. */
+function archivedOf(shard: Shard, bySession: ReadonlyMap<string, number>, before: number): number {
+  try {
+    let n = 0;
+    for (const [sid, turns] of bySession) if (shard.isArchivedSid(sid)) n += turns;
+    return n;
+  } catch {
+    return before; // the shard in trouble: said by the next write; the count waits for it
+  }
+}
+
 export async function runKeeper(shard: Shard, run: KeepRun): Promise<KeepSummary> {
   const { dbPath, engine, print } = run;
   const started = new Date().toISOString();
@@ -65,6 +76,9 @@ export async function runKeeper(shard: Shard, run: KeepRun): Promise<KeepSummary
   let lastImport: string | null = null;
   let day = localDay(new Date());
   let today = 0;
+  let todayArchived = 0;
+  /** Today's turns by session, to ask which are in the archive tier now (`turns_today_archived`). */
+  const todayBySession = new Map<string, number>();
   let keeper: Keeper | undefined;
   const state = (stopped: string | null): KeeperState => {
     const problems = keeper?.problems() ?? [];
@@ -75,6 +89,7 @@ export async function runKeeper(shard: Shard, run: KeepRun): Promise<KeepSummary
       last_import: lastImport,
       day,
       turns_today: today,
+      turns_today_archived: todayArchived,
       turns_added: keeper?.stats.turns_added ?? 0,
       files: keeper?.fileCount ?? 0,
       watched: keeper?.watchedCount ?? 0,
@@ -124,13 +139,21 @@ export async function runKeeper(shard: Shard, run: KeepRun): Promise<KeepSummary
         if (d !== day) {
           day = d;
           today = 0;
+          todayArchived = 0;
+          todayBySession.clear();
         }
         today += b.turns_added;
+        for (const [sid, n] of b.by_session) todayBySession.set(sid, (todayBySession.get(sid) ?? 0) + n);
+        // Asked again after each batch that read anything: an import archives a session its agent reset or
+        // deleted (OpenClaw), and brings one back when an entry names it, in this batch's files or a later one's.
+        const archivedBefore = todayArchived;
+        if (b.files > 0) todayArchived = archivedOf(shard, todayBySession, todayArchived);
         if (b.turns_added > 0) lastImport = now.toISOString();
         const words = batchWords(b);
         if (words !== undefined) say(words);
         // Status says how many turns wait for their files to be quiet: saved when that changes too.
-        if (words !== undefined || keeper!.turnsWaiting !== savedWaiting) save();
+        if (words !== undefined || keeper!.turnsWaiting !== savedWaiting || todayArchived !== archivedBefore)
+          save();
       },
     });
     say(`keeper ${process.pid} started on ${dbPath}`);

@@ -23,6 +23,8 @@ export interface KeeperState {
   /** The local day `turns_today` counts (YYYY-MM-DD). */
   day: string;
   turns_today: number;
+  /** Of turns_today, those that went to the archive tier with their session (its agent had reset or deleted it). */
+  turns_today_archived: number;
   /** Turns added since the keeper started. */
   turns_added: number;
   files: number;
@@ -51,7 +53,10 @@ export interface KeeperStatus {
   pid: number | null;
   since: string | null;
   last_import: string | null;
+  /** Turns the keeper added today, wherever they went: live, or archived with their session. */
   turns_today: number;
+  /** Of turns_today, those in the archive tier (`arborist verify` counts live turns only). */
+  turns_today_archived: number;
   problem_count: number;
   problems: KeeperProblem[];
   /** Turns the running keeper holds back until their files are quiet for `settle_ms` (0 while none runs). */
@@ -104,6 +109,7 @@ export function keeperStatus(dbPath: string, now = new Date()): KeeperStatus {
     since: running ? lock.lock.started : null,
     last_import: own ? str(s.last_import) : null,
     turns_today: own && s.day === localDay(now) ? num(s.turns_today) : 0,
+    turns_today_archived: own && s.day === localDay(now) ? num(s.turns_today_archived) : 0,
     problem_count: own ? num(s.problem_count) : 0,
     problems:
       own && Array.isArray(s.problems)

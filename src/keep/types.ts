@@ -33,6 +33,8 @@ export interface BatchReport {
   turns_waiting: number;
   /** Turns added per source kind. */
   by_source: Partial<Record<SourceKind, number>>;
+  /** Turns added per session (sid): which of them are in the archive tier now is asked of the shard (run.ts). */
+  by_session: Map<string, number>;
   /** Problems not reported before. */
   problems: ImportProblem[];
   /** Files found shorter than the keeper last read them (truncated or replaced). */

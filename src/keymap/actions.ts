@@ -73,7 +73,7 @@ export const ACTIONS = [
     group: 'Panes',
     keys: ['o'],
     description:
-      "Open or fold the highlighted tool call, the one nearest the top of the transcript (at its end, j/k move the highlight): a folded call is one line, its tool, argument, its result's first line and size",
+      "Open or fold the highlighted tool call, the one nearest the top of the transcript (at its end, j/k move the highlight): a folded call is one line, its tool, argument, its result's first line and size (in a narrow pane the argument first, the first line in what room is left)",
   },
   {
     id: 'tools.all',

@@ -70,8 +70,9 @@ describe('aider reader: real chat histories', () => {
     expect(t[1].question).toMatch(
       /^\/add \/home\/dragonfsky\/git\/github\/zen-mcp-server\/utils\/file_utils\.py\n {2}\/home\/dragonfsky/,
     );
+    // aider's own output is one `→ aider` call, its first lines the result.
     expect(t[1].answer).toBe(
-      '  Added config.py to the chat\n  Added providers/shared/model_capabilities.py to the chat\n  Added server.py to the chat\n  … 7 more lines',
+      '→ aider\n\n  Added config.py to the chat\n  Added providers/shared/model_capabilities.py to the chat\n  Added server.py to the chat\n  … 7 more lines',
     );
     expect(t[2].question).toBe('/copy-context 请你分析一下我这列的处理，我想知道我');
     expect(t.every((x) => x.cwd === join(FIX, 'zen-mcp-server'))).toBe(true);
@@ -106,13 +107,22 @@ describe('aider reader: real chat histories', () => {
     expect(new Set(t.map((x) => x.question)).size).toBe(1);
     expect(t[0].parentSourceId).toBeNull();
     for (let i = 1; i < 6; i++) expect(t[i].parentSourceId).toBe(t[i - 1].sourceId);
-    // The model's text, aider's own output (edits applied, commits, lint runs) as results of a few lines.
+    // The model's text; each SEARCH/REPLACE block one `→ edit: FILE` line (its diff is the details'), its fence and
+    // file line with it; aider's own output (edits applied, commits, lint runs) a `→ aider` call with a few lines.
     expect(t[0].answer).toMatch(/^Okay, I will address the issues reported by pylint/);
     expect(t[0].answer).toContain(
-      '  Tokens: 4.4k sent, 680 received.\n  Committing show_time.py before applying edits.',
+      'Here are the *SEARCH/REPLACE* blocks:\n\n→ edit: show_time.py\n\n→ edit: show_time.py\n\n→ edit: tests/test_show_time.py\n\n→ edit: notes.md\n\n→ aider\n\n  Tokens: 4.4k sent, 680 received.\n  Committing show_time.py before applying edits.',
     );
+    expect(t[0].answer).not.toContain('<<<<<<< SEARCH');
+    expect(t[0].answer).not.toContain('```python');
     expect(t[0].answer).toMatch(
-      /Please add the contents of `\.pylintrc` to the chat so I can proceed\.\n\n {2}Tokens: 5\.4k sent, 168 received\.$/,
+      /Please add the contents of `\.pylintrc` to the chat so I can proceed\.\n\n→ aider\n\n {2}Tokens: 5\.4k sent, 168 received\.$/,
+    );
+    // Blocks aider refused stay text as written: a divider of eight `=` (`The LLM did not conform to the edit
+    // format`), and aider's own message quoting a block that failed, under a heading that names no file.
+    expect(t[5].answer).toContain('```python\n<<<<<<< SEARCH\n    assert "Ethereum" in result.stdout');
+    expect(t[5].answer).toContain(
+      '## SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in notes.md\n<<<<<<< SEARCH',
     );
     expect(t.flatMap((x) => x.raw)).toEqual(lines(RESTORED));
   });

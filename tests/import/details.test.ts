@@ -334,8 +334,50 @@ describe('turn details from source records', () => {
     expect(whole.calls.length).toBeGreaterThan(10);
   });
 
+  it("aider: SEARCH/REPLACE blocks as edits, aider's whole output, the reasoning the answer leaves out (three projects' histories)", () => {
+    const A = (p: string) => join(FIX, 'aider', p);
+    const restored = importAndRead('aider', A('simple_test_project/custom_aider_history.md'));
+    const thinking = importAndRead('aider', A('agent_aider_worktree/custom_aider_history.md'));
+    const zen = importAndRead('aider', A('zen-mcp-server/.aider.chat.history.md'));
+    for (const turns of [restored, thinking, zen]) expectAligned(turns);
+    // An edit: the file named on the line before its fence, the search and replace text as one pair.
+    const edit = all(thinking, (d) => d.calls).find((c) => c.name === 'edit')!;
+    expect(edit.input).toEqual({ path: 'tests/test_readme.py' });
+    expect(edit.edit).toMatchObject({ kind: 'replace', file: 'tests/test_readme.py' });
+    const pair = edit.edit?.kind === 'replace' ? edit.edit.pairs[0] : undefined;
+    expect(pair?.old).toMatch(/^def test_readme_contents\(\):\n/);
+    expect(pair?.new).not.toContain('=======');
+    expect(pair?.new.endsWith('\n')).toBe(true);
+    // aider's output whole: the lint run it fed back to the model, cut to a few lines in the answer.
+    const outputs = all(restored, (d) => d.calls).filter((c) => c.name === 'aider');
+    const lint = outputs.find((c) => c.result?.text.startsWith('Tokens: 4.4k sent, 680 received.'))!;
+    expect(lint.result!.text).toContain('## Running: pylint notes.md');
+    expect(lint.result!.text).toContain('Attempt to fix lint errors? (Y)es/(N)o [Yes]: y');
+    expect(lint.result!.text).not.toMatch(/ {2}$/m); // aider's markdown line breaks are not the text
+    const kept = lint.result!.text.split('\n').filter((l) => l.trim() !== '').length - 3;
+    expect(restored.some((x) => x.answer.includes(`  Tokens: 4.4k sent, 680 received.\n`))).toBe(true);
+    expect(restored.some((x) => x.answer.includes(`  … ${kept} more lines`))).toBe(true);
+    // A block aider refused stays text: its heading names no file, so no edit has a name with spaces.
+    expect(
+      all(restored, (d) => d.calls).every((c) => !/\s/.test((c.input as { path?: string }).path ?? '')),
+    ).toBe(true);
+    // The reasoning between aider's tags, before the calls that came after it.
+    const [t] = thinking;
+    expect(t.details!.thinking).toHaveLength(4);
+    expect(t.details!.thinking[0]).toMatchObject({ before: 0, redacted: false });
+    expect(t.details!.thinking[0].text).toMatch(/^Okay, let's tackle this problem\./);
+    expect(t.details!.thinking[1].before).toBe(3);
+    // Turns of aider's output only (in-chat commands).
+    expect(zen.every((x) => x.details!.calls.every((c) => c.name === 'aider' && c.result))).toBe(true);
+  });
+
   it('a source with no details reader, and records no reader can follow, give what the answer keeps', () => {
     expect(turnDetails('llm', Buffer.from('{}\n'))).toBeNull();
+    // aider's records are its lines: without a prompt there is no reply to read.
+    expect(turnDetails('aider', Buffer.from('> Aider v0.86.1  \nno prompt here\n'))).toEqual({
+      thinking: [],
+      calls: [],
+    });
     expect(turnDetails('claude', Buffer.from('not json\n{"type":"assistant"}\n'))).toEqual({
       thinking: [],
       calls: [],

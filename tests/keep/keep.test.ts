@@ -292,7 +292,9 @@ describe('arborist keep', () => {
     // stored today (of any date). The line said "N turns today · keeper P, M turns kept today", which read as a
     // contradiction whenever an import of older sessions made M larger than N.
     expect(cli(['status', '--keeper'], { env: h.env }).stdout).toMatch(
-      new RegExp(` · \\d+ turns? created today · keeper ${k.child.pid}, \\d+ turns? kept today\n$`),
+      new RegExp(
+        ` · \\d+ turns? created today · keeper ${k.child.pid}, \\d+ turns? kept today( \\(1 archived\\))?\n$`,
+      ),
     );
     expect(cli(['keep', '--status'], { env: h.env }).stdout).toMatch(/^keeper running \(pid \d+, since /);
 

@@ -45,6 +45,30 @@ describe('arborist keep --status', () => {
     expect(await stop(k)).toBe(0);
   });
 
+  it("turns kept today: those that went to the archive tier are said apart, so the count adds up to verify's", async () => {
+    // OpenClaw's home holds a deleted session's transcript (its turn kept, in the archive tier with its session)
+    // and a reset one's (archived, then brought back by the entry whose usage family names it: live).
+    const h = fakeHome();
+    const k = await followingAll(h);
+    const once = cli(['import', '--db', tempDb(), '--json'], { env: h.env }).json().total;
+    await until(
+      'the state is saved',
+      () => cli(['keep', '--status', '--json'], { env: h.env }).json().turns_today === once.turns_added,
+    );
+    const st = cli(['keep', '--status', '--json'], { env: h.env }).json();
+    expect(st.turns_today_archived).toBe(1);
+    // verify counts live turns: the kept ones less the archived one (it said 17 kept where verify counted 16).
+    const live = Number(/verified: (\d+) turns/.exec(cli(['verify', '--db', h.db]).stdout)![1]);
+    expect(live).toBe(st.turns_today - 1);
+    expect(cli(['keep', '--status'], { env: h.env }).stdout).toContain(
+      ` · ${st.turns_today} turns kept today (${live} live, 1 archived with its session)\n`,
+    );
+    expect(cli(['status', '--keeper'], { env: h.env }).stdout).toMatch(
+      new RegExp(`keeper ${k.child.pid}, ${st.turns_today} turns kept today \\(1 archived\\)\n$`),
+    );
+    expect(await stop(k)).toBe(0);
+  });
+
   it('status says how many turns wait for their files to be quiet, and they are kept once they are', async () => {
     // An unfinished turn (a reply without end_turn yet) waits for --settle (30 minutes by default): the log and
     // status said nothing of it meanwhile, so a user looking for a session just written saw no sign of it.

@@ -1,6 +1,7 @@
 /**
  * What the transcript adds from a turn's source records, through the real pty and emulator: an Edit call opened to
- * its coloured diff and folded again, and thinking hidden behind one line, shown with t and hidden again.
+ * its coloured diff and folded again, and thinking hidden behind one line, shown with t and hidden again; aider's
+ * edits, output and reasoning the same way.
  */
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -19,7 +20,8 @@ describe('details from source records in the transcript', () => {
     // the session, then its second turn: "create a decorator that takes parameters", an Edit that wrote a file
     t.press('l', 'G', 'k', 'k');
     await t.waitFor('000002 depth 1');
-    await t.waitFor(/A → Edit {2}\/tmp\/deco\S* {2}· File creat/);
+    // In a narrow pane the path first, whole (the result's first line shows when the call opens).
+    await t.waitFor('A → Edit  /tmp/decorator_example.py · 1 line');
     expect(t.screen()).not.toContain('+def repeat(times):');
     t.press('o');
     await t.waitFor('+def repeat(times):');
@@ -31,7 +33,7 @@ describe('details from source records in the transcript', () => {
     expect(t.screen()).toContain('file_path: /tmp/decorator_example.py');
     t.press('o');
     await t.waitFor((x) => !x.screen().includes('+def repeat(times):'));
-    expect(t.screen()).toMatch(/A → Edit {2}\/tmp\/deco\S* {2}· File creat/);
+    expect(t.screen()).toContain('A → Edit  /tmp/decorator_example.py · 1 line');
   });
 
   it('thinking is one dim line until t shows it; t hides it again; NO_COLOR keeps the marks', async () => {
@@ -53,5 +55,42 @@ describe('details from source records in the transcript', () => {
     t.press('o');
     await t.waitFor('command: sleep 100');
     expect(t.screen()).toContain('⎿ error · result · 1 line');
+  });
+
+  it('aider: a SEARCH/REPLACE block opens to its diff, the reasoning shows with t (80x24)', async () => {
+    const db = tempDb();
+    const r = cli(['import', 'aider', FIX('aider/agent_aider_worktree/custom_aider_history.md'), '--db', db]);
+    expect(r.code, r.stderr).toBe(0);
+    const t = await start({ db, cols: 80, rows: 24 });
+    t.press('l', 'j');
+    await t.waitFor('000001 depth 0');
+    await t.waitFor('A ✻ thinking · 18 lines hidden (t shows)');
+    await t.waitFor(/→ edit {2}tests\/test_\S* {2}·/);
+    expect(t.screen()).not.toContain('<<<<<<< SEARCH');
+    t.press('o');
+    await t.waitFor('@@ -1,7 +1,38 @@');
+    expect(t.screen()).toContain('path: tests/test_readme.py');
+    expect(t.screen()).toContain(' def test_readme_contents():');
+    t.press('t');
+    await t.waitFor("Okay, let's tackle this problem.");
+    expect(t.screen()).toContain('✻ thinking (t hides)');
+  });
+
+  it("aider: aider's own output, cut to three lines in the answer, opens whole (120x40)", async () => {
+    const db = tempDb();
+    const r = cli(['import', 'aider', FIX('aider/zen-mcp-server/.aider.chat.history.md'), '--db', db]);
+    expect(r.code, r.stderr).toBe(0);
+    const t = await start({ db, cols: 120, rows: 40 });
+    // the session of seven turns, its second: `/add` of eight files, aider's ten lines of output
+    t.press('l', 'j', 'j');
+    await t.waitFor('000002 depth 1');
+    await t.waitFor('A → aider  · Added config.py to the chat · 10 lines');
+    expect(t.screen()).not.toContain('Added utils/token_utils.py to the chat');
+    t.press('o');
+    await t.waitFor('⎿ result · 10 lines');
+    expect(t.screen()).toContain('Added utils/token_utils.py to the chat');
+    t.press('o');
+    await t.waitFor('A → aider  · Added config.py to the chat · 10 lines');
+    expect(t.screen()).not.toContain('Added utils/token_utils.py to the chat');
   });
 });

@@ -32,7 +32,10 @@ describe('the sessions pane', () => {
     let lines = t.lines();
     expect(lines[1]).toMatch(/^│▸ CC {2}…borist Parser re… 1 {2}1d│/);
     expect(lines[2]).toMatch(/^│▸ CX {2}…v\/shop which por… 1 {2}2d│/);
-    expect(lines[4]).toMatch(/^│▸ AR {2}asked in arborist… 1 {2}4d│/);
+    // asked here, no project: the project column left blank, its title under the others (it started 8 columns left)
+    expect(lines[4]).toMatch(/^│▸ AR {10}asked in … 1 {2}4d│/);
+    const starts = ['Parser', 'which', 'ship', 'asked'].map((w, i) => lines[i + 1].indexOf(` ${w}`));
+    expect(starts.every((x) => x > 0 && x === starts[0])).toBe(true);
     t.press('P');
     await t.waitFor('sessions 4 · by project');
     lines = t.lines();

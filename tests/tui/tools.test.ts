@@ -17,7 +17,8 @@ describe('tool calls in the transcript', () => {
     // the session, then its third turn: "Can you run that example", whose answer starts with a Bash call
     t.press('l', 'G', 'k');
     await t.waitFor('000003 depth 2');
-    await t.waitFor(/A → Bash {2}python \/t\S*… {2}· Hello, Al\S* · 3 lines/);
+    // The command first, in a narrow pane: the two-fifths split left it 10 columns (`python /t…  · Hello, Al…`).
+    await t.waitFor('A → Bash  python /tmp/decorator_e… · 3 lines');
     expect(t.screen()).not.toContain('    Hello, Alice!');
     t.press('o');
     await t.waitFor('A → Bash  python /tmp/decorator_example.py');

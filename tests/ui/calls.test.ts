@@ -90,6 +90,23 @@ describe('reading an answer back into its pieces (the shapes AnswerBuilder write
     expect(foldedCall(path, 50)).toBe('→ read  .github/workflows/c…  · name: ci · 9 lines');
   });
 
+  it('in a narrow row (an 80-column terminal) the argument comes first; the first result line only when it has room', () => {
+    const bash = call(
+      parseAnswer(
+        '→ Bash: python /tmp/decorator_example.py\n\n  Hello, Alice!\n  Hello, Alice!\n  Hello, Alice!',
+      )[0],
+    );
+    // It read `→ Bash  python /t…  · Hello, Al… · 3 lines`: ten columns said nothing of what ran.
+    expect(foldedCall(bash, 44)).toBe('→ Bash  python /tmp/decorator_exa… · 3 lines');
+    // A short argument leaves the rest to the first line.
+    const ls = call(parseAnswer('→ Bash: ls\n\n  a.ts b.ts c.ts d.ts e.ts f.ts g.ts\n  … 3 more lines')[0]);
+    expect(foldedCall(ls, 44)).toBe('→ Bash  ls  · a.ts b.ts c.ts d.ts… · 4 lines');
+    // No result: the shorter tail, so the path is whole (it read `tests/test_…  · no result under it`).
+    const edit = call(parseAnswer('→ edit: tests/test_readme.py')[0]);
+    expect(foldedCall(edit, 44)).toBe('→ edit  tests/test_readme.py  · no result');
+    expect(foldedCall(edit, 60)).toBe('→ edit  tests/test_readme.py  · no result under it');
+  });
+
   it("a tool name too long for half the row (an MCP tool's) gives up its start: the size and the result still show", () => {
     const name = 'mcp__plugin_showcase_example__inspect_repository_structure';
     const mcp = call(

@@ -60,8 +60,20 @@ describe('the rows', () => {
     // another tool's working directory is untrusted: no escape reaches the frame
     expect(t[4]).toMatch(/^│▸ CC {2}\/srv\/mail Open ports\s+2\s+4d│$/);
     expect(t.join('\n')).not.toContain('\x1b');
-    // asked here: AR, no project
-    expect(t[5]).toMatch(/^│▸ AR {2}asked here\s+4\s+5d│$/);
+    // asked here: AR, no project: its column left blank, so that its title starts where the others do
+    expect(t[5]).toMatch(/^│▸ AR {12}asked here\s+4\s+5d│$/);
+  });
+
+  it('titles start in one column: a short project, or none, is padded to the widest on screen', () => {
+    // Each row's project had its own width: a list of /tmp, /srv/shop and …arborist rows read as a zigzag of titles.
+    const d = driver();
+    d.send({ type: 'origins', origins: [['s4', { agent: 'codex', project: '/tmp' }]], of: d.state.sessions });
+    const t = tree(d);
+    expect(t[2]).toMatch(/^│▸ CX {2}\/tmp {6}labelled\s+1\s+2d│$/);
+    const starts = ['Fix the parser', 'labelled', 'Ship it', 'Open ports', 'asked here'].map((x, i) =>
+      t[i + 1].indexOf(x),
+    );
+    expect(new Set(starts).size).toBe(1);
   });
 
   it("the selected session's summary wraps its agent and project: their end (what tells two folders apart) was cut", () => {

@@ -141,6 +141,17 @@ function settleWords(ms: number): string {
   return age(0, ms);
 }
 
+/**
+ * `79 turns kept today (78 live, 1 archived with its session)`. Every turn the keeper saved counts, wherever it is
+ * now: a turn of a session in the archive tier (OpenClaw's reset and deleted transcripts go there as they are
+ * imported) is kept, but `arborist verify` counts live turns only; the two parts say how the counts add up.
+ */
+function keptToday(n: number, archived: number): string {
+  const kept = `${counted(n, 'turn')} kept today`;
+  if (archived === 0) return kept;
+  return `${kept} (${n - archived} live, ${archived} archived with ${archived === 1 ? 'its session' : 'their sessions'})`;
+}
+
 function showStatus(ctx: Context): number {
   const s = keeperStatus(ctx.dbPath);
   const log = keepLogPath(ctx.env);
@@ -159,7 +170,7 @@ function showStatus(ctx: Context): number {
     lines.push(
       `cannot write the shard since ${s.trouble_since ?? '?'} (tried again each second): ${oneLine(s.trouble)}`,
     );
-  lines.push(`last import: ${s.last_import ?? 'none'} · ${s.turns_today} turns kept today`);
+  lines.push(`last import: ${s.last_import ?? 'none'} · ${keptToday(s.turns_today, s.turns_today_archived)}`);
   if (s.turns_waiting > 0) {
     const quiet = s.settle_ms === null ? '--settle' : settleWords(s.settle_ms);
     const one = s.turns_waiting === 1;

@@ -110,7 +110,12 @@ function keeperWords(k: KeeperStatus, short: boolean, paint: (tone: Tone, s: str
   if (!k.running) return paint('bad', short ? 'keep ✗' : 'no keeper');
   // Running, but its writes fail (the shard locked, full or read-only): not keeping anything now.
   if (k.trouble !== null) return paint('bad', short ? 'keep !' : `keeper ${k.pid} cannot write the shard`);
-  return paint('good', short ? 'keep ✓' : `keeper ${k.pid}, ${counted(k.turns_today, 'turn')} kept today`);
+  // The turns it saved, the archive tier's among them (docs/keep.md): said, as verify counts live turns only.
+  const archived = k.turns_today_archived > 0 ? ` (${k.turns_today_archived} archived)` : '';
+  return paint(
+    'good',
+    short ? 'keep ✓' : `keeper ${k.pid}, ${counted(k.turns_today, 'turn')} kept today${archived}`,
+  );
 }
 
 /**

@@ -9,18 +9,13 @@
 import { createHash } from 'node:crypto';
 import { AnswerBuilder, fitText } from '../answer.js';
 import type { ImportProblem, ParsedSession, ParsedTurn } from '../model.js';
+import { EDIT_CALL, isPrompt, isTool, OUTPUT_CALL, replyParts, unbreak } from './reply.js';
 
 const HEADER = /^# [Aa]ider chat started at (\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})\s*$/;
-/** aider/reasoning_tags.py REASONING_TAG: the model's reasoning, which aider itself strips from replies. */
-const REASONING = 'thinking-content-7bbeb8e1441453ad999a0bbba8a46d4b';
 /** Said among a session's announcements when `--restore-chat-history` loaded the file's earlier chat. */
 const RESTORED = 'Restored previous conversation history.';
 
-const isPrompt = (t: string | null) => t?.startsWith('#### ') === true;
-const isTool = (t: string | null) => t === '>' || t?.startsWith('> ') === true;
 const isBlank = (t: string | null) => t === '';
-/** aider ends each line of a prompt and of its own output with two spaces (a markdown line break). */
-const unbreak = (t: string) => (t.endsWith('  ') ? t.slice(0, -2) : t);
 
 export interface ChatInput {
   file: string;
@@ -95,34 +90,39 @@ function questionOf(lines: (string | null)[], t: TurnSpan): string {
   return q.trim() === '' ? '<blank>' : q;
 }
 
-/** The model's markdown as written (its reasoning left out), aider's own output as tool results. */
-function answerOf(lines: (string | null)[], t: TurnSpan): string {
+const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+
+/**
+ * A message's lines with a code fence it left open closed at its end. aider shows each message on its own, so an
+ * open fence ends with its message; in the answer it would run on and make the calls after it text (the
+ * transcript reads a `→` line inside a fence as text, src/ui/features/transcript/calls.ts): a reply whose edit
+ * blocks aider refused (`The LLM did not conform to the edit format`) hid the rest of its turn's calls.
+ */
+function closedFences(lines: string[]): string[] {
+  let open: string | null = null;
+  for (const l of lines) {
+    const f = FENCE.exec(l);
+    if (!f) continue;
+    if (open === null) open = f[1];
+    else if (f[1][0] === open[0] && f[1].length >= open.length) open = null;
+  }
+  return open === null ? lines : [...lines, open];
+}
+
+/**
+ * The model's markdown as written (its reasoning left out), each SEARCH/REPLACE edit one `→ edit: FILE` line (its
+ * diff is the details'), each run of aider's own output one `→ aider` call with its first lines as the result.
+ */
+function answerOf(reply: readonly (string | null)[]): string {
   const b = new AnswerBuilder();
-  let text: string[] = [];
-  let tool: string[] = [];
-  const flush = () => {
-    if (text.length > 0) b.text(text.join('\n'));
-    if (tool.length > 0) b.toolResult(tool.join('\n'));
-    text = [];
-    tool = [];
-  };
-  let reasoning = false;
-  for (let i = t.promptTo; i < t.to; i++) {
-    const l = lines[i];
-    if (l === null) continue;
-    if (reasoning || l.startsWith(`<${REASONING}>`)) {
-      reasoning = !l.includes(`</${REASONING}>`);
-      continue;
-    }
-    if (isTool(l)) {
-      if (text.length > 0) flush();
-      tool.push(unbreak(l.slice(2)));
-    } else {
-      if (tool.length > 0) flush();
-      text.push(l);
+  for (const p of replyParts(reply)) {
+    if (p.kind === 'text') b.text(closedFences(p.lines).join('\n'));
+    else if (p.kind === 'edit') b.toolCall(EDIT_CALL, { path: p.file });
+    else if (p.kind === 'output') {
+      b.toolCall(OUTPUT_CALL, '');
+      b.toolResult(p.lines.join('\n'));
     }
   }
-  flush();
   return b.toString();
 }
 
@@ -184,7 +184,13 @@ export function readChat(input: ChatInput): Chat {
         parentSourceId: k > 0 ? `${sid}/${k}` : restored ? before : null,
         sourceSession: sid,
         question: fitText(questionOf(lines, t), 'a prompt', file, t.promptFrom + 1, problems),
-        answer: fitText(answerOf(lines, t), 'an answer', file, t.promptFrom + 1, problems),
+        answer: fitText(
+          answerOf(lines.slice(t.promptTo, t.to)),
+          'an answer',
+          file,
+          t.promptFrom + 1,
+          problems,
+        ),
         // Every turn of a session has the session's time; the turn's index in ms keeps them in order.
         createdAt: new Date(s.at.getTime() + k).toISOString(),
         raw: rawOf(t.to),

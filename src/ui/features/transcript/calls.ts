@@ -108,28 +108,46 @@ function shortName(name: string, max: number): string {
     : truncateLeft(name, max);
 }
 
-/** The one line a folded call reads as, at most `width` columns: `→ Bash  npm test  · first line · 212 lines`.
- * The size always shows; a long argument gives up room so the result's first line still starts on the line. */
+/**
+ * Below this many columns for the argument and the result's first line together (the transcript of an 80-column
+ * terminal has about 28), the argument comes first: it says what the call did (the command, the file), and the
+ * two-fifths split left it 10 columns (`→ Bash  python /t…  · Hello, Al… · 3 lines`).
+ */
+const NARROW_ROOM = 32;
+/** In a narrow row the result's first line shows only in this many columns at least (`  · ` and a word), or whole. */
+const FIRST_MIN = 12;
+
+/**
+ * The one line a folded call reads as, at most `width` columns: `→ Bash  npm test  · first line · 212 lines`.
+ * The size always shows. In a wide row a long argument gives up room so the result's first line still starts on
+ * the line; in a narrow one (NARROW_ROOM) the argument keeps the room it needs and the first line takes what is left.
+ */
 export function foldedCall(p: Extract<Piece, { kind: 'call' }>, width = Number.POSITIVE_INFINITY): string {
   // A name wider than half the row (an MCP tool's `mcp__server__tool`) is cut from its start, where the server's
   // part is: whole, it left no room for the result and pushed the size off the row.
   const half = Math.max(8, Math.floor(width / 2)) - 2;
   const name = `→ ${shortName(p.name, half)}`;
   if (p.result.length === 0) {
-    const tail = '  · no result under it';
-    return `${name}${p.arg === '' ? '' : `  ${truncate(p.arg, width - displayWidth(name) - tail.length - 2)}`}${tail}`;
+    const long = '  · no result under it';
+    const argRoom = (tail: string) => width - displayWidth(name) - tail.length - 2;
+    // The short tail when the long one would cut the argument in a narrow row.
+    const tail = argRoom(long) < Math.min(displayWidth(p.arg), NARROW_ROOM) ? '  · no result' : long;
+    return `${name}${p.arg === '' ? '' : `  ${truncate(p.arg, argRoom(tail))}`}${tail}`;
   }
   const n = resultSize(p);
   const size = ` · ${n} ${n === 1 ? 'line' : 'lines'}`;
   const first = `  · ${p.error ? 'error: ' : ''}${p.result[0].trim()}`;
   const room = width - displayWidth(name) - size.length;
+  const narrow = room < NARROW_ROOM;
   let arg = '';
   if (p.arg !== '') {
     const wanted = displayWidth(p.arg) + 2;
     // Two fifths of the row at least; more when the first result line is short and would leave the rest empty.
-    const give = Math.max(12, Math.floor((room * 2) / 5), room - displayWidth(first));
+    const give = narrow ? room : Math.max(12, Math.floor((room * 2) / 5), room - displayWidth(first));
     arg = `  ${truncate(p.arg, Math.min(wanted, give) - 2)}`;
   }
   const rest = room - displayWidth(arg);
-  return truncate(`${name}${arg}${truncate(first, Math.max(4, rest))}${size}`, width);
+  const shown =
+    !narrow || rest >= FIRST_MIN || rest >= displayWidth(first) ? truncate(first, Math.max(4, rest)) : '';
+  return truncate(`${name}${arg}${shown}${size}`, width);
 }

@@ -42,6 +42,7 @@ export function drawTree(f: Frame, s: State, box: Rect, inner: Rect, g: Glyphs):
     focus ? Style.titleFocus : Style.title,
   );
   const W = inner.w;
+  const projectW = projectColumn(s, inner.h, W);
   for (let y = 0; y < inner.h; y++) {
     const i = s.top + y;
     const row = s.list[i];
@@ -68,10 +69,11 @@ export function drawTree(f: Frame, s: State, box: Rect, inner: Rect, g: Glyphs):
       const o = s.origins.get(ses.sid);
       const badge = o ? badgeOf(o.agent, s.agents) : '';
       x += f.text(x, yy, `${badge.padEnd(BADGE_W)} `, arch ? Style.dim : Style.badge, Math.max(0, end - x));
-      if (o && o.project !== '' && s.grouping !== 'project') {
-        const pw = Math.min(displayWidth(o.project), Math.max(6, Math.floor(W / 4)));
-        if (end - x > pw + 8)
-          x += f.text(x, yy, `${truncateLeft(o.project, pw)} `, Style.project, Math.max(0, end - x));
+      // One column for the projects of the rows on screen, so that every title starts where the others do; a row
+      // with no project (asked here, or its origin still loading) leaves it blank.
+      if (projectW > 0 && end - x > projectW + 8) {
+        const project = o && o.project !== '' ? truncateLeft(o.project, projectW) : '';
+        x += f.text(x, yy, `${project.padEnd(projectW)} `, Style.project, Math.max(0, end - x));
       }
       const room = Math.max(0, end - x);
       const title = ses.label ? oneLine(ses.label) : (s.titles.get(ses.sid) ?? '');
@@ -115,6 +117,23 @@ export function drawTree(f: Frame, s: State, box: Rect, inner: Rect, g: Glyphs):
     if (w + 4 < box.w)
       f.text(box.x + box.w - w - 2, box.y + box.h - 1, pos, focus ? Style.borderFocus : Style.border);
   }
+}
+
+/**
+ * The width of the project column: the widest project of the session rows on screen, at most a quarter of the pane
+ * (6 columns at least, a project shortened from the left past it); 0 when none of them has one, or when grouped by
+ * project (the headings say it).
+ */
+function projectColumn(s: State, rows: number, W: number): number {
+  if (s.grouping === 'project') return 0;
+  let widest = 0;
+  for (let i = s.top; i < s.top + rows && i < s.list.length; i++) {
+    const row = s.list[i];
+    if (row.heading || row.node >= 0) continue;
+    const o = s.origins.get(s.sessions[row.session].sid);
+    if (o && o.project !== '') widest = Math.max(widest, displayWidth(o.project));
+  }
+  return widest === 0 ? 0 : Math.min(widest, Math.max(6, Math.floor(W / 4)));
 }
 
 /** A project's heading: open or closed, the project shortened from the left, its sessions and newest age. */
