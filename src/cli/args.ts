@@ -1,6 +1,7 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 // errors.js, not index.js: the status bundle (status-main.ts) must not pull in the whole store through here.
 import { ArboristError } from '../store/light.js';
+import { closest } from '../text/suggest.js';
 
 export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
 
@@ -36,8 +37,11 @@ export interface Parsed {
   positionals: string[];
 }
 
-/** util.parseArgs with strict checking; its errors become one usage line. */
-export function parse(argv: string[], options: OptionSpec): Parsed {
+/**
+ * util.parseArgs with strict checking; its errors become one usage line. `command` names the command whose help
+ * an unknown option points to (none: the browser's, `arborist --help`).
+ */
+export function parse(argv: string[], options: OptionSpec, command?: string): Parsed {
   try {
     const r = parseArgs({
       args: argv,
@@ -58,8 +62,19 @@ export function parse(argv: string[], options: OptionSpec): Parsed {
     }
     const missing = /^Option '(?:-[^-' ], )?(-[^' ]+) <value>' argument missing/.exec(msg);
     if (missing) throw new ArboristError('usage', `${missing[1]} needs a value`);
+    const unknown = /^Unknown option '(-[^']*)'/.exec(msg);
+    if (unknown) throw unknownOption(unknown[1], { ...GLOBAL_OPTIONS, ...options }, command);
     throw new ArboristError('usage', msg);
   }
+}
+
+/** An option the command does not take, with the one it most likely meant (`--limt`: --limit) and its help. */
+function unknownOption(given: string, options: OptionSpec, command: string | undefined): ArboristError {
+  const name = given.replace(/^--?/, '');
+  const near = given.startsWith('--') && name.length > 1 ? closest(name, Object.keys(options)) : undefined;
+  const hint = near === undefined ? '' : `did you mean --${near}? `;
+  const help = command === undefined ? 'arborist --help' : `arborist ${command} --help`;
+  return new ArboristError('usage', `unknown option '${given}' (${hint}see ${help})`);
 }
 
 export function str(p: Parsed, name: string): string | undefined {

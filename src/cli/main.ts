@@ -1,4 +1,5 @@
 import { ArboristError, asArboristError } from '../store/index.js';
+import { closest } from '../text/suggest.js';
 import { commandFirst, parse } from './args.js';
 import type { Command } from './command.js';
 import { archiveCmd } from './commands/archive.js';
@@ -59,6 +60,7 @@ function help(): string {
     'usage: arborist [--db PATH] [--mouse] [--answer-cmd CMD] [--keys FILE]',
     '                                       open the full-screen browser (keys: docs/keys.md, ? inside)',
     '       arborist COMMAND [options]      (every command takes --db PATH and --json, before or after it)',
+    "       arborist help COMMAND           a command's options (the same as arborist COMMAND --help)",
     '',
     'commands:',
     ...ALL.map((c) => `  ${c.name.padEnd(12)} ${c.summary}`),
@@ -69,6 +71,20 @@ function help(): string {
   return `${lines.join('\n')}\n`;
 }
 
+function commandHelp(cmd: Command): string {
+  return `usage: ${cmd.usage}\n${cmd.summary}\n${cmd.details ? `\n${cmd.details()}` : ''}`;
+}
+
+/** A word that is no command, with the one it most likely meant when there is one (`lsit`: list). */
+function unknownCommand(word: string): ArboristError {
+  const near = closest(
+    word,
+    ALL.map((c) => c.name),
+  );
+  const hint = near === undefined ? '' : `did you mean '${near}'? `;
+  return new ArboristError('usage', `unknown command '${word}' (${hint}see arborist --help)`);
+}
+
 export async function main(given: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const argv = commandFirst(given);
   const first = argv[0];
@@ -76,15 +92,19 @@ export async function main(given: string[], env: NodeJS.ProcessEnv = process.env
     process.stdout.write(`${VERSION}\n`);
     return 0;
   }
-  const cmd = ALL.find((c) => c.name === first);
-  if (cmd === undefined && first !== undefined && !first.startsWith('-')) {
-    throw new ArboristError('usage', `unknown command '${first}' (see arborist --help)`);
+  // `arborist help [COMMAND]`, as git and npm take it: the same text as --help.
+  if (first === 'help') {
+    const named = argv[1] !== undefined && !argv[1].startsWith('-') ? argv[1] : undefined;
+    const of = named === undefined ? undefined : ALL.find((c) => c.name === named);
+    if (named !== undefined && of === undefined) throw unknownCommand(named);
+    process.stdout.write(of ? commandHelp(of) : help());
+    return 0;
   }
-  const p = parse(cmd ? argv.slice(1) : argv, cmd ? cmd.options : BROWSER_OPTIONS);
+  const cmd = ALL.find((c) => c.name === first);
+  if (cmd === undefined && first !== undefined && !first.startsWith('-')) throw unknownCommand(first);
+  const p = parse(cmd ? argv.slice(1) : argv, cmd ? cmd.options : BROWSER_OPTIONS, cmd?.name);
   if (p.values.help) {
-    process.stdout.write(
-      cmd ? `usage: ${cmd.usage}\n${cmd.summary}\n${cmd.details ? `\n${cmd.details()}` : ''}` : help(),
-    );
+    process.stdout.write(cmd ? commandHelp(cmd) : help());
     return 0;
   }
   const ctx = makeContext(p, env);

@@ -10,7 +10,7 @@ import { runEntry } from './report.js';
  * and errors as main.ts, which lists and runs the command too.
  */
 function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> | number {
-  const p = parse(argv, mcpCmd.options);
+  const p = parse(argv, mcpCmd.options, 'mcp');
   if (p.values.help) {
     process.stdout.write(`usage: ${mcpCmd.usage}\n${mcpCmd.summary}\n\n${mcpCmd.details?.() ?? ''}`);
     return 0;

@@ -12,7 +12,7 @@ import { colourWanted, terminalSafe } from './terminal-text.js';
  * main.ts (which also lists and runs the command, so `node dist/bundle/main.js status` answers the same).
  */
 function run(argv: string[], env: NodeJS.ProcessEnv): number {
-  const p = parse(argv, STATUS_OPTIONS);
+  const p = parse(argv, STATUS_OPTIONS, 'status');
   if (p.values.help) {
     process.stdout.write(`usage: ${statusCmd.usage}\n${statusCmd.summary}\n`);
     return 0;

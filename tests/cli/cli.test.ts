@@ -209,7 +209,7 @@ describe('arborist CLI', () => {
       [['ask', 'q2', '--answer', 'x', '--session', 'nosuch'], /no session/],
       [['ask', '   ', '--answer', 'x'], /question is empty/],
       [['bogus'], /unknown command 'bogus'/],
-      [['list', '--frobnicate'], /Unknown option '--frobnicate'/],
+      [['list', '--frobnicate'], /unknown option '--frobnicate'/],
       [['show'], /usage: arborist show BATES/],
     ];
     for (const [args, re] of cases) {

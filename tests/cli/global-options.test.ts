@@ -33,6 +33,6 @@ describe('options before the command', () => {
     const db = tempDb();
     const r = cli(['--db', db, 'lsit']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe("arborist: unknown command 'lsit' (see arborist --help)\n");
+    expect(r.stderr).toBe("arborist: unknown command 'lsit' (did you mean 'list'? see arborist --help)\n");
   });
 });
