@@ -119,7 +119,7 @@ export async function createServer(dbPath: string): Promise<{ server: McpServer;
       description:
         "Full-text search over every turn (question, answer, cited titles) of every session in the user's AI " +
         'conversation history, newest matches ranked first, typos forgiven. Each hit has its Bates id (cite it, or ' +
-        'open it with show), agent, project, time, question and a snippet («» around matched words). Filters narrow ' +
+        'open it with show), the sid of its session (for tree), agent, project, time, question and a snippet («» around matched words). Filters narrow ' +
         'the search: agent (claude, codex, gemini, ...; a prefix is enough), project (part of the project name or ' +
         'working directory), after / before (YYYY-MM-DD or YYYY-MM), in: "question" (questions only), session (a ' +
         'session id or label). Words are matched as words: quotes and operators are searched as text.',
@@ -152,7 +152,11 @@ export async function createServer(dbPath: string): Promise<{ server: McpServer;
           .optional()
           .describe('Only turns before this day (YYYY-MM-DD or YYYY-MM, UTC)'),
         in: z.enum(['question']).optional().describe('"question": match the questions only'),
-        session: z.string().max(200).optional().describe('Only this session (its sid or label)'),
+        session: z
+          .string()
+          .max(200)
+          .optional()
+          .describe("Only this session (its sid, e.g. 'abcd1234', or label)"),
         limit: limit(10, 50),
         cursor,
       },
@@ -203,7 +207,9 @@ export async function createServer(dbPath: string): Promise<{ server: McpServer;
           .string()
           .min(1, 'session is empty: give a sid from list')
           .max(200)
-          .describe('A session id (from list or find) or label'),
+          .describe(
+            "A session's sid (8 characters, the part of a Bates id before the dash: sid in list and find) or its label",
+          ),
         limit: limit(100, 500),
         cursor,
       },

@@ -1,6 +1,7 @@
 import {
   ArboristError,
   agentOf,
+  parseBates,
   projectOf,
   type SessionSource,
   type Shard,
@@ -122,6 +123,7 @@ export function find(shard: Shard, args: FindArgs) {
   if (r.refused) throw new ArboristError('usage', r.problems.map((p) => oneLine(p)).join('; '));
   const items = r.hits.map((h) => ({
     bates: h.bates,
+    sid: h.sid,
     agent: line(h.agent ?? 'arborist', 40),
     project: h.project === null ? null : line(h.project),
     created_at: line(h.created_at, 40),
@@ -173,15 +175,33 @@ function citedOf(titles: readonly string[]): { cited: string[]; cited_total?: nu
   return { cited };
 }
 
-/** A turn as show gives it, before its texts are cut to a page. */
-function shownTurn(shard: Shard, id: string) {
-  const r = shard.resolve(id);
+/**
+ * The turn a Bates id names. A session (or label) is resolved only to say a turn is wanted; anything else is told
+ * what a Bates id looks like, not "no session 'x'" (resolve's answer for a word), which reads as if one was asked for.
+ */
+function turnOf(shard: Shard, id: string): TurnNode {
+  let r: ReturnType<Shard['resolve']>;
+  try {
+    r = shard.resolve(id);
+  } catch (err) {
+    if (err instanceof ArboristError && err.kind === 'not_found' && !parseBates(id.trim()))
+      throw new ArboristError(
+        'not_found',
+        `'${line(id, 60)}' is not a Bates id (<sid>-<6 digits>, e.g. abcd1234-000042: find, path and tree give them)`,
+      );
+    throw err;
+  }
   if (r.kind !== 'node')
     throw new ArboristError(
       'usage',
-      `'${line(id, 60)}' is a session; show takes a turn's Bates id (see tree)`,
+      `'${line(id, 60)}' is a session, not a turn: give a turn's Bates id (tree lists them)`,
     );
-  const n = r.node;
+  return r.node;
+}
+
+/** A turn as show gives it, before its texts are cut to a page. */
+function shownTurn(shard: Shard, id: string) {
+  const n = turnOf(shard, id);
   const q = stripControls(n.question);
   const a = stripControls(n.answer_text);
   const o = origin(shard.sourceOfSession(n.sid));
@@ -348,9 +368,7 @@ export function check(shard: Shard) {
 
 /** A turn whole, for a resource read: clients that open a resource asked for it, so it is not paged. */
 export function turnText(shard: Shard, bates: string): string {
-  const r = shard.resolve(bates);
-  if (r.kind !== 'node') throw new ArboristError('usage', `'${line(bates, 60)}' is not a turn's Bates id`);
-  const n = r.node;
+  const n = turnOf(shard, bates);
   const o = origin(shard.sourceOfSession(n.sid));
   const head = [
     `bates: ${n.bates}`,

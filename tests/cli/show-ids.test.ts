@@ -28,4 +28,25 @@ describe('show with an id that is not a Bates id', () => {
     expect(none.stderr).toBe('arborist: no turn ssss-000009\n');
     expect(cli(['show', 'ssss-000001', '--db', db]).code).toBe(0);
   });
+
+  it("tree, branches and find --scope given a turn's Bates id say which session it is in", () => {
+    const db = tempDb();
+    const s = Shard.open(db);
+    s.createSession({ sid: 'ssss' });
+    s.addTurn({ session: 'ssss', question: 'q', answer_text: 'a' });
+    s.close();
+    for (const args of [
+      ['tree', 'ssss-000001'],
+      ['branches', 'ssss-000001'],
+      ['find', 'q', '--scope', 'ssss-000001'],
+    ]) {
+      const r = cli([...args, '--db', db]);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr, args.join(' ')).toBe(
+        "arborist: 'ssss-000001' is a turn's Bates id, not a session: its session is ssss\n",
+      );
+    }
+    // a Bates id of a session that is not there stays "no session"
+    expect(cli(['tree', 'zzzz-000001', '--db', db]).stderr).toBe("arborist: no session 'zzzz-000001'\n");
+  });
 });

@@ -82,6 +82,8 @@ describe('arborist mcp', () => {
     const all = await ok(c, 'find', { query: 'lifetime' });
     expect(all.hits).toHaveLength(3);
     for (const h of all.hits) expect(h.bates).toMatch(/^[a-z]{4}-\d{6}$/);
+    // each hit names its session, which tree takes (it wanted a sid no hit gave)
+    for (const h of all.hits) expect(h.sid).toBe(h.bates.split('-')[0]);
     const codex = await ok(c, 'find', { query: 'lifetime', agent: 'codex' });
     expect(codex.hits).toHaveLength(1);
     expect(codex.hits[0]).toMatchObject({
@@ -145,7 +147,21 @@ describe('arborist mcp', () => {
     const bad: [string, Record<string, unknown>, RegExp][] = [
       ['show', { bates: 'zzzz-000001' }, /no turn zzzz-000001/],
       ['show', { bates: '' }, /bates is empty/],
-      ['show', { bates: 'cccc' }, /is a session; show takes a turn/],
+      [
+        'show',
+        { bates: 'cccc' },
+        /'cccc' is a session, not a turn: give a turn's Bates id \(tree lists them\)/,
+      ],
+      [
+        'show',
+        { bates: 'nonsense' },
+        /^'nonsense' is not a Bates id \(<sid>-<6 digits>, e.g. abcd1234-000042/,
+      ],
+      [
+        'tree',
+        { session: 'cccc-000001' },
+        /^'cccc-000001' is a turn's Bates id, not a session: its session is cccc$/,
+      ],
       ['path', { bates: 'zzzz-000001' }, /no turn zzzz-000001/],
       ['tree', { session: 'nope' }, /no session 'nope'/],
       ['find', { query: '' }, /query is empty/],

@@ -4,7 +4,7 @@ import type { EventPayloads } from '../chain/events.js';
 import type { AuditLog } from '../chain/log.js';
 import { cachedStatement } from '../db/statements.js';
 import { canon, sessionRoot } from '../model/hash.js';
-import { randomId, SID_RE } from '../model/ids.js';
+import { parseBates, randomId, SID_RE } from '../model/ids.js';
 import { SESSION_COLUMNS, type Session, type SessionRow, toSession } from '../model/rows.js';
 import { type SessionSourceInfo, sessionForSource } from '../write/sources.js';
 import { cleanLabel } from '../write/turns.js';
@@ -93,6 +93,10 @@ export function resolveSession(db: Database.Database, x: string): Session {
     );
   }
   if (isArchivedSid(db, x)) throw notFound(`session '${x}' is archived (arborist archive restore ${x})`);
+  // A turn's Bates id where a session was wanted (an agent passing a find hit to tree): say which session it is in.
+  const turn = parseBates(x);
+  if (turn && getSession(db, turn.sid))
+    throw notFound(`'${x}' is a turn's Bates id, not a session: its session is ${turn.sid}`);
   throw notFound(`no session '${x}'`);
 }
 
