@@ -35,7 +35,14 @@ describe('retention (maintain)', () => {
     const x = aged(s);
     const plan = planMaintenance(s, { olderThanMs: 30 * DAY, now: NOW });
     expect(plan.archive.map((a) => a.sid)).toEqual([x.d300.sid, x.d50.sid]);
-    expect(plan.archive[0].why[0]).toContain('older than');
+    // the reason in words, not two raw ISO times ("last activity 2025-08-05T00:00:00.000Z is older than ...")
+    expect(plan.archive.map((a) => a.why)).toEqual([
+      ['no activity for 300 days, more than the 30 days of --older-than'],
+      ['no activity for 50 days, more than the 30 days of --older-than'],
+    ]);
+    expect(planMaintenance(s, { olderThanMs: 90e3, now: NOW }).archive[0].why).toEqual([
+      'no activity for 300 days, more than the 1 minute of --older-than',
+    ]);
     expect(plan.kept.map((k) => [k.sid, k.reasons[0].kind])).toEqual([
       [x.d200.sid, 'entry'],
       [x.d100.sid, 'parent'],

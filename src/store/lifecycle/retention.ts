@@ -85,7 +85,9 @@ export function planMaintenance(shard: Shard, opts: MaintainOptions = {}): Maint
       const why: string[] = [];
       const last = Date.parse(s.last_activity);
       if (ageLimit !== undefined && Number.isFinite(last) && last < ageLimit) {
-        why.push(`last activity ${s.last_activity} is older than ${new Date(ageLimit).toISOString()}`);
+        why.push(
+          `no activity for ${span(nowMs - last)}, more than the ${span(opts.olderThanMs ?? 0)} of --older-than`,
+        );
       }
       if (opts.maxSessions !== undefined && liveCount > opts.maxSessions) {
         why.push(`${liveCount} live sessions, more than the maximum of ${opts.maxSessions}`);
@@ -138,6 +140,25 @@ export function planMaintenance(shard: Shard, opts: MaintainOptions = {}): Maint
 }
 
 /** A size with its unit ("49.2 MiB"), its bytes too when it reads the same as the one it is compared with. */
+/**
+ * A span of time for the reasons, in whole units ("541 days", "12 hours"): the session's line beside it says when it
+ * was last active, so the reason need not repeat two raw ISO times (it did: "... 2025-06-14T10:03:00.000Z is older
+ * than 2026-09-08T08:35:37.182Z").
+ */
+function span(ms: number): string {
+  const units: [number, string][] = [
+    [86400e3, 'day'],
+    [3600e3, 'hour'],
+    [60e3, 'minute'],
+    [1e3, 'second'],
+  ];
+  for (const [size, name] of units) {
+    const n = Math.floor(ms / size);
+    if (n >= 1 || size === 1e3) return `${n} ${name}${n === 1 ? '' : 's'}`;
+  }
+  return '0 seconds';
+}
+
 function sizeOf(bytes: number, other: number): string {
   const s = formatBytes(bytes);
   return s === formatBytes(other) ? `${s} (${thousands(bytes)} bytes)` : s;
