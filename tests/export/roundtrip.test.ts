@@ -383,7 +383,7 @@ describe('export --format json, then import arborist into another shard', () => 
     ]);
     expect(cli(['list', '--db', db, '--json']).json()).toEqual([]);
     const human = cli(['import', 'arborist', file, '--db', db]);
-    expect(human.stdout).toBe('imported 0 turns, 0 new sessions, 1 file, 0 already there, 2 refused\n');
+    expect(human.stdout).toBe('imported 0 turns, 0 already there, 0 new sessions, 1 file, 2 refused\n');
     expect(cli(['verify', '--db', db]).code).toBe(0);
 
     // Once the parent is here, the same file imports exactly: the same ids and hashes.

@@ -104,11 +104,12 @@ describe('arborist import (the real binary)', () => {
     const { dir, db } = setup();
     const one = join(dir, 'session_b.jsonl');
     copyFileSync(join(FIX, 'corpus/claude-code/session_b.jsonl'), one);
+    // the turns already there come right after the turns added: after "9 files" they read as files
     expect(cli(['import', 'claude', one, '--db', db]).stdout).toBe(
-      'imported 2 turns, 1 new session, 1 file, 0 already there\n',
+      'imported 2 turns, 0 already there, 1 new session, 1 file\n',
     );
     expect(cli(['import', 'claude', one, '--db', db]).stdout).toBe(
-      'imported 0 turns, 0 new sessions, 1 file, 2 already there, 1 file unchanged, not read again\n',
+      'imported 0 turns, 2 already there, 0 new sessions, 1 file, 1 file unchanged, not read again\n',
     );
     const bad = join(dir, 'one-bad.jsonl');
     writeFileSync(bad, `${readFileSync(one, 'utf8')}[1]\n`);

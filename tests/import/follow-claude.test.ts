@@ -98,7 +98,7 @@ describe('import claude --follow (the real binary)', () => {
     f.child.kill('SIGINT');
     expect(await exited(f.child)).toBe(0);
     expect(f.out()).toContain(
-      'imported 1 turn, 0 new sessions, 1 file, 1 already there, 1 unfinished, waiting\n',
+      'imported 1 turn, 1 already there, 0 new sessions, 1 file, 1 unfinished, waiting\n',
     );
   }, 30_000);
 
@@ -143,6 +143,6 @@ describe('import claude --follow (the real binary)', () => {
     await until(() => questions(db).includes('third question'), 3000);
     f.child.kill('SIGINT');
     expect(await exited(f.child)).toBe(0);
-    expect(f.out()).toContain('imported 3 turns, 1 new session, 1 file, 0 already there\n');
+    expect(f.out()).toContain('imported 3 turns, 0 already there, 1 new session, 1 file\n');
   }, 40_000);
 });

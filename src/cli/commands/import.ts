@@ -81,11 +81,12 @@ function printSummary(ctx: Context, s: ImportSummary, source = ''): void {
   const n = (x: number) => x.toLocaleString('en-US');
   // "1 file", not "1 files": the noun agrees with its number.
   const of = (x: number, one: string, many: string) => `${n(x)} ${x === 1 ? one : many}`;
+  // The turns already there right after the turns added: after the files' count they read as files.
   const parts = [
     `imported ${c.bold(n(s.turns_added))} ${s.turns_added === 1 ? 'turn' : 'turns'}`,
+    `${n(s.turns_skipped)} already there`,
     of(s.sessions, 'new session', 'new sessions'),
     of(s.files, 'file', 'files'),
-    `${n(s.turns_skipped)} already there`,
   ];
   if (s.files_unchanged > 0)
     parts.push(`${of(s.files_unchanged, 'file', 'files')} unchanged, not read again`);
