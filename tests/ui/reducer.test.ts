@@ -318,6 +318,33 @@ describe('shard events', () => {
     expect(d.selKey).toBe('s:new1');
   });
 
+  it('the sessions the first import wrote last, loaded after it ended, still take an unmoved cursor to the top', () => {
+    const d = new Driver();
+    d.send({ type: 'sessions', sessions: [] });
+    d.state = { ...d.state, histories: [{ kind: 'claude', label: 'Claude Code', path: '/h', files: 3 }] };
+    d.key('i');
+    const row = (sid: string) => ({ sid, label: sid, created_at: '', n_nodes: 1 });
+    d.send({ type: 'sessions', sessions: [row('cc2'), row('cc1')] });
+    expect(d.selKey).toBe('s:cc2');
+    // the last sources' sessions (newer ones) arrive with the reload that the import's end asks for
+    expect(d.send({ type: 'historiesImported', turns: 9, problems: 0, failed: null })).toContainEqual({
+      type: 'loadSessions',
+    });
+    d.send({ type: 'sessions', sessions: [row('pi1'), row('cc2'), row('cc1')] });
+    expect(d.selKey).toBe('s:pi1');
+    expect(d.state.sel).toBe(0);
+    // a cursor moved during the import stays on its session
+    const m = new Driver();
+    m.send({ type: 'sessions', sessions: [] });
+    m.state = { ...m.state, histories: [{ kind: 'claude', label: 'Claude Code', path: '/h', files: 3 }] };
+    m.key('i');
+    m.send({ type: 'sessions', sessions: [row('cc2'), row('cc1')] });
+    m.key('j');
+    m.send({ type: 'historiesImported', turns: 9, problems: 0, failed: null });
+    m.send({ type: 'sessions', sessions: [row('pi1'), row('cc2'), row('cc1')] });
+    expect(m.selKey).toBe('s:cc1');
+  });
+
   it('the first start’s import shows how far it is while it runs, and nothing after it ended', () => {
     const d = new Driver();
     d.send({ type: 'sessions', sessions: [] });

@@ -103,6 +103,9 @@ function step(s: State, a: Action): Result {
       return [
         {
           ...s,
+          // The sessions the import wrote last come with the reload below, after it ended: a cursor nobody moved
+          // goes on following the newest session (tree/update.ts onSessions) rather than staying on a lower row.
+          ...(s.sel === 0 && importing(s) ? { selKey: null } : {}),
           busy: null,
           message: a.failed
             ? msg(s, `import failed: ${a.failed}`, 'error')
