@@ -1,3 +1,4 @@
+import { closest } from '../text/suggest.js';
 /**
  * The commands of the line-mode REPL (`arborist session`: `/cd BATES`) and of the browser's command line (`:cd
  * BATES`), declared once: name, argument, one line of help. Both parse a line with parseCommandLine, complete it
@@ -129,7 +130,11 @@ export function parseCommandLine(line: string, mode: CommandMode): ParsedLine {
 /** One line saying a command is not known, naming the way to the list. */
 export function unknownCommand(name: string, mode: CommandMode): string {
   const p = commandPrefix(mode);
-  return `unknown command '${p}${name}' (${p}help lists the commands)`;
+  const names = (COMMANDS as readonly CommandDef[])
+    .filter((c) => mode === 'repl' || c.notInBrowser === undefined)
+    .map((c) => c.name);
+  const near = closest(name, names);
+  return `unknown command '${p}${name}' (${near === undefined ? '' : `did you mean ${p}${near}? `}${p}help lists the commands)`;
 }
 
 /** The commands a mode can run, as [usage, help] rows, in table order: the REPL's /help and the browser's help. */

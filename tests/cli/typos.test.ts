@@ -18,6 +18,10 @@ describe('typos', () => {
       [['--db', db, 'lsit'], "unknown command 'lsit' (did you mean 'list'? see arborist --help)"],
       [['xyzzy'], "unknown command 'xyzzy' (see arborist --help)"],
       [['help', 'nosuch'], "unknown command 'nosuch' (see arborist --help)"],
+      [
+        ['import', 'claud'],
+        "unknown source 'claud' (did you mean claude? claude, openclaw, llm, codex, gemini, copilot, opencode, pi, aider, arborist)",
+      ],
     ];
     for (const [args, line] of cases) {
       const r = cli(args, { env: { ARBORIST_DB: db } });

@@ -99,6 +99,14 @@ describe('parseCommandLine', () => {
       "unknown command '/frobnicate' (/help lists the commands)",
     );
     expect(unknownCommand('x', 'browser')).toBe("unknown command ':x' (:help lists the commands)");
+    // a typo names the command it most likely meant, among those of its mode (no /export in the browser)
+    expect(unknownCommand('brnaches', 'repl')).toBe(
+      "unknown command '/brnaches' (did you mean /branches? /help lists the commands)",
+    );
+    expect(unknownCommand('exprot', 'repl')).toBe(
+      "unknown command '/exprot' (did you mean /export? /help lists the commands)",
+    );
+    expect(unknownCommand('exprot', 'browser')).toBe("unknown command ':exprot' (:help lists the commands)");
     expect(parseCommandLine('/cd', 'repl')).toEqual({
       kind: 'bad',
       name: 'cd',

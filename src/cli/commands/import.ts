@@ -5,6 +5,7 @@ import type { ImportProblem } from '../../import/model.js';
 import { findHistories } from '../../import/offer.js';
 import { emptyImportSummary, type ImportSummary, type Progress, runImport } from '../../import/run.js';
 import { ArboristError } from '../../store/index.js';
+import { closest } from '../../text/suggest.js';
 import { flag, usageError } from '../args.js';
 import type { Command } from '../command.js';
 import type { Context } from '../context.js';
@@ -141,7 +142,9 @@ export const importCmd: Command = {
           'usage',
           `unknown source '${oneLine(kind)}': give the source before the path (arborist import claude ${oneLine(kind)}); sources: ${sources}`,
         );
-      throw new ArboristError('usage', `unknown source '${oneLine(kind)}' (${sources})`);
+      const near = closest(kind, READER_KINDS);
+      const hint = near === undefined ? '' : `did you mean ${near}? `;
+      throw new ArboristError('usage', `unknown source '${oneLine(kind)}' (${hint}${sources})`);
     }
     // A source with no place of its own (an export, aider's per-project files): nothing to look for, say what to give.
     if (paths.length === 0 && !SOURCES[reader.kind].findable)
