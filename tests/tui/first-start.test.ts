@@ -40,7 +40,7 @@ describe('the first start on an empty shard', () => {
       cpSync(join(CORPUS, f), join(claude, f));
     const db = join(dir, 'sessions.db');
     const t = await start({ db, cols: 100, rows: 30, env: { HOME: dir, OPENCLAW_STATE_DIR: state } });
-    await t.waitFor(/OpenClaw: 5 files in/);
+    await t.waitFor(/OpenClaw: +5 files in/);
     await t.waitFor(/Claude Code: 2 files in/);
     t.press('i');
     // both agents' turns in one import: the Claude Code transcripts' and OpenClaw's 11

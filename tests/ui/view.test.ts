@@ -127,7 +127,10 @@ describe('the frame', () => {
     const lines = view(s).lines();
     const row = (what: string) => lines.find((l) => l.includes(what)) ?? '';
     expect(row('Claude Code:')).toMatch(/│ +Claude Code: 5 files in …\S*\/\.claude\/projects +│/);
-    expect(row('OpenCode:')).toMatch(/│ +OpenCode: 1 file in …\S*\/\.local\/share\/opencode +│/);
+    expect(row('OpenCode:')).toMatch(/│ +OpenCode: +1 file +in …\S*\/\.local\/share\/opencode +│/);
+    // a table: the names start in one column, and so do the counts and the paths (they were centred line by line)
+    for (const part of [/Claude Code|OpenCode/, /\d file/, / in /])
+      expect(row('Claude Code:').search(part), String(part)).toBe(row('OpenCode:').search(part));
     for (const l of lines) expect(displayWidth(l)).toBe(60);
   });
 

@@ -117,11 +117,19 @@ export function drawEmpty(f: Frame, s: State): void {
   // Two columns of margin inside the box; a line wider than that is cut with … (a path keeps its tail).
   const room = Math.max(1, s.cols - 2 - 4);
   let lines = ['This shard is empty.'];
+  // The histories are a table (names, counts and paths in columns), centred as one block: centred line by line,
+  // their ragged starts and ends read as a poem, not a list.
+  let table = { from: 0, to: 0 };
   if (s.busy) lines.push(s.busy);
   else if (s.histories.length > 0) {
     lines.push('');
+    const labelW = Math.max(...s.histories.map((h) => displayWidth(h.label) + 1));
+    const countW = Math.max(...s.histories.map((h) => String(h.files).length));
+    table = { from: lines.length, to: lines.length + s.histories.length };
     for (const h of s.histories) {
-      const head = `${h.label}: ${h.files} ${h.files === 1 ? 'file' : 'files'} in `;
+      const label = `${h.label}:`;
+      const count = `${String(h.files).padStart(countW)} ${h.files === 1 ? 'file ' : 'files'}`;
+      const head = `${label}${' '.repeat(labelW - displayWidth(label))} ${count} in `;
       const left = room - displayWidth(head);
       lines.push(left >= 12 ? head + truncateLeft(oneLine(h.path), left) : head + oneLine(h.path));
     }
@@ -137,8 +145,9 @@ export function drawEmpty(f: Frame, s: State): void {
   const r = centred(s, w, lines.length + 4);
   f.fill(r.x, r.y, r.w, r.h, Style.overlay);
   f.box(r.x, r.y, r.w, r.h, Style.overlayBorder, 'arborist', Style.titleFocus);
+  const tableW = Math.max(0, ...lines.slice(table.from, table.to).map(displayWidth));
   lines.forEach((l, i) => {
-    const lw = displayWidth(l);
+    const lw = i >= table.from && i < table.to ? tableW : displayWidth(l);
     f.text(
       r.x + Math.max(1, Math.floor((r.w - lw) / 2)),
       r.y + 2 + i,
