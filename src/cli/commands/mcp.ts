@@ -7,6 +7,12 @@ const USAGE = 'arborist mcp [--db PATH]';
 /** Serves until the client closes stdin; the shard is found as every command finds it (--db, $ARBORIST_DB...). */
 export async function runMcp(p: Parsed, dbPath: string): Promise<number> {
   exactPositionals(p, 0, USAGE);
+  // Run by hand at a terminal it waited on a blank screen, as if hung: say what it is (stderr; stdout is the
+  // protocol's). An agent starts it with pipes and never sees this.
+  if (process.stdin.isTTY)
+    process.stderr.write(
+      'arborist mcp: an MCP server on stdin/stdout, for an agent to start (set-up: docs/mcp.md); waiting for JSON-RPC lines, Ctrl-D ends\n',
+    );
   await serveStdio(dbPath);
   return 0;
 }
