@@ -15,6 +15,8 @@ interface CursorBody {
   t: string;
   k: string;
   o: number;
+  /** The last item given, for a list that grows at its head while it is paged (list: [created_at, sid]). */
+  a?: [string, string];
 }
 
 /** A short digest of a call's arguments (without the cursor): the key a cursor must match. */
@@ -27,18 +29,31 @@ function argsKey(args: Record<string, unknown>): string {
   return createHash('sha256').update(JSON.stringify(sorted)).digest('base64url').slice(0, 12);
 }
 
-export function makeCursor(tool: string, args: Record<string, unknown>, offset: number): string {
-  const body: CursorBody = { t: tool, k: argsKey(args), o: offset };
+export function makeCursor(
+  tool: string,
+  args: Record<string, unknown>,
+  offset: number,
+  anchor?: [string, string],
+): string {
+  const body: CursorBody = { t: tool, k: argsKey(args), o: offset, ...(anchor ? { a: anchor } : {}) };
   return Buffer.from(JSON.stringify(body)).toString('base64url');
 }
 
 /** Where a call goes on from: 0 without a cursor; a cursor this tool did not give for these arguments is refused. */
 export function cursorOffset(tool: string, args: Record<string, unknown> & { cursor?: string }): number {
+  return cursorAt(tool, args).offset;
+}
+
+/** cursorOffset, with the last item the previous page gave when its cursor names one. */
+export function cursorAt(
+  tool: string,
+  args: Record<string, unknown> & { cursor?: string },
+): { offset: number; anchor?: [string, string] } {
   const c = args.cursor;
-  if (c === undefined) return 0;
+  if (c === undefined) return { offset: 0 };
   let body: Partial<CursorBody> | undefined;
   try {
-    if (/^[A-Za-z0-9_-]{1,200}$/.test(c)) body = JSON.parse(Buffer.from(c, 'base64url').toString('utf8'));
+    if (/^[A-Za-z0-9_-]{1,400}$/.test(c)) body = JSON.parse(Buffer.from(c, 'base64url').toString('utf8'));
   } catch {
     body = undefined;
   }
@@ -48,7 +63,9 @@ export function cursorOffset(tool: string, args: Record<string, unknown> & { cur
     typeof body.t !== 'string' ||
     typeof body.k !== 'string' ||
     !Number.isSafeInteger(body.o) ||
-    (body.o as number) < 0
+    (body.o as number) < 0 ||
+    (body.a !== undefined &&
+      !(Array.isArray(body.a) && body.a.length === 2 && body.a.every((x) => typeof x === 'string')))
   )
     throw new ArboristError(
       'usage',
@@ -64,7 +81,7 @@ export function cursorOffset(tool: string, args: Record<string, unknown> & { cur
       'usage',
       'cursor was given for other arguments: repeat the call that returned it with the same arguments',
     );
-  return body.o as number;
+  return { offset: body.o as number, ...(body.a ? { anchor: body.a } : {}) };
 }
 
 export function jsonBytes(value: unknown): number {

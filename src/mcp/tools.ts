@@ -8,7 +8,7 @@ import {
   type TurnNode,
 } from '../store/index.js';
 import { oneLine, stripControls } from '../text/sanitize.js';
-import { BUDGET_BYTES, cursorOffset, jsonBytes, makeCursor, takePage } from './page.js';
+import { BUDGET_BYTES, cursorAt, cursorOffset, jsonBytes, makeCursor, takePage } from './page.js';
 
 /**
  * What each MCP tool does with the shard, without the protocol: plain arguments in, a plain JSON-able value out, an
@@ -325,11 +325,17 @@ export function tree(shard: Shard, args: TreeArgs) {
   };
 }
 
-/** Sessions, newest first: agent, project, title and first question, so an agent can pick one to open. */
+/**
+ * Sessions, newest first: agent, project, title and first question, so an agent can pick one to open. A next page
+ * goes on after the last session given (its cursor names it), not after a count: sessions a keeper writes while an
+ * agent pages would otherwise push the ones already given onto the next page again.
+ */
 export function list(shard: Shard, args: ListArgs) {
   const limit = pageOf(args.limit, 20, 100);
-  const offset = cursorOffset('list', { ...args });
-  const rows = shard.newestSessions(offset + limit + 1).slice(offset);
+  const { offset, anchor } = cursorAt('list', { ...args });
+  const rows = anchor
+    ? shard.newestSessions(limit + 1, { created_at: anchor[0], sid: anchor[1] })
+    : shard.newestSessions(offset + limit + 1).slice(offset);
   const sids = rows.map((r) => r.sid);
   const origins = shard.sessionOriginsOf(sids);
   const firsts = new Map(shard.firstQuestions(sids, LINE_CHARS));
@@ -345,12 +351,15 @@ export function list(shard: Shard, args: ListArgs) {
     };
   });
   const { page, next } = takePage(items, 0, limit, 300);
-  const after = offset + (next ?? page.length);
+  const given = next ?? page.length;
+  const last = rows[given - 1];
   return {
     sessions_total: shard.sessionCount(),
     from: offset,
     sessions: page,
-    ...(after < offset + rows.length ? { next_cursor: makeCursor('list', { ...args }, after) } : {}),
+    ...(given < rows.length && last
+      ? { next_cursor: makeCursor('list', { ...args }, offset + given, [last.created_at, last.sid]) }
+      : {}),
   };
 }
 

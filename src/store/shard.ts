@@ -507,9 +507,9 @@ export class Shard {
     return sessionSummaries(this.db);
   }
 
-  /** The `limit` newest sessions: the first rows of sessionSummaries, without reading the others. */
-  newestSessions(limit: number): SessionListing[] {
-    return newestSessions(this.db, limit);
+  /** The `limit` newest sessions (after `before` in that order): rows of sessionSummaries, without the others. */
+  newestSessions(limit: number, before?: { created_at: string; sid: string }): SessionListing[] {
+    return newestSessions(this.db, limit, before);
   }
 
   /** How many live sessions there are. */

@@ -15,6 +15,9 @@ const BY_SID = `SELECT ${SESSION_COLUMNS} FROM sessions WHERE sid = ?`;
 const BY_LABEL = `SELECT ${SESSION_COLUMNS} FROM sessions WHERE label = ?`;
 const ALL = `SELECT ${SESSION_COLUMNS} FROM sessions ORDER BY created_at, sid`;
 const SUMMARIES = 'SELECT sid, label, created_at, n_nodes FROM sessions ORDER BY created_at DESC, sid DESC';
+/** The same order from a place in it on: what a page of it that ended at (created_at, sid) is followed by. */
+const SUMMARIES_BEFORE =
+  'SELECT sid, label, created_at, n_nodes FROM sessions WHERE (created_at, sid) < (?, ?) ORDER BY created_at DESC, sid DESC LIMIT ?';
 const ARCHIVED_SID = 'SELECT 1 FROM session_archives WHERE sid = ?';
 
 export function getSession(db: Database.Database, sid: string): Session | undefined {
@@ -42,9 +45,16 @@ export function sessionSummaries(db: Database.Database): SessionListing[] {
 /**
  * The `limit` newest sessions, in the order of sessionSummaries (its first rows): what a browser's first screen
  * shows before the rest is read. A walk of the sessions_newest index from its end, not a sort of every session.
+ * With `before`, the ones after that session in the order (a next page that sessions made meanwhile do not shift).
  */
-export function newestSessions(db: Database.Database, limit: number): SessionListing[] {
-  return cachedStatement(db, `${SUMMARIES} LIMIT ?`).all(Math.max(0, Math.floor(limit))) as SessionListing[];
+export function newestSessions(
+  db: Database.Database,
+  limit: number,
+  before?: { created_at: string; sid: string },
+): SessionListing[] {
+  const n = Math.max(0, Math.floor(limit));
+  if (before === undefined) return cachedStatement(db, `${SUMMARIES} LIMIT ?`).all(n) as SessionListing[];
+  return cachedStatement(db, SUMMARIES_BEFORE).all(before.created_at, before.sid, n) as SessionListing[];
 }
 
 /** How many live sessions there are. */
