@@ -90,6 +90,18 @@ describe('arborist find with filters', () => {
     const unknown = cli(['find', 'lifetime', 'colour:red', '--db', db]);
     expect(unknown.code).toBe(0);
     expect(unknown.stderr).toMatch(/unknown filter 'colour:' \(searched as text/);
+    // a range no day is in: said, exit 2 (it was "no turns match (searched the turns in the dates asked)", exit 0)
+    for (const range of [
+      ['after:2026-08', 'before:2026-01'],
+      ['after:2026-11-01', 'before:2026-11-01'],
+    ]) {
+      const empty = cli(['find', 'lifetime', ...range, '--db', db]);
+      expect(empty.code, range.join(' ')).toBe(2);
+      expect(empty.stderr, range.join(' ')).toMatch(
+        /^arborist: after:\S+ is not before before:\S+: no day is in both\n$/,
+      );
+    }
+    expect(cli(['find', 'lifetime', 'after:2026-10', 'before:2026-12', '--db', db]).code).toBe(0);
   });
 
   it('"searched N turns" counts the turns the filters leave, and gives no number a date filter would make wrong', () => {

@@ -98,6 +98,11 @@ export function parseQuery(query: string): ParsedQuery {
         endsInWord = true;
     }
   }
+  // A range no day is in finds nothing for certain: said, not searched (it read as "no turns match").
+  if (filters.after !== undefined && filters.before !== undefined && filters.after >= filters.before) {
+    problems.push(`after:${filters.after} is not before before:${filters.before}: no day is in both`);
+    invalid = true;
+  }
   return { text: words.join('').trim(), filters, problems, invalid, endsInWord };
 }
 
