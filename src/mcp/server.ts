@@ -199,7 +199,8 @@ export async function createServer(dbPath: string): Promise<{ server: McpServer;
     {
       title: "A session's turns as a tree",
       description:
-        "A session's turns depth-first, each with its depth inside the session (0 = top), Bates id, time, question " +
+        "A session's title, agent and project, and its turns depth-first, each with its depth inside the session " +
+        '(0 = top), Bates id, time, question ' +
         'and number of children (2 or more: the conversation branched there). other_session marks a child that ' +
         'forked into another session.',
       inputSchema: {

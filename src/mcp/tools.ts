@@ -315,9 +315,13 @@ export function tree(shard: Shard, args: TreeArgs) {
   }));
   const { page, next } = takePage(items, 0, limit, 300);
   const after = offset + (next ?? page.length);
+  // The session's title as list gives it (its label, else its agent's own title): an imported session has no label.
+  const source = shard.sourceOfSession(s.sid);
   return {
     sid: s.sid,
     label: s.label === null ? null : line(s.label),
+    title: line(s.label ?? source?.info.title ?? null) || null,
+    ...origin(source),
     turns: outline.length,
     from: offset,
     tree: page,

@@ -34,7 +34,11 @@ function shard(): string {
   const s = Shard.open(db);
   s.createSession({
     sid: 'cccc',
-    source: { source: 'claude', source_session: 'C1', info: { cwd: '/home/ana/shop', project: 'shop' } },
+    source: {
+      source: 'claude',
+      source_session: 'C1',
+      info: { cwd: '/home/ana/shop', project: 'shop', title: 'Cart expiry' },
+    },
   });
   s.createSession({
     sid: 'xxxx',
@@ -120,6 +124,9 @@ describe('arborist mcp', () => {
     const path = await ok(c, 'path', { bates });
     expect(path.turns.map((t: Json) => t.bates)).toEqual(['cccc-000001', bates]);
     const tree = await ok(c, 'tree', { session: 'cccc' });
+    // an imported session has no label: its title, agent and project are said as list says them
+    expect(tree).toMatchObject({ sid: 'cccc', label: null, title: 'Cart expiry', agent: 'claude' });
+    expect(tree.title).toBe((await ok(c, 'list')).sessions.find((x: Json) => x.sid === 'cccc').title);
     expect(tree.tree.map((t: Json) => [t.bates, t.depth])).toEqual([
       ['cccc-000001', 0],
       [bates, 1],
