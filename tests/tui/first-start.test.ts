@@ -19,6 +19,8 @@ describe('the first start on an empty shard', () => {
     const t = await start({ db, cols: 100, rows: 30, env: { HOME: dir, OPENCLAW_STATE_DIR: state } });
     await t.waitFor('This shard is empty.');
     await t.waitFor(/OpenClaw: 5 files in/);
+    // the home folder as ~ (it showed the whole /tmp/arb-first-.../openclaw)
+    expect(t.screen()).toContain('OpenClaw: 5 files in ~/openclaw');
     expect(t.screen()).toMatch(/Press i to import it, d for a demo, q to quit/);
     t.press('i');
     await t.waitFor(/imported 11 turns/, 20_000);

@@ -98,6 +98,8 @@ export async function runTui(opts: TuiOptions): Promise<number> {
   try {
     histories =
       typeof opts.histories === 'function' ? (shard.isEmpty() ? await opts.histories() : []) : opts.histories;
+    // Shown, not used: the import runs every source's own default paths. `~/.codex` reads at a glance.
+    histories = histories?.map((h) => ({ ...h, path: tildePath(h.path) }));
   } catch (e) {
     shard.close();
     throw e;
