@@ -142,11 +142,13 @@ export function wrap(text: string, width: number): string[] {
     }
     let rest = para;
     while (rest !== '') {
-      if (displayWidth(rest) <= w) {
+      // fitWidth scans only as far as a line: asking the whole rest's width first made a 1 MB line quadratic (a
+      // pasted log as a question froze the browser for minutes).
+      const { text: head } = fitWidth(rest, w);
+      if (head.length === rest.length) {
         out.push(rest);
         break;
       }
-      const { text: head } = fitWidth(rest, w);
       if (head === '') {
         // A character wider than the line (width 1 with a wide char): take it anyway so we always progress.
         const cp = rest.codePointAt(0)!;

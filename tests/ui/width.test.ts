@@ -50,6 +50,21 @@ describe('display width', () => {
     expect(wrap('日', 1)).toEqual(['日']);
   });
 
+  it('wraps a 1 MB line in linear time, into the lines it always gave', () => {
+    // Each line cut off asked the width of the whole rest first: quadratic, ~20 s for this line (the browser froze).
+    const unit = 'lorem ipsum dolor 日本語 sit amet, consectetur adipiscing elit 😀 ';
+    const line = unit.repeat(Math.ceil(1_000_000 / unit.length));
+    const t0 = performance.now();
+    const lines = wrap(line, 72);
+    expect(performance.now() - t0).toBeLessThan(1500);
+    // the same lines as wrapping each repeat of a short prefix, so the cut places did not move
+    const few = unit.repeat(40);
+    expect(lines.slice(0, 20)).toEqual(wrap(few, 72).slice(0, 20));
+    for (const l of lines) expect(displayWidth(l)).toBeLessThanOrEqual(72);
+    // nothing lost or added but the spaces at the breaks
+    expect(lines.join('').replace(/ /g, '')).toBe(line.replace(/ /g, ''));
+  });
+
   it('breaks CJK text between its characters, not only at spaces, and never before a closing mark', () => {
     // A real Copilot CLI answer (tests/import/fixtures/copilot/legacy): it broke at the one space around "80-95%",
     // leaving a row half empty, then hard-broke a row so that "。" began the next one alone.
