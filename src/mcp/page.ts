@@ -19,9 +19,13 @@ interface CursorBody {
   a?: [string, string];
 }
 
-/** A short digest of a call's arguments (without the cursor): the key a cursor must match. */
+/**
+ * A short digest of a call's arguments (without the cursor and the page size): the key a cursor must match. The
+ * limit is left out: a page goes on from where the last one stopped whatever its size, and an agent that wants more
+ * a page next time was refused ("given for other arguments").
+ */
 function argsKey(args: Record<string, unknown>): string {
-  const { cursor: _cursor, ...rest } = args;
+  const { cursor: _cursor, limit: _limit, ...rest } = args;
   const sorted = Object.keys(rest)
     .filter((k) => rest[k] !== undefined)
     .sort()

@@ -108,7 +108,7 @@ export async function createServer(dbPath: string): Promise<{ server: McpServer;
     .string()
     .max(400, 'cursor is not one this server gave')
     .optional()
-    .describe('next_cursor from the previous result of the same call, for the next page');
+    .describe('next_cursor from the previous result of the same call, for the next page (limit may change)');
   const limit = (dflt: number, max: number) =>
     z.number().int().min(1).max(max).optional().describe(`Items per page (default ${dflt}, at most ${max})`);
 

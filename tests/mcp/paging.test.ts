@@ -37,4 +37,19 @@ describe('arborist mcp: list while sessions are added', () => {
     const after = await ok(c, 'list', { limit: 2, cursor: second.next_cursor });
     expect(after.sessions.map((x: Json) => x.sid)).toEqual(['s111', 'old0']);
   });
+
+  it('a next page may be of another size: the cursor holds the place, not the page size', async () => {
+    const db = tempDb();
+    const s = Shard.open(db);
+    for (let i = 1; i <= 9; i++) s.addTurn({ question: `needle ${i}`, answer_text: 'a' });
+    s.close();
+    const c = await connect(db);
+    const first = await ok(c, 'find', { query: 'needle', limit: 2 });
+    const more = await ok(c, 'find', { query: 'needle', limit: 5, cursor: first.next_cursor });
+    expect(more.hits).toHaveLength(5);
+    const seen = [...first.hits, ...more.hits].map((h: Json) => h.bates);
+    expect(new Set(seen).size).toBe(7);
+    const rest = await ok(c, 'list', { limit: 100, cursor: (await ok(c, 'list', { limit: 3 })).next_cursor });
+    expect(rest.sessions).toHaveLength(6);
+  });
 });
