@@ -5,6 +5,7 @@ import type { Command } from '../command.js';
 import type { Context } from '../context.js';
 import { oneLine, printJson, stripControls, table, truncate } from '../output.js';
 import { sessionLine, turnJson, when } from './format.js';
+import { originOf } from './read.js';
 
 /** `arborist archive`: the archive tier (docs/sessions.md). One command that dispatches on its first word. */
 
@@ -27,7 +28,11 @@ function printArchivedTurns(ctx: Context, nodes: TurnNode[]): void {
 
 function archiveList(ctx: Context, rest: string[]): number {
   if (rest.length > 0) throw usageError('arborist archive list');
-  const rows = listArchives(ctx.readable());
+  const shard = ctx.readable();
+  const rows = listArchives(shard);
+  // Which session to restore is told by its agent and title, as in `list`: an imported one has no label (the
+  // column was empty for all of them).
+  const origins = ctx.out.json ? undefined : shard.sessionOriginsOf(rows.map((a) => a.sid));
   if (ctx.out.json) printJson(ctx.out, rows);
   else if (rows.length === 0) ctx.out.out('no archived sessions\n');
   else
@@ -35,13 +40,14 @@ function archiveList(ctx: Context, rest: string[]): number {
       `${table(
         rows.map((a) => [
           a.sid,
-          truncate(oneLine(a.label ?? ''), 30),
+          originOf(origins?.get(a.sid)).agent,
+          truncate(oneLine(a.label ?? originOf(origins?.get(a.sid)).title ?? ''), 40),
           String(a.n_nodes),
           a.reason,
           when(a.archived_at),
           formatBytes(a.stored_bytes),
         ]),
-        ['SID', 'LABEL', 'TURNS', 'REASON', 'ARCHIVED', 'STORED'],
+        ['SID', 'AGENT', 'LABEL', 'TURNS', 'REASON', 'ARCHIVED', 'STORED'],
       )}\n`,
     );
   return 0;

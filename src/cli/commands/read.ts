@@ -60,7 +60,7 @@ export const listCmd: Command = {
  * A session's agent (the source it was imported from, `arborist` for one asked here), its project (the working
  * directory the source recorded, else its own name for it: projectOf) and the source's own title for it.
  */
-function originOf(o: SessionSource | undefined): {
+export function originOf(o: SessionSource | undefined): {
   agent: string;
   project: string | null;
   title: string | null;
