@@ -296,7 +296,10 @@ describe('arborist keep', () => {
         ` · \\d+ turns? created today · keeper ${k.child.pid}, \\d+ turns? kept today( \\(1 archived\\))?\n$`,
       ),
     );
-    expect(cli(['keep', '--status'], { env: h.env }).stdout).toMatch(/^keeper running \(pid \d+, since /);
+    // times as every other command shows them, not raw ISO strings
+    expect(cli(['keep', '--status'], { env: h.env }).stdout).toMatch(
+      /^keeper running \(pid \d+, since \d{4}-\d\d-\d\d \d\d:\d\d (UTC|[+-]\d\d:\d\d)\) on .*\nlast import: \d{4}-\d\d-\d\d \d\d:\d\d (UTC|[+-]\d\d:\d\d) · \d+ turns? kept today\b/,
+    );
 
     expect(await stop(k)).toBe(0);
     expect(cli(['keep', '--status', '--json'], { env: h.env }).json()).toMatchObject({

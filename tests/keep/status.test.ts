@@ -128,7 +128,8 @@ describe('arborist keep --status', () => {
       const st = cli(['keep', '--status', '--json'], { env: h.env }).json();
       expect(st.trouble).toMatch(/is locked by another process/);
       expect(cli(['keep', '--status'], { env: h.env }).stdout).toMatch(
-        /\ncannot write the shard since \d{4}-\d\d-\d\dT[\d:.]+Z \(tried again each second\): .*is locked by another process.*\n/,
+        // the time as every other command shows one (it was the raw 2026-12-07T09:15:27.975Z)
+        /\ncannot write the shard since \d{4}-\d\d-\d\d \d\d:\d\d (UTC|[+-]\d\d:\d\d) \(tried again each second\): .*is locked by another process.*\n/,
       );
     } finally {
       blocker.exec('COMMIT');

@@ -7,6 +7,7 @@ import { exactPositionals, flag, only, parseDuration, positiveInt, str } from '.
 import type { Command } from '../command.js';
 import type { Context } from '../context.js';
 import { oneLine, printJson } from '../output.js';
+import { when } from './format.js';
 
 /** `arborist keep`: the keeper (docs/keep.md). */
 
@@ -125,7 +126,7 @@ async function keep(
     if (err instanceof LockHeld)
       throw new ArboristError(
         'busy',
-        `a keeper already runs on ${ctx.dbPath} (pid ${err.lock.pid}, since ${err.lock.started}); ` +
+        `a keeper already runs on ${ctx.dbPath} (pid ${err.lock.pid}, since ${when(err.lock.started)}); ` +
           '`arborist keep --status` says what it does',
       );
     throw err;
@@ -160,7 +161,7 @@ function showStatus(ctx: Context): number {
     return 0;
   }
   const lines: string[] = [];
-  if (s.running) lines.push(`keeper running (pid ${s.pid}, since ${s.since}) on ${ctx.dbPath}`);
+  if (s.running) lines.push(`keeper running (pid ${s.pid}, since ${when(s.since ?? '?')}) on ${ctx.dbPath}`);
   else if (s.stale)
     lines.push(
       `no keeper running on ${ctx.dbPath} (pid ${s.pid} left its lock behind; the next keeper takes it)`,
@@ -168,9 +169,11 @@ function showStatus(ctx: Context): number {
   else lines.push(`no keeper running on ${ctx.dbPath} (\`arborist keep\` or \`arborist keep --install\`)`);
   if (s.trouble !== null)
     lines.push(
-      `cannot write the shard since ${s.trouble_since ?? '?'} (tried again each second): ${oneLine(s.trouble)}`,
+      `cannot write the shard since ${when(s.trouble_since ?? '?')} (tried again each second): ${oneLine(s.trouble)}`,
     );
-  lines.push(`last import: ${s.last_import ?? 'none'} · ${keptToday(s.turns_today, s.turns_today_archived)}`);
+  lines.push(
+    `last import: ${s.last_import ? when(s.last_import) : 'none'} · ${keptToday(s.turns_today, s.turns_today_archived)}`,
+  );
   if (s.turns_waiting > 0) {
     const quiet = s.settle_ms === null ? '--settle' : settleWords(s.settle_ms);
     const one = s.turns_waiting === 1;
