@@ -9,7 +9,7 @@ import { tempDb } from '../support/tmp.js';
  * as `arborist list` does.
  */
 describe('archive list', () => {
-  it("names each archived session's agent and title", () => {
+  it("names each archived session's agent and title; show says when in the CLI's way", () => {
     const db = tempDb();
     const s = Shard.open(db);
     const sid = s.createSession({
@@ -28,5 +28,9 @@ describe('archive list', () => {
     const [head, row] = r.stdout.split('\n');
     expect(head).toMatch(/^SID +AGENT +LABEL +TURNS +REASON/);
     expect(row).toMatch(new RegExp(`^${sid} +claude +Cart expiry +1 +retention `));
+    // archive show gives the time as every command does (it printed the raw ISO string)
+    expect(cli(['archive', 'show', sid, '--db', db]).stdout).toMatch(
+      /\narchived +\d{4}-\d\d-\d\d \d\d:\d\d (UTC|[+-]\d\d:\d\d) \(retention\)\n/,
+    );
   });
 });

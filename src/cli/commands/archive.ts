@@ -63,7 +63,7 @@ function archiveShow(ctx: Context, rest: string[]): number {
   const row = (k: string, v: string) => ctx.out.out(`${c.dim(k.padEnd(10))} ${v}\n`);
   row('session', a.sid);
   if (a.label) row('label', stripControls(oneLine(a.label)));
-  row('archived', `${a.archived_at} (${a.reason})`);
+  row('archived', `${when(a.archived_at)} (${a.reason})`);
   for (const w of a.why) row('why', oneLine(w));
   row('turns', String(a.n_nodes));
   row('root', a.session.session_root);
