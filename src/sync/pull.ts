@@ -8,7 +8,7 @@ import {
   type TurnContent,
 } from '../store/index.js';
 import { oneLine } from '../text/sanitize.js';
-import { heldHere, isCopyOrigin, madeBy } from './copies.js';
+import { heldBackLine, heldHere, isCopyOrigin, madeBy } from './copies.js';
 import { forEachChange, isAncestor, ObjectTooBig, readObjects, type TreeChange } from './git.js';
 import {
   chunkOf,
@@ -143,11 +143,6 @@ export async function planHost(
     plan.problems.push(`host ${host}'s ${e.message}; nothing of ${host} imported`);
     return plan;
   }
-}
-
-/** The line that says a session of a host's branch was held back, and why (`which here is ...`). */
-export function heldBackLine(host: string, sid: string, why: string): string {
-  return `host ${host} pushes session ${sid}, ${why}: that session is held back, the rest of ${host} imported`;
 }
 
 /** A host's plan before anything of its branch is read: nothing to import yet, no problem yet. */

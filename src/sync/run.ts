@@ -9,12 +9,12 @@ import {
   syncMarks,
   syncStates,
 } from '../store/index.js';
-import { isCopyOrigin, sameTurns } from './copies.js';
+import { settleSharedSessions } from './copies.js';
 import { git, readObjects } from './git.js';
 import { noteSync } from './last.js';
 import { HOST_RE, type SessionFile } from './layout.js';
 import { ensureMirror, hostId, takeLock, usableRemote } from './mirror.js';
-import { type HostPlan, heldBackLine, planHost, readTurn, TURN_BATCH } from './pull.js';
+import { type HostPlan, planHost, readTurn, TURN_BATCH } from './pull.js';
 import { push } from './push.js';
 import type { PulledTurns } from './turns.js';
 import type { Phase, Progress, SyncContext } from './types.js';
@@ -325,44 +325,7 @@ async function syncLocked(ctx: SyncContext, dryRun: boolean): Promise<SyncReport
     plans.push(await planHost(shard, mirror, host, tip, before.get(host)));
   }
   ctx.progress('check', hosts.size, hosts.size);
-  // A session is one host's: two branches that both push it are held back both (which one made it is not
-  // knowable), the rest of each imported. Unless they push the same turns of it, exactly, and one says it holds a copy of an export (pull.ts, step 4):
-  // the copy gives way, to the host that made the session if it is here, else to the first copy. Two that both say
-  // they made it still clash: only one did, and a branch that copies another's session turn for turn can only have
-  // seen it pushed, so it must not win by its host id sorting first (docs/sync.md, "First come").
-  const claimedBy = new Map<string, HostPlan>();
-  const clash = new Set<string>();
-  const givesWay = new Map<HostPlan, Set<string>>();
-  const giveWay = (p: HostPlan, sid: string) => {
-    const set = givesWay.get(p) ?? new Set<string>();
-    set.add(sid);
-    givesWay.set(p, set);
-  };
-  for (const p of plans)
-    for (const sid of new Set([...p.sessions.keys(), ...p.turns.sids])) {
-      const other = claimedBy.get(sid);
-      if (other === undefined || other === p) claimedBy.set(sid, p);
-      else if (!sameTurns(other.turns, p.turns, sid)) clash.add(sid);
-      else if (isCopyOrigin(p.sessions.get(sid)?.origin, sid)) giveWay(p, sid);
-      else if (isCopyOrigin(other.sessions.get(sid)?.origin, sid)) {
-        giveWay(other, sid);
-        claimedBy.set(sid, p);
-      } else clash.add(sid);
-    }
-  for (const [p, same] of givesWay) {
-    p.turns = p.turns.without(same);
-    for (const sid of same) p.sessions.delete(sid);
-  }
-  for (const p of plans) {
-    const mine = [...clash].filter((sid) => p.sessions.has(sid) || p.turns.hasSid(sid));
-    if (mine.length === 0) continue;
-    for (const sid of mine) {
-      p.heldBack.push(sid);
-      p.problems.push(heldBackLine(p.host, sid, 'which another host pushes too'));
-      p.sessions.delete(sid);
-    }
-    p.turns = p.turns.without(new Set(mine));
-  }
+  settleSharedSessions(plans);
   const ok = plans.filter((p) => p.status === 'ok');
   const report: SyncReport = {
     remote,
