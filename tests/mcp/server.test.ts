@@ -1,65 +1,19 @@
 import { spawnSync } from 'node:child_process';
-import {
-  copyFileSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  statSync,
-  unlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { BUDGET_BYTES } from '../../src/mcp/page.js';
 import { Shard } from '../../src/store/index.js';
-import { tamper } from '../support/attacker.js';
 import { BIN, cli } from '../support/cli.js';
-import { dropSince0010 } from '../support/older.js';
 import { tempDb, tempDir } from '../support/tmp.js';
-import { call, connect, fails, type Json, ok, shardBytes } from './support.js';
+import { shard } from './sample.js';
+import { call, connect, fails, type Json, ok } from './support.js';
 
 /**
  * `arborist mcp` as an agent meets it: the real SDK client drives the real built server over stdio. Every bad
  * argument is one tool error of one line, and the next call is served as if nothing had happened.
  */
-
-const ESC = '\x1b';
-/** Stored text that must never reach a client raw: a colour, a title change, an 8-bit CSI, a bidi override. */
-const HOSTILE = `${ESC}[31mred${ESC}[0m ${ESC}]0;pwned\x07 \x9b2J \u202eevil`;
-
-/** A claude session in project "shop" (a fork of it too), a codex one, one asked here. */
-function shard(): string {
-  const db = tempDb();
-  const s = Shard.open(db);
-  s.createSession({
-    sid: 'cccc',
-    source: {
-      source: 'claude',
-      source_session: 'C1',
-      info: { cwd: '/home/ana/shop', project: 'shop', title: 'Cart expiry' },
-    },
-  });
-  s.createSession({
-    sid: 'xxxx',
-    source: { source: 'codex', source_session: 'X1', info: { cwd: '/home/ana/garden' } },
-  });
-  s.createSession({ sid: 'aaaa', label: 'here' });
-  const add = (session: string, day: string, question: string, answer: string, parent?: string) =>
-    s.addTurn({ session, parent, question, answer_text: answer, created_at: `${day}T12:00:00.000Z` });
-  add('cccc', '2026-10-15', 'lifetime of a cart', 'carts expire after a day');
-  add(
-    'cccc',
-    '2026-10-16',
-    'and the wal checkpoint?',
-    'we decided to checkpoint the WAL when idle',
-    'cccc-000001',
-  );
-  add('xxxx', '2026-11-02', 'codex question', 'the lifetime is bound by the borrow; see NEAR( and "a');
-  add('aaaa', '2026-11-20', `lifetime in arborist ${HOSTILE}`, `asked here ${HOSTILE}`);
-  s.close();
-  return db;
-}
 
 describe('arborist mcp', () => {
   it('initializes as arborist and lists its six tools, each described, with a schema', async () => {
@@ -293,129 +247,6 @@ describe('arborist mcp', () => {
     } while (cursor !== undefined && pages < 20);
     expect(got).toBe(answer);
   }, 20_000);
-
-  it('leaves the shard’s bytes as they were, with a writer’s uncheckpointed WAL beside it', async () => {
-    const db = shard();
-    const closed = shardBytes(db);
-    let c = await connect(db);
-    for (const tool of ['find', 'show', 'path', 'tree', 'list', 'check'])
-      await call(c, tool, { query: 'lifetime', bates: 'cccc-000002', session: 'cccc' });
-    await c.close();
-    expect(shardBytes(db)).toBe(closed);
-
-    // A writer still open, its last turn only in the -wal: the server sees it, and changes neither file.
-    const writer = Shard.open(db);
-    try {
-      writer.addTurn({ session: 'xxxx', question: 'fresh in the wal', answer_text: 'not checkpointed' });
-      const live = shardBytes(db);
-      c = await connect(db);
-      expect((await ok(c, 'find', { query: 'fresh' })).hits.map((h: Json) => h.question)).toEqual([
-        'fresh in the wal',
-      ]);
-      await ok(c, 'check');
-      await c.close();
-      expect(shardBytes(db)).toBe(live);
-    } finally {
-      writer.close();
-    }
-
-    // A writer killed before it could checkpoint: its frames are in the -wal, and no connection is left. A server
-    // opened for writing would checkpoint them into the file on closing, as the last connection; this one reads them.
-    const store = new URL('../../dist/src/store/index.js', import.meta.url).href;
-    const killed = spawnSync(process.execPath, [
-      '--input-type=module',
-      '-e',
-      `const { Shard } = await import(${JSON.stringify(store)});
-       const s = Shard.open(${JSON.stringify(db)});
-       s.addTurn({ session: 'xxxx', question: 'left in a crashed wal', answer_text: 'never checkpointed' });
-       process.kill(process.pid, 'SIGKILL');`,
-    ]);
-    expect(killed.signal).toBe('SIGKILL');
-    expect(statSync(`${db}-wal`).size).toBeGreaterThan(0);
-    const crashed = shardBytes(db);
-    c = await connect(db);
-    expect((await ok(c, 'find', { query: 'crashed' })).hits).toHaveLength(1);
-    await ok(c, 'list');
-    await c.close();
-    expect(shardBytes(db)).toBe(crashed);
-  });
-
-  it('check says where a tampered chain breaks, as a result, not an error', async () => {
-    const db = shard();
-    tamper(
-      db,
-      (raw) =>
-        raw
-          .prepare(
-            "UPDATE audit_events SET body = CAST(replace(CAST(body AS TEXT), 'a', 'b') AS BLOB) WHERE seq = 5",
-          )
-          .run(),
-      { rehash: false },
-    );
-    const c = await connect(db);
-    const check = await ok(c, 'check');
-    expect(check).toMatchObject({ ok: false, first_broken_seq: 5 });
-    expect(check.reason).toMatch(/\S/);
-    expect(check.head).toBe(cli(['chain-check', '--db', db, '--json']).json().head);
-  });
-
-  it('neither indexes nor upgrades the shard: a shard due an upgrade is a tool error of one line', async () => {
-    const db = shard();
-    // Turns waiting to be indexed: a writable open indexes them; this server searches them as they wait.
-    tamper(db, (raw) => raw.exec('INSERT INTO fts_pending SELECT id FROM nodes'), { rehash: false });
-    const waiting = shardBytes(db);
-    let c = await connect(db);
-    expect((await ok(c, 'find', { query: 'lifetime' })).hits).toHaveLength(3);
-    await c.close();
-    expect(shardBytes(db)).toBe(waiting);
-
-    tamper(
-      db,
-      (raw) => {
-        dropSince0010(raw);
-        raw.pragma('user_version = 9');
-      },
-      { rehash: false },
-    );
-    const old = shardBytes(db);
-    c = await connect(db);
-    expect(await fails(c, 'find', { query: 'lifetime' })).toMatch(/needs a schema upgrade \(schema 9/);
-    expect(await fails(c, 'list')).toMatch(/needs a schema upgrade/);
-    await c.close();
-    expect(shardBytes(db)).toBe(old);
-  });
-
-  it('serves the shard at its path: one put in its place is read from the next call, one removed is said', async () => {
-    const dir = tempDir();
-    const db = join(dir, 's.db');
-    copyFileSync(shard(), db);
-    const c = await connect(db);
-    expect((await ok(c, 'list')).sessions).toHaveLength(3);
-    // A restore from a backup, or a new shard moved in: it kept answering from the old file, removed or not.
-    const other = tempDb();
-    const s = Shard.open(other);
-    s.addTurn({ question: 'the other shard', answer_text: 'a' });
-    s.close();
-    renameSync(other, db);
-    expect((await ok(c, 'list')).sessions.map((x: Json) => x.first_question)).toEqual(['the other shard']);
-    unlinkSync(db);
-    expect(await fails(c, 'list')).toMatch(/no shard at .*s\.db/);
-  });
-
-  it('says what is wrong with the shard as a tool error, and serves it once it is there', async () => {
-    const dir = tempDir();
-    const db = join(dir, 'later.db');
-    const c = await connect(db);
-    expect(await fails(c, 'list')).toMatch(/no shard at .*later\.db/);
-    copyFileSync(shard(), db);
-    expect((await ok(c, 'list')).sessions).toHaveLength(3);
-
-    const junk = join(dir, 'junk.db');
-    writeFileSync(junk, 'not a database at all, just text');
-    const j = await connect(junk);
-    expect(await fails(j, 'find', { query: 'x' })).toMatch(/is not an SQLite database/);
-    expect(await fails(j, 'check')).toMatch(/is not an SQLite database/);
-  });
 
   it('runs from its own bundle; the whole CLI serves the same and does not load the SDK for other commands', async () => {
     const root = fileURLToPath(new URL('../../', import.meta.url));
