@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { syncText } from '../../src/ui/features/sync/model.js';
-import { reportOf } from '../../src/ui/runtime/sync.js';
+import { SYNC_NOT_SET_UP, syncText } from '../../src/ui/features/sync/model.js';
+import { notSetUp, reportOf } from '../../src/ui/runtime/sync.js';
 import { Driver } from './fixtures.js';
 
 describe('S: sync in the background', () => {
@@ -40,6 +40,23 @@ describe('S: sync in the background', () => {
       level: 'error',
       text: 'sync failed: no remote: arborist sync remote add NAME URL',
     });
+    expect(d.key('S')).toEqual([{ type: 'sync' }]);
+  });
+
+  it('says a shard with no sync remote as information (sync is not set up), not as a failure', () => {
+    const d = new Driver();
+    d.key('S');
+    const fx = d.send({ type: 'syncDone', summary: '', error: null, changed: false, notSetUp: true });
+    expect(fx).toEqual([]);
+    expect(d.state.sync).toBeNull();
+    expect(d.state.busy).toBeNull();
+    expect(d.state.message).toMatchObject({ level: 'info', text: SYNC_NOT_SET_UP });
+    expect(SYNC_NOT_SET_UP).toContain('arborist sync remote add NAME URL');
+    // Only sync's not_found error is "not set up": another error, or a report, is not.
+    expect(notSetUp('{"error":"no sync remote yet: add one","kind":"not_found"}\n')).toBe(true);
+    expect(notSetUp('{"error":"git was not found","kind":"input"}\n')).toBe(false);
+    expect(notSetUp('{"ok":false,"summary":"","remotes":[],"failed":[]}')).toBe(false);
+    expect(notSetUp('not json')).toBe(false);
     expect(d.key('S')).toEqual([{ type: 'sync' }]);
   });
 

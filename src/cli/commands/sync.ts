@@ -51,8 +51,12 @@ async function runSync(p: Parameters<Command['run']>[0], ctx: Context, names: st
   const remotes = await listRemotes(ctx.dbPath);
   for (const name of names) checkRemoteName(name);
   const chosen = names.length > 0 ? names : remotes.map((r) => r.name);
+  // not_found (exit 2 as every refusal): the browser's `S` tells this one, sync not set up, from a failure.
   if (chosen.length === 0)
-    throw new ArboristError('usage', 'no sync remote yet: add one with `arborist sync remote add NAME URL`');
+    throw new ArboristError(
+      'not_found',
+      'no sync remote yet: add one with `arborist sync remote add NAME URL`',
+    );
   // A dry run never creates a shard (a missing one is said, as for every read).
   const shard = dryRun ? ctx.readable() : ctx.writable();
   const onProgress = progressOf(ctx, flag(p, 'progress-json'));

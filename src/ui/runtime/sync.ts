@@ -50,6 +50,12 @@ export class SyncRunner {
             });
             return;
           }
+          // No remote at all: sync is not set up, which is said as information, not as a failure. `sync --json` says
+          // it as its one not_found error (with no NAME, nothing else of it is not_found).
+          if (code === 2 && notSetUp(out)) {
+            this.dispatch({ type: 'syncDone', summary: '', error: null, changed: false, notSetUp: true });
+            return;
+          }
           const why = errText || (signal ? `stopped by ${signal}` : `exit ${code}`);
           this.dispatch({
             type: 'syncDone',
@@ -79,6 +85,16 @@ function progressOf(line: string): SyncProgress | null {
     return { phase: oneLine(v.phase).slice(0, 40), done: num(v.done), total: num(v.total) };
   } catch {
     return null;
+  }
+}
+
+/** True when stdout is `sync --json`'s error for a shard with no sync remote (kind not_found). */
+export function notSetUp(out: string): boolean {
+  try {
+    const v = JSON.parse(out) as { kind?: unknown } | null;
+    return v?.kind === 'not_found';
+  } catch {
+    return false;
   }
 }
 

@@ -20,8 +20,14 @@ export type SyncEffect = { type: 'sync' };
 
 export type SyncAction =
   | { type: 'syncProgress'; progress: SyncProgress }
-  /** `summary`: what moved, one line; `error`: why it failed (the summary is then empty). */
-  | { type: 'syncDone'; summary: string; error: string | null; changed: boolean };
+  /**
+   * `summary`: what moved, one line; `error`: why it failed (the summary is then empty). `notSetUp`: the shard has
+   * no sync remote, which is no failure: sync is simply not set up (then summary and error are empty).
+   */
+  | { type: 'syncDone'; summary: string; error: string | null; changed: boolean; notSetUp?: boolean };
+
+/** What `S` says on a shard with no sync remote: information, and how to set one up. */
+export const SYNC_NOT_SET_UP = 'sync is not set up: arborist sync remote add NAME URL (docs/sync.md)';
 
 /** The verbs of the phases, as the bar says them. */
 const VERBS: Readonly<Record<string, string>> = {

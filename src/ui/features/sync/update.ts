@@ -1,7 +1,7 @@
 /** `S` and the running sync's answers (model.ts): the state moves, the runtime runs `arborist sync`. */
 import { msg, type Result } from '../../core/selectors.js';
 import type { State } from '../../core/state.js';
-import { type SyncAction, type SyncRun, syncText } from './model.js';
+import { SYNC_NOT_SET_UP, type SyncAction, type SyncRun, syncText } from './model.js';
 
 export function startSync(s: State): Result {
   if (s.sync) return [{ ...s, message: msg(s, 'a sync is already running') }, []];
@@ -20,7 +20,11 @@ export function onSync(s: State, a: SyncAction, refresh: (s: State) => Result): 
     ...s,
     sync: null,
     busy: s.sync && s.busy === syncText(s.sync) ? null : s.busy,
-    message: a.error ? msg(s, `sync failed: ${a.error}`, 'error') : msg(s, a.summary),
+    message: a.notSetUp
+      ? msg(s, SYNC_NOT_SET_UP)
+      : a.error
+        ? msg(s, `sync failed: ${a.error}`, 'error')
+        : msg(s, a.summary),
   };
   return a.changed ? refresh(done) : [done, []];
 }
