@@ -18,6 +18,7 @@ import { resumeCmd } from './commands/resume.js';
 import { statusCmd } from './commands/status.js';
 import { syncCmd } from './commands/sync.js';
 import { makeContext } from './context.js';
+import { commandHelp, wrapHelp } from './help.js';
 import { sessionCmd } from './repl/index.js';
 import { runEntry } from './report.js';
 import { BROWSER_OPTIONS, demoCmd, openBrowser } from './tui.js';
@@ -68,11 +69,7 @@ function help(): string {
     'The shard is --db PATH, else $ARBORIST_DB, else $ARBORIST_HOME/sessions.db (default ~/.arborist/sessions.db).',
     'Exit codes: 0 success, 1 a check found damage (or an import skipped records), 2 bad usage, bad input, unknown id or unusable shard, 70 a bug in arborist.',
   ];
-  return `${lines.join('\n')}\n`;
-}
-
-function commandHelp(cmd: Command): string {
-  return `usage: ${cmd.usage}\n${cmd.summary}\n${cmd.details ? `\n${cmd.details()}` : ''}`;
+  return wrapHelp(`${lines.join('\n')}\n`);
 }
 
 /** A word that is no command, with the one it most likely meant when there is one (`lsit`: list). */

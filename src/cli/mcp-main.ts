@@ -1,6 +1,7 @@
 import { shardPathFromFlag } from '../config/index.js';
 import { parse } from './args.js';
 import { mcpCmd, runMcp } from './commands/mcp.js';
+import { commandHelp } from './help.js';
 import { runEntry } from './report.js';
 
 /**
@@ -12,7 +13,7 @@ import { runEntry } from './report.js';
 function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> | number {
   const p = parse(argv, mcpCmd.options, 'mcp');
   if (p.values.help) {
-    process.stdout.write(`usage: ${mcpCmd.usage}\n${mcpCmd.summary}\n\n${mcpCmd.details?.() ?? ''}`);
+    process.stdout.write(commandHelp(mcpCmd));
     return 0;
   }
   return runMcp(p, shardPathFromFlag(p.values.db, env));

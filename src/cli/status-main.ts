@@ -2,6 +2,7 @@
 import { shardPathFromFlag } from '../config/index.js';
 import { parse } from './args.js';
 import { runStatus, STATUS_OPTIONS, statusCmd } from './commands/status.js';
+import { commandHelp } from './help.js';
 import { runEntry } from './report.js';
 import { colourWanted, terminalSafe } from './terminal-text.js';
 
@@ -14,7 +15,7 @@ import { colourWanted, terminalSafe } from './terminal-text.js';
 function run(argv: string[], env: NodeJS.ProcessEnv): number {
   const p = parse(argv, STATUS_OPTIONS, 'status');
   if (p.values.help) {
-    process.stdout.write(`usage: ${statusCmd.usage}\n${statusCmd.summary}\n`);
+    process.stdout.write(commandHelp(statusCmd));
     return 0;
   }
   const dbPath = shardPathFromFlag(p.values.db, env);
