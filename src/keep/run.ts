@@ -36,7 +36,18 @@ export interface KeepSummary extends KeeperStats {
   files: number;
 }
 
-function batchWords(b: BatchReport): string | undefined {
+/** A batch's news (a file truncated or gone, a problem) said on its line when this many or fewer. */
+const NEWS_ON_LINE = 2;
+/** The lines after a batch's line, at most: with the one on it, ten, as keep --status lists; then how many more. */
+const NEWS_LINES = 9;
+
+/**
+ * A batch's lines for the log (and the terminal): the first says what it added and its news; when that is more
+ * than NEWS_ON_LINE items, how many of each and the first (a problem's line alone can be 200 columns); the rest
+ * follow, a line each, and past NEWS_LINES one says how many more (as keep --status does). Joined into one line, the first five problems of
+ * a batch and "N more problems" made a line of a thousand columns.
+ */
+export function batchLines(b: BatchReport): string[] {
   const parts: string[] = [];
   if (b.turns_added > 0) {
     const by = Object.entries(b.by_source)
@@ -45,11 +56,29 @@ function batchWords(b: BatchReport): string | undefined {
     parts.push(`+${counted(b.turns_added, 'turn')} (${by})`);
   }
   if (b.sessions > 0) parts.push(`${counted(b.sessions, 'new session')}`);
-  for (const f of b.truncated) parts.push(`${f} is shorter than when last read (truncated or replaced)`);
-  for (const f of b.gone) parts.push(`${f} is gone; the shard keeps every turn it held`);
-  for (const p of b.problems.slice(0, 5)) parts.push(`problem ${p.file}:${p.line}: ${p.reason}`);
-  if (b.problems.length > 5) parts.push(`${counted(b.problems.length - 5, 'more problem')}`);
-  return parts.length > 0 ? parts.join('; ') : undefined;
+  const news = [
+    ...b.truncated.map((f) => `${f} is shorter than when last read (truncated or replaced)`),
+    ...b.gone.map((f) => `${f} is gone; the shard keeps every turn it held`),
+    ...b.problems.map((p) => `problem ${p.file}:${p.line}: ${p.reason}`),
+  ];
+  if (news.length <= NEWS_ON_LINE) {
+    parts.push(...news);
+    return parts.length > 0 ? [parts.join('; ')] : [];
+  }
+  const counts = [
+    b.truncated.length > 0 ? `${counted(b.truncated.length, 'file')} truncated` : '',
+    b.gone.length > 0 ? `${counted(b.gone.length, 'file')} gone` : '',
+    b.problems.length > 0 ? counted(b.problems.length, 'problem') : '',
+  ].filter((c) => c !== '');
+  parts.push(counts.join(', '), news[0]);
+  const after = news.slice(1, 1 + NEWS_LINES).map((n) => `  ${n}`);
+  const rest = news.length - 1 - after.length;
+  if (rest > 0) {
+    const problems = Math.min(rest, b.problems.length);
+    // keep --status's words: an import of the same files lists every problem.
+    after.push(`  and ${rest} more${problems > 0 ? ' (`arborist import` lists every one)' : ''}`);
+  }
+  return [parts.join('; '), ...after];
 }
 
 /** Of the turns counted by session, those whose session is in the archive tier now; `before` when the shard cannot say. */
@@ -149,10 +178,10 @@ export async function runKeeper(shard: Shard, run: KeepRun): Promise<KeepSummary
         const archivedBefore = todayArchived;
         if (b.files > 0) todayArchived = archivedOf(shard, todayBySession, todayArchived);
         if (b.turns_added > 0) lastImport = now.toISOString();
-        const words = batchWords(b);
-        if (words !== undefined) say(words);
+        const lines = batchLines(b);
+        for (const line of lines) say(line);
         // Status says how many turns wait for their files to be quiet: saved when that changes too.
-        if (words !== undefined || keeper!.turnsWaiting !== savedWaiting || todayArchived !== archivedBefore)
+        if (lines.length > 0 || keeper!.turnsWaiting !== savedWaiting || todayArchived !== archivedBefore)
           save();
       },
     });
