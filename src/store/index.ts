@@ -16,7 +16,13 @@ export { SCHEMA_VERSION } from './db/migrations.js';
 export { asArboristError, type OpenOptions } from './db/open.js';
 export { type ArchivedHit, findArchived } from './find/archived.js';
 export type { TurnBrief } from './find/candidates.js';
-export { ARBORIST_AGENT, type ParsedQuery, parseQuery, type QueryFilters } from './find/filters.js';
+export {
+  ARBORIST_AGENT,
+  FILTER_NAMES,
+  type ParsedQuery,
+  parseQuery,
+  type QueryFilters,
+} from './find/filters.js';
 export { type Postings, postingsOf } from './find/postings.js';
 export { termHighlights } from './find/rank.js';
 export {

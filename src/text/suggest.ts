@@ -1,3 +1,5 @@
+import { oneLine } from './sanitize.js';
+
 /**
  * "Did you mean": the one name a mistyped word was most likely meant to be (a command, an option), for the error
  * that refuses it. A person types `lsit` or `--limt` and should not have to read the whole help to find `list`.
@@ -41,4 +43,15 @@ export function closest(word: string, candidates: readonly string[]): string | u
     } else if (dd === bestD) tie = true;
   }
   return best !== undefined && !tie ? best : undefined;
+}
+
+/**
+ * find's note for a `name:` that is no filter (`agnt:x`; its token was searched as words): the filter most likely
+ * meant, else every filter. `arborist find`, the find box and the MCP server say it alike.
+ */
+export function unknownFilterNote(name: string, filters: readonly string[]): string {
+  const near = closest(name, filters);
+  const hint =
+    near === undefined ? `filters: ${filters.map((f) => `${f}:`).join(' ')}` : `did you mean ${near}:?`;
+  return `${oneLine(name).slice(0, 40)}: is no filter (${hint}); searched it as words`;
 }

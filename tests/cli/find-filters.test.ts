@@ -89,7 +89,9 @@ describe('arborist find with filters', () => {
     expect(agent.stderr).toMatch(/no agent 'gemini' in this shard \(agents: arborist, claude, codex\)/);
     const unknown = cli(['find', 'lifetime', 'colour:red', '--db', db]);
     expect(unknown.code).toBe(0);
-    expect(unknown.stderr).toMatch(/unknown filter 'colour:' \(searched as text/);
+    expect(unknown.stderr).toBe(
+      'arborist: colour: is no filter (filters: agent: project: after: before: in:); searched it as words\n',
+    );
     // a range no day is in: said, exit 2 (it was "no turns match (searched the turns in the dates asked)", exit 0)
     for (const range of [
       ['after:2026-08', 'before:2026-01'],
@@ -102,6 +104,26 @@ describe('arborist find with filters', () => {
       );
     }
     expect(cli(['find', 'lifetime', 'after:2026-10', 'before:2026-12', '--db', db]).code).toBe(0);
+  });
+
+  it('a mistyped filter name: one note with the filter meant, not a note of its spelling as a word', () => {
+    const db = shard();
+    const s = Shard.open(db);
+    s.addTurn({ session: 'aaaa', question: 'which agent wrote this', answer_text: 'an agent did' });
+    s.close();
+    // The shard has the word "agent": `agnt` was searched as it too, and said as "(no 'agnt'; also searched agent)"
+    // after "unknown filter 'agnt:' (searched as text; ...)".
+    for (const args of [['agnt:x'], ['agnt:x', 'agent'], ['proj:shop', 'lifetime']]) {
+      const r = cli(['find', ...args, '--db', db]);
+      expect(r.code, args.join(' ')).toBe(0);
+      const meant = args[0].startsWith('agnt')
+        ? 'agnt: is no filter (did you mean agent:?)'
+        : 'proj: is no filter (did you mean project:?)';
+      expect(r.stderr, args.join(' ')).toBe(`arborist: ${meant}; searched it as words\n`);
+    }
+    const json = cli(['find', 'agnt:x', '--db', db, '--json']);
+    expect(json.stderr).toBe('arborist: agnt: is no filter (did you mean agent:?); searched it as words\n');
+    expect(Array.isArray(json.json())).toBe(true);
   });
 
   it('"searched N turns" counts the turns the filters leave, and gives no number a date filter would make wrong', () => {

@@ -59,6 +59,10 @@ describe('arborist mcp', () => {
     expect((await ok(c, 'find', { query: 'lifetime', session: 'here' })).hits).toHaveLength(1);
     // No words but a filter: the newest turns that pass it, as `arborist find agent:codex` gives.
     expect((await ok(c, 'find', { query: '', agent: 'claude' })).hits).toHaveLength(2);
+    // A name in the words typed as a filter that is none: noted with the filter meant, as `arborist find` says it.
+    expect((await ok(c, 'find', { query: 'lifetime agnt:codex' })).notes).toEqual([
+      'agnt: is no filter (did you mean agent:?); searched it as words',
+    ]);
 
     const wal = await ok(c, 'find', { query: 'decided WAL' });
     const bates = wal.hits[0].bates;

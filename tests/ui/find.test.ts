@@ -510,14 +510,19 @@ describe('highlights', () => {
         },
       ],
       searched: 9,
-      corrections: { lifetme: ['lifetime'], sqlte: ['sqlite', 'lifetime'] },
-      problems: ["unknown filter 'x:'"],
+      corrections: { lifetme: ['lifetime'], sqlte: ['sqlite', 'lifetime'], Agnt: ['agent'] },
+      problems: ["in: takes 'question', not 'x'"],
+      unknownFilters: ['agnt'],
       refused: false,
       match: { words: ['lifetime'], prefix: 'sql' },
     });
     expect(f.hits[0]).toMatchObject({ agent: 'codex', project: '/home/ana/garden' });
     expect(f.hits[0].snippet.length).toBe(600);
-    expect(f.problems).toEqual(["unknown filter 'x:'"]);
+    // A name typed as a filter that is none: the filter meant, first; its spelling as a word is no correction.
+    expect(f.problems).toEqual([
+      'agnt: is no filter (did you mean agent:?); searched it as words',
+      "in: takes 'question', not 'x'",
+    ]);
     expect(f.hits[0].question.length).toBe(600);
     expect(f.hits[0].highlights).toEqual([[0, 3]]);
     expect(f.corrections).toEqual(['lifetime', 'sqlite']);

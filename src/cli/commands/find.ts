@@ -1,4 +1,5 @@
-import { ArboristError, findArchived } from '../../store/index.js';
+import { ArboristError, FILTER_NAMES, findArchived } from '../../store/index.js';
+import { unknownFilterNote } from '../../text/suggest.js';
 import { exactPositionals, flag, type Parsed, positiveInt, str, usageError } from '../args.js';
 import type { Command } from '../command.js';
 import type { Context } from '../context.js';
@@ -39,12 +40,13 @@ export const findCmd: Command = {
     const scope = scopeArg === undefined ? undefined : shard.resolveSession(scopeArg).sid;
     // One more than shown, to tell the user there are more (20 shown of 218 read as all of them).
     const found = shard.search(query, { limit: limit + 1, scope, prefix: false });
-    const { searched, corrections, problems, refused } = found;
+    const { searched, corrections, problems, unknownFilters, refused } = found;
     const more = found.hits.length > limit;
     const hits = found.hits.slice(0, limit);
     // A filter that cannot be used stops the search (it would widen it silently); an unknown one is only noted.
     if (refused) throw new ArboristError('usage', problems.map(oneLine).join('; '));
     for (const p of problems) ctx.out.err(`arborist: ${oneLine(p)}\n`);
+    for (const name of unknownFilters) ctx.out.err(`arborist: ${unknownFilterNote(name, FILTER_NAMES)}\n`);
     if (ctx.out.json) {
       printJson(
         ctx.out,
@@ -62,6 +64,8 @@ export const findCmd: Command = {
     }
     const c = ctx.out.color;
     for (const [typo, alts] of Object.entries(corrections)) {
+      // A name typed as a filter was said above (with the filter meant): its spelling as a word is no news.
+      if (unknownFilters.includes(typo.toLowerCase())) continue;
       ctx.out.err(`${c.dim(`(no '${oneLine(typo)}'; also searched ${alts.map(oneLine).join(', ')})`)}\n`);
     }
     // No number under a date filter: the shard keeps no count of a day's turns (SearchResult.searched).

@@ -27,8 +27,14 @@ export interface ParsedQuery {
   /** The query without its filters. */
   text: string;
   filters: QueryFilters;
-  /** One line each: an unknown filter (its word searched as text) or a value that cannot be used. */
+  /** One line each: a value that cannot be used. */
   problems: string[];
+  /**
+   * Names typed as filters that are none (`agnt:x`), lower-cased: their tokens are searched as words. Said by the
+   * CLI, the find box and the MCP server with the filter most likely meant (src/text/suggest.ts, which the store may
+   * not import).
+   */
+  unknownFilters: string[];
   /** A filter's value is unusable: nothing is searched (a wrong filter must not widen the search silently). */
   invalid: boolean;
   /** The query ends in a word being typed (not a filter, not a space): that word is the prefix. */
@@ -38,10 +44,6 @@ export interface ParsedQuery {
 /** `name:value`, the value not starting with ':' or '/' (so `std::vector` and `http://x` stay text). */
 const TOKEN = /^([a-z]+):([^\s:/][^\s]*)$/i;
 const DAY = /^(\d{4})-(\d{2})(?:-(\d{2}))?$/;
-
-export function filterHelp(): string {
-  return 'filters: agent:NAME project:NAME after:YYYY-MM-DD before:YYYY-MM-DD in:question';
-}
 
 /** An ISO day (or month) as the created_at prefix it stands for, or null when it is no calendar date. */
 function day(v: string): string | null {
@@ -58,6 +60,7 @@ function day(v: string): string | null {
 export function parseQuery(query: string): ParsedQuery {
   const filters: QueryFilters = {};
   const problems: string[] = [];
+  const unknownFilters: string[] = [];
   let invalid = false;
   const words: string[] = [];
   let endsInWord = false;
@@ -93,7 +96,7 @@ export function parseQuery(query: string): ParsedQuery {
         }
         break;
       default:
-        problems.push(`unknown filter '${name}:' (searched as text; ${filterHelp()})`);
+        if (!unknownFilters.includes(name)) unknownFilters.push(name);
         words.push(tok);
         endsInWord = true;
     }
@@ -103,7 +106,7 @@ export function parseQuery(query: string): ParsedQuery {
     problems.push(`after:${filters.after} is not before before:${filters.before}: no day is in both`);
     invalid = true;
   }
-  return { text: words.join('').trim(), filters, problems, invalid, endsInWord };
+  return { text: words.join('').trim(), filters, problems, unknownFilters, invalid, endsInWord };
 }
 
 /** The session-level part of the filters, as the candidate queries apply it. */

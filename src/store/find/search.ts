@@ -76,6 +76,8 @@ export interface SearchResult {
   corrections: Record<string, string[]>;
   /** Filters that could not be used, one line each (filters.ts); empty when all were. */
   problems: string[];
+  /** Names typed as filters that are none (`agnt:`), searched as words (ParsedQuery.unknownFilters). */
+  unknownFilters: string[];
   /** A filter's value could not be used, so nothing was searched (a wrong filter must not widen the search). */
   refused: boolean;
   /**
@@ -298,6 +300,7 @@ export function search(db: Database.Database, text: string, opts: SearchOptions 
     searched: searchedCount(db, opts.scope || undefined, null),
     corrections: {},
     problems: parsed.problems,
+    unknownFilters: parsed.unknownFilters,
     refused: parsed.invalid,
     match: { words: [], prefix: null },
   };

@@ -2,8 +2,9 @@
  * The `/` find box: its state and pure helpers shared by its update, its view, the runtime and the search worker.
  * No terminal, no SQLite. The engine itself is src/store/find/search.ts.
  */
-import type { SearchMatch, SearchResult } from '../../../store/index.js';
+import { FILTER_NAMES, type SearchMatch, type SearchResult } from '../../../store/index.js';
 import { oneLine } from '../../../text/sanitize.js';
+import { unknownFilterNote } from '../../../text/suggest.js';
 import type { Focus, Rect } from '../../core/layout.js';
 import type { TPos, Turn } from '../transcript/model.js';
 
@@ -93,7 +94,11 @@ export const FIND_LIMIT = 50;
 /** A hit's question is cut to this many UTF-16 units before it leaves the search (a line shows far less). */
 export const FIND_QUESTION_MAX = 600;
 
-/** A search answer as the TUI keeps it: hits trimmed to what a line can show, corrections flattened. */
+/**
+ * A search answer as the TUI keeps it: hits trimmed to what a line can show, corrections flattened; a name typed as
+ * a filter that is none said among the problems with the filter meant (as `arborist find` says it), its spelling as
+ * a word not among the corrections.
+ */
 export function toFound(r: SearchResult): {
   hits: HitLine[];
   searched: number | null;
@@ -120,8 +125,14 @@ export function toFound(r: SearchResult): {
       };
     }),
     searched: r.searched,
-    corrections: [...new Set(Object.values(r.corrections).flat())],
-    problems: r.problems,
+    corrections: [
+      ...new Set(
+        Object.entries(r.corrections)
+          .filter(([typo]) => !r.unknownFilters.includes(typo.toLowerCase()))
+          .flatMap(([, alts]) => alts),
+      ),
+    ],
+    problems: [...r.unknownFilters.map((name) => unknownFilterNote(name, FILTER_NAMES)), ...r.problems],
     match: r.match,
   };
 }
