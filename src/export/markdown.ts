@@ -76,13 +76,20 @@ function turnSection(t: ExportedTurn): string {
   ].join('\n');
 }
 
+/** The turns the selection holds, its context (ancestors in other sessions, shown for the path) counted apart. */
+function turnsLine(sel: Selection): string {
+  const context = sel.turns.filter((t) => t.context).length;
+  const own = sel.turns.length - context;
+  return context === 0 ? `${own}` : `${own} (and ${context} of context, from other sessions)`;
+}
+
 export function renderMarkdown(sel: Selection, exportedAt: string): string {
   const out: string[] = [
     `# arborist export: ${code(selectionTitle(sel))}`,
     '',
     `- exported at: ${code(exportedAt)}`,
     `- chain head: ${code(sel.chainHead)}`,
-    `- turns: ${sel.turns.length}`,
+    `- turns: ${turnsLine(sel)}`,
     '',
     '## Sessions',
   ];

@@ -91,6 +91,9 @@ describe('arborist export: selection', () => {
     expect(doc.sessions.map((s: { sid: string }) => s.sid)).toEqual(['aaaa', 'bbbb']);
     expect(batesOf(exportJson('alpha'))).toEqual([a1, a2, a4, a3]);
     const md = run('bbbb').stdout;
+    // bbbb's own two turns; a1 and a2 are there for the path (the header counted them as the session's).
+    expect(md).toContain('- turns: 2 (and 2 of context, from other sessions)\n');
+    expect(run('aaaa').stdout).toContain('- turns: 4\n');
     expect(md).toContain(`### \`${a1}\` (context)`);
     expect(md).toContain(`### \`${b1}\`\n`);
     expect(md).toContain('### Session `aaaa` (context)');
