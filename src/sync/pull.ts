@@ -8,7 +8,7 @@ import {
   type TurnContent,
 } from '../store/index.js';
 import { oneLine } from '../text/sanitize.js';
-import { heldBackLine, heldHere, isCopyOrigin, madeBy } from './copies.js';
+import { heldBackLine, heldHere, isCopyOrigin, madeBy, whoseHere } from './copies.js';
 import { forEachChange, isAncestor, ObjectTooBig, readObjects, type TreeChange } from './git.js';
 import {
   chunkOf,
@@ -375,6 +375,9 @@ async function checkHost(
   // session (no copy's mark) may add turns to it, when every turn both hold is the same. Any other session held
   // here is held back, said, and the rest of the host imported: one disputed session (two versions of one export,
   // a remote writer's claim) kept every other turn of the host out, on every sync, until it was settled.
+  // A turn imported before from a host whose head was not recorded, pushed again as another (below; or archived).
+  const rewrote = (at: string): string =>
+    `host ${host} rewrote its history ${at}: a turn imported from it before is now another; nothing of ${host} imported`;
   const sids = new Set<string>([...plan.sessions.keys(), ...turns.sids]);
   const origins = shard.sessionOriginsOf([...sids]);
   const sameHere = new Set<string>();
@@ -382,7 +385,11 @@ async function checkHost(
     const here = shard.getSession(sid) !== undefined || shard.isArchivedSid(sid);
     if (!here) continue;
     const o = origins.get(sid) ?? shard.sourceOfSession(sid);
-    if (o?.source === 'sync' && o.info.host === host) continue;
+    if (o?.source === 'sync' && o.info.host === host) {
+      if (shard.isArchivedSid(sid) && heldHere(shard, turns, sid) === 'differs')
+        return refuse(rewrote(`in session ${sid} (archived here)`));
+      continue;
+    }
     const held = heldHere(shard, turns, sid);
     if (held === 'all') {
       sameHere.add(sid);
@@ -395,14 +402,8 @@ async function checkHost(
         parseSession((await readObjects(mirror, [`${tip}:${sessionPath(sid)}`]))[0]);
       if (file?.sid === sid && madeBy(file)) continue;
     }
-    const whose =
-      o?.source === 'sync'
-        ? `host ${String(o.info.host)}'s`
-        : copyHere
-          ? 'a copy imported from an arborist export'
-          : "this host's own";
     plan.heldBack.push(sid);
-    plan.problems.push(heldBackLine(host, sid, `which here is ${whose}`));
+    plan.problems.push(heldBackLine(host, sid, `which here is ${whoseHere(o, sid)}`));
   }
   const passedOver = new Set([...sameHere, ...plan.heldBack]);
   if (passedOver.size > 0) {
@@ -411,16 +412,21 @@ async function checkHost(
   }
   plan.turns = turns;
   // A turn below its session's next seq here, and not here, can never be placed (the store mints seqs in order and
-  // never goes back): the writer would throw the whole batch, so its host is refused here, named.
+  // never goes back): the writer would throw the whole batch, so its host is refused here, named. One here must be
+  // the same: a host whose head was not recorded (a session held back) is read again from the commit before, and
+  // its turns imported since may have been rewritten; the writer would skip them as here, and the head be recorded.
   const next = new Map<string, number | undefined>();
   for (let i = 0; i < turns.length; i++) {
     const sid = turns.sid(i);
     if (!next.has(sid)) next.set(sid, nextSeqOf(shard, sid));
     const n = next.get(sid);
-    if (n !== undefined && turns.seq[i] < n && shard.getNode(turns.bates(i)) === undefined)
+    if (n === undefined || turns.seq[i] >= n) continue;
+    const here = shard.getNode(turns.bates(i));
+    if (here === undefined)
       return refuse(
         `host ${host}'s turn ${turns.bates(i)} comes below its session's turns already here; nothing of ${host} imported`,
       );
+    if (!turns.hashIs(i, here.node_hash)) return refuse(rewrote(`at turn ${turns.bates(i)}`));
   }
   // A new session's file: in this commit or, for one pushed earlier without turns, at the tip.
   const missing = turns.sids.filter(
