@@ -14,8 +14,9 @@ import { git, readObjects } from './git.js';
 import { noteSync } from './last.js';
 import { HOST_RE, type SessionFile } from './layout.js';
 import { ensureMirror, hostId, takeLock, usableRemote } from './mirror.js';
-import { type HostPlan, planHost, readTurn, TURN_BATCH } from './pull.js';
+import { type HostPlan, planHost, TURN_BATCH } from './pull.js';
 import { push } from './push.js';
+import { readTurn } from './turn-file.js';
 import type { PulledTurns } from './turns.js';
 import type { Phase, Progress, SyncContext } from './types.js';
 
