@@ -76,9 +76,10 @@ export async function planHost(
   host: string,
   tip: string,
   prev: SyncStateRow | undefined,
+  partial?: string,
 ): Promise<HostPlan> {
   try {
-    return await checkHost(shard, mirror, host, tip, prev);
+    return await checkHost(shard, mirror, host, tip, prev, partial);
   } catch (e) {
     // A blob too big to read (a remote can send gigabytes compressed to kilobytes) refuses its host, named; the
     // other hosts' turns still come in.
@@ -109,6 +110,7 @@ async function checkHost(
   host: string,
   tip: string,
   prev: SyncStateRow | undefined,
+  partial: string | undefined,
 ): Promise<HostPlan> {
   const plan = emptyPlan(host, tip);
   const refuse = (why: string): HostPlan => {
@@ -119,6 +121,11 @@ async function checkHost(
     plan.sessions.clear();
     return plan;
   };
+  // A commit imported from in part (its head not recorded: run.ts, partialRefs) stays on the branch, as one recorded.
+  if (partial !== undefined && partial !== tip && !(await isAncestor(mirror, partial, tip)))
+    return refuse(
+      `host ${host} rewrote its history: its branch no longer holds commit ${partial.slice(0, 12)}, imported from in part before; nothing of ${host} imported`,
+    );
   if (prev && prev.commit === tip) {
     plan.status = 'unchanged';
     return plan;

@@ -1,8 +1,24 @@
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hashes, Shard, syncMarks } from '../../src/store/index.js';
 import type { CliResult } from '../support/cli.js';
-import { forgeHost, honestTurn } from './forge.js';
-import { archive, ask, bareRemote, expect0, host, hostIdOf, run, sync, turnsOf } from './helpers.js';
+import { forgeHost, honestTurn, plant } from './forge.js';
+import {
+  archive,
+  ask,
+  bareRemote,
+  expect0,
+  gitIn,
+  type Host,
+  host,
+  hostIdOf,
+  readFileSync,
+  run,
+  sync,
+  tamper,
+  turnsOf,
+  writeFileSync,
+} from './helpers.js';
 
 /**
  * The attacker's review of held-back sessions (docs/sync.md, "Held back, not refused"): a remote writer's branch
@@ -17,6 +33,33 @@ function turnBytes(honest: Record<string, unknown>, bates: string, parent: strin
 
 function nodeHashOf(bytes: string): string {
   return hashes.sha256(Buffer.concat([hashes.LEAF, Buffer.from(bytes, 'utf8')])).toString('hex');
+}
+
+/** Turns appended to a host's branch, each claimed by a `node.add` linked on from its head, as a remote writer can. */
+function append(remote: string, id: string, turns: { sid: string; bytes: string }[]): void {
+  tamper(remote, id, (dir) => {
+    const f = join(dir, 'events', '000000.txt');
+    let text = readFileSync(f, 'utf8');
+    const last = text.trimEnd().split('\n').pop()!.split(' ');
+    let seq = Number(last[0]);
+    let hash = last[1];
+    for (const t of turns) {
+      plant(dir, t.sid, t);
+      const bates = (JSON.parse(t.bytes) as { bates: string }).bates;
+      const body = hashes.canon({ data: { bates, node_hash: nodeHashOf(t.bytes) }, kind: 'node.add' });
+      hash = hashes.eventHash(Buffer.from(hash, 'hex'), Buffer.from(body, 'utf8')).toString('hex');
+      seq++;
+      text += `${seq} ${hash} ${body}\n`;
+    }
+    writeFileSync(f, text);
+    const head = JSON.parse(readFileSync(join(dir, 'HEAD.json'), 'utf8'));
+    writeFileSync(join(dir, 'HEAD.json'), `${hashes.canon({ ...head, events: { seq, hash } })}\n`);
+  });
+}
+
+/** The mirror's note of the commit x0forger was imported from in part (run.ts, partialRef) gone: a mirror made anew. */
+function forgetPartial(h: Host): void {
+  gitIn(`${h.db}.sync`, 'update-ref', '-d', 'refs/arborist-partial/origin/x0forger');
 }
 
 /** Host a with one session of its own on the remote, and that turn's fields as its branch holds them. */
@@ -97,13 +140,19 @@ describe("a partial host's head is not recorded: what it imported is held to its
     const r = run(a, ['sync', '--json']);
     expect(hostsOf(r)[0]).toMatchObject({ status: 'partial', held_back: [mine.sid] });
     expect(turnsOf(a).get('zzrewrite001-000001')).toBe(nodeHashOf(first));
+    const partial = gitIn(remote, 'rev-parse', 'hosts/x0forger').trim();
     // The writer force-pushes a history in which that Bates id is another turn: no head of it was recorded, so no
-    // commit of it had to stay on its branch.
+    // commit of it had to stay on its branch. Before: 'ok', the other turn skipped as already here, and the
+    // rewritten head recorded as imported: the shard held a turn that the only chain it recorded for its host
+    // claims as another, and nothing said so.
     const other = turnBytes(honest, 'zzrewrite001-000001', null, 'rewritten');
     forgeHost(remote, 'x0forger', [{ sid: 'zzrewrite001', bytes: other }], { force: true });
+    expect(hostsOf(run(a, ['sync', '--json']))[0].problems).toEqual([
+      `host x0forger rewrote its history: its branch no longer holds commit ${partial.slice(0, 12)}, imported from in part before; nothing of x0forger imported`,
+    ]);
+    // The mirror's note of that commit gone (a mirror made anew), the turn itself still says it.
+    forgetPartial(a);
     const again = run(a, ['sync', '--json']);
-    // Before: 'ok', the other turn skipped as already here, and the rewritten head recorded as imported: the shard
-    // held a turn that the only chain it recorded for its host claims as another, and nothing said so.
     expect(hostsOf(again)).toEqual([
       {
         host: 'x0forger',
@@ -122,7 +171,7 @@ describe("a partial host's head is not recorded: what it imported is held to its
     expect(run(a, ['verify']).code).toBe(0);
   });
 
-  it('so is one whose imported session was archived here since', () => {
+  it('so is one whose imported session was archived here since (the mirror made anew)', () => {
     const { remote, a, mine, honest } = ownSession();
     const held = turnBytes(honest, `${mine.sid}-000002`, mine.bates, 'forged into a');
     const first = turnBytes(honest, 'zzrewrite002-000001', null, 'as first pushed');
@@ -134,6 +183,7 @@ describe("a partial host's head is not recorded: what it imported is held to its
     archive(a, 'zzrewrite002');
     const other = turnBytes(honest, 'zzrewrite002-000001', null, 'rewritten');
     forgeHost(remote, 'x0forger', [{ sid: 'zzrewrite002', bytes: other }], { force: true });
+    forgetPartial(a);
     const again = run(a, ['sync', '--json']);
     expect(hostsOf(again)[0]).toMatchObject({
       status: 'refused',
@@ -145,5 +195,50 @@ describe("a partial host's head is not recorded: what it imported is held to its
     archive(a, 'zzrewrite002', true);
     expect(turnsOf(a).get('zzrewrite002-000001')).toBe(nodeHashOf(first));
     expect(hostsOf(run(a, ['sync', '--json']))[0].status).toBe('refused');
+  });
+
+  it('so is one that no longer holds the commit imported from: set back to the commit before, or a turn of it dropped', () => {
+    const { remote, a, mine, honest } = ownSession();
+    forgeHost(remote, 'x0forger', [
+      { sid: 'zzbase000001', bytes: turnBytes(honest, 'zzbase000001-000001', null, 'base') },
+    ]);
+    expect(hostsOf(run(a, ['sync', '--json']))[0].status).toBe('ok');
+    const recorded = gitIn(remote, 'rev-parse', 'hosts/x0forger').trim();
+    const first = turnBytes(honest, 'zzrewrite003-000001', null, 'as first pushed');
+    append(remote, 'x0forger', [
+      { sid: mine.sid, bytes: turnBytes(honest, `${mine.sid}-000002`, mine.bates, 'forged into a') },
+      { sid: 'zzrewrite003', bytes: first },
+    ]);
+    const partial = gitIn(remote, 'rev-parse', 'hosts/x0forger').trim();
+    expect(hostsOf(run(a, ['sync', '--json']))[0].status).toBe('partial');
+    expect(turnsOf(a).get('zzrewrite003-000001')).toBe(nodeHashOf(first));
+    const gone = `host x0forger rewrote its history: its branch no longer holds commit ${partial.slice(0, 12)}, imported from in part before; nothing of x0forger imported`;
+    // Set back to the commit whose head was recorded: before, 'unchanged', exit 0, the turn here claimed by no
+    // recorded head of its host.
+    gitIn(remote, 'update-ref', 'refs/heads/hosts/x0forger', recorded);
+    const back = run(a, ['sync', '--json']);
+    expect(hostsOf(back)).toEqual([
+      { host: 'x0forger', status: 'refused', held_back: [], turns: 0, problems: [gone] },
+    ]);
+    expect(back.code).toBe(1);
+    // Or gone on from there without that turn: before, 'ok' and that head recorded.
+    append(remote, 'x0forger', [
+      { sid: 'zzrewrite004', bytes: turnBytes(honest, 'zzrewrite004-000001', null, 'instead') },
+    ]);
+    expect(hostsOf(run(a, ['sync', '--json']))).toEqual([
+      { host: 'x0forger', status: 'refused', held_back: [], turns: 0, problems: [gone] },
+    ]);
+    expect(turnsOf(a).has('zzrewrite004-000001')).toBe(false);
+    // The commit imported from, back on the branch (its host going on from it), and the host is taken again.
+    gitIn(remote, 'update-ref', 'refs/heads/hosts/x0forger', partial);
+    append(remote, 'x0forger', [
+      { sid: 'zzrewrite004', bytes: turnBytes(honest, 'zzrewrite004-000001', null, 'instead') },
+    ]);
+    expect(hostsOf(run(a, ['sync', '--json']))[0]).toMatchObject({
+      status: 'partial',
+      held_back: [mine.sid],
+      turns: 1,
+    });
+    expect(run(a, ['verify']).code).toBe(0);
   });
 });
