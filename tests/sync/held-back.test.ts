@@ -97,7 +97,38 @@ describe('a held-back session lets nothing else of it in', () => {
     expect(hostsOf(again)[0]).toMatchObject({ status: 'partial', held_back: [mine.sid] });
     expect(turnsOf(a).get(claimed)).toBe(own.node_hash);
     expect(turnsOf(a).get(claimed)).not.toBe(nodeHashOf(forged));
+    // The forger's child now hangs under a's own turn: a turn names its parent by Bates id only, and a branch can
+    // name one still to come in any session, held back or not (none of the held-back turn's content came in).
+    expect(turnsOf(a).has('zzchild00001-000001')).toBe(true);
     expect(run(a, ['verify']).code).toBe(0);
+  });
+
+  it("the held-back turn's file under a path of the forger's own session refuses the whole host: the turn checks come before any session is held back", () => {
+    const { remote, a, mine, honest } = ownSession();
+    const forged = turnBytes(honest, `${mine.sid}-000002`, mine.bates, 'forged into a');
+    const own = turnBytes(honest, 'zzown0000001-000001', null, 'the forger has a session too');
+    // Its file again at a path of the forger's own session (a Bates id no event claims, nor can: the path names it).
+    forgeHost(remote, 'x0moved', [
+      { sid: mine.sid, bytes: forged },
+      { sid: 'zzown0000001', bytes: own },
+    ]);
+    tamper(remote, 'x0moved', (dir) => {
+      writeFileSync(join(dir, 'sessions', 'zz', 'zzown0000001', '000002.json'), forged);
+    });
+    const r = run(a, ['sync', '--json']);
+    expect(hostsOf(r)).toEqual([
+      {
+        host: 'x0moved',
+        status: 'refused',
+        held_back: [],
+        turns: 0,
+        problems: [
+          `host x0moved's turn zzown0000001-000002 holds ${mine.sid}-000002, not the turn its path names; nothing of x0moved imported`,
+        ],
+      },
+    ]);
+    expect(turnsOf(a).has('zzown0000001-000001')).toBe(false);
+    expect(turnsOf(a).has(`${mine.sid}-000002`)).toBe(false);
   });
 
   it("a held-back session's file marks nothing: its archive mark is not recorded, nor its host", () => {
