@@ -4,7 +4,7 @@
  * hosts push the same turns of it. pull.ts asks these of one host against this shard; settleSharedSessions settles
  * what several hosts' pulls of one sync push alike.
  */
-import { ArboristError, readArchive, type Shard } from '../store/index.js';
+import { ArboristError, readArchive, type SessionSource, type Shard } from '../store/index.js';
 import type { SessionFile } from './layout.js';
 import type { PulledTurns } from './turns.js';
 
@@ -65,6 +65,12 @@ export function sameTurns(a: PulledTurns, b: PulledTurns, sid: string): boolean 
     if (j < 0 || a.hashHex(j) !== b.hashHex(i)) return false;
   }
   return true;
+}
+
+/** Whose a session held here is, as the line that holds it back says (`which here is ...`): its source here. */
+export function whoseHere(o: SessionSource | undefined, sid: string): string {
+  if (o?.source === 'sync') return `host ${String(o.info.host)}'s`;
+  return isCopyOrigin(o, sid) ? 'a copy imported from an arborist export' : "this host's own";
 }
 
 /** The line that says a session of a host's branch was held back, and why (`which here is ...`). */

@@ -1,14 +1,5 @@
-import {
-  checkNewTurn,
-  formatBates,
-  hashes,
-  nextSeqOf,
-  type Shard,
-  type SyncStateRow,
-  type TurnContent,
-} from '../store/index.js';
-import { oneLine } from '../text/sanitize.js';
-import { heldBackLine, heldHere, isCopyOrigin, madeBy } from './copies.js';
+import { formatBates, hashes, nextSeqOf, type Shard, type SyncStateRow } from '../store/index.js';
+import { heldBackLine, heldHere, isCopyOrigin, madeBy, whoseHere } from './copies.js';
 import { forEachChange, isAncestor, ObjectTooBig, readObjects, type TreeChange } from './git.js';
 import {
   chunkOf,
@@ -24,6 +15,7 @@ import {
   type SessionFile,
   sessionPath,
 } from './layout.js';
+import { readTurn } from './turn-file.js';
 import { PulledTurns } from './turns.js';
 
 /**
@@ -73,53 +65,6 @@ function claimsOf(lines: readonly EventLine[], claim: (bates: string, nodeHash: 
   }
 }
 
-/** A turn file's bytes as a turn: its content when they are exactly the canonical bytes of one, else a reason. */
-export function readTurn(
-  buf: Buffer,
-  sid: string,
-  seq: number,
-): { content: TurnContent; node_hash: string } | string {
-  const text = buf.toString('utf8');
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch {
-    return 'is not JSON';
-  }
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) return 'is not a turn';
-  const c = v as TurnContent;
-  // The store's own canonical form of the hashed fields: equal bytes mean exactly these fields, exactly so written.
-  let canon: string;
-  try {
-    canon = hashes.nodeContentJson(c);
-  } catch {
-    return 'is not a turn';
-  }
-  if (canon !== text || !Buffer.from(canon, 'utf8').equals(buf)) return 'is not the canonical JSON of a turn';
-  if (c.bates !== formatBates(sid, seq))
-    return `holds ${oneLine(String(c.bates).slice(0, 40))}, not the turn its path names`;
-  // Canonical is not enough: a number for a question is canonical too. The store's own checks of a new turn, here, so
-  // that a bad turn refuses its host, named, rather than stopping the writer and the whole sync with it.
-  if (typeof c.created_at !== 'string' || (c.parent_bates !== null && typeof c.parent_bates !== 'string'))
-    return 'is not a turn (created_at or parent_bates is not text)';
-  // And as the store keeps it: a field the checks would fill in (a null audit) or mend (a lone surrogate) changes the
-  // hash the writer expects. Compared field by field: a second canonical form cost ~0.5 s per 100,000 turns.
-  try {
-    const k = checkNewTurn(c as never);
-    if (
-      k.audit !== c.audit ||
-      k.question !== c.question ||
-      k.answer_text !== c.answer_text ||
-      k.cited_titles.some((x, i) => x !== c.cited_titles[i])
-    )
-      return 'is not a turn as the store keeps one';
-  } catch (err) {
-    return `is not a turn (${oneLine(String((err as Error).message)).slice(0, 80)})`;
-  }
-  const node_hash = hashes.sha256(Buffer.concat([hashes.LEAF, buf])).toString('hex');
-  return { content: c, node_hash };
-}
-
 /** Turn blobs are read this many at a time: a first pull of a million turns never holds them all. */
 export const TURN_BATCH = 5_000;
 /** Event chunks are read this many at a time (1,000 events each), for the same reason. */
@@ -131,9 +76,10 @@ export async function planHost(
   host: string,
   tip: string,
   prev: SyncStateRow | undefined,
+  partial?: string,
 ): Promise<HostPlan> {
   try {
-    return await checkHost(shard, mirror, host, tip, prev);
+    return await checkHost(shard, mirror, host, tip, prev, partial);
   } catch (e) {
     // A blob too big to read (a remote can send gigabytes compressed to kilobytes) refuses its host, named; the
     // other hosts' turns still come in.
@@ -164,6 +110,7 @@ async function checkHost(
   host: string,
   tip: string,
   prev: SyncStateRow | undefined,
+  partial: string | undefined,
 ): Promise<HostPlan> {
   const plan = emptyPlan(host, tip);
   const refuse = (why: string): HostPlan => {
@@ -174,6 +121,11 @@ async function checkHost(
     plan.sessions.clear();
     return plan;
   };
+  // A commit imported from in part (its head not recorded: run.ts, partialRefs) stays on the branch, as one recorded.
+  if (partial !== undefined && partial !== tip && !(await isAncestor(mirror, partial, tip)))
+    return refuse(
+      `host ${host} rewrote its history: its branch no longer holds commit ${partial.slice(0, 12)}, imported from in part before; nothing of ${host} imported`,
+    );
   if (prev && prev.commit === tip) {
     plan.status = 'unchanged';
     return plan;
@@ -375,6 +327,9 @@ async function checkHost(
   // session (no copy's mark) may add turns to it, when every turn both hold is the same. Any other session held
   // here is held back, said, and the rest of the host imported: one disputed session (two versions of one export,
   // a remote writer's claim) kept every other turn of the host out, on every sync, until it was settled.
+  // A turn imported before from a host whose head was not recorded, pushed again as another (below; or archived).
+  const rewrote = (at: string): string =>
+    `host ${host} rewrote its history ${at}: a turn imported from it before is now another; nothing of ${host} imported`;
   const sids = new Set<string>([...plan.sessions.keys(), ...turns.sids]);
   const origins = shard.sessionOriginsOf([...sids]);
   const sameHere = new Set<string>();
@@ -382,7 +337,11 @@ async function checkHost(
     const here = shard.getSession(sid) !== undefined || shard.isArchivedSid(sid);
     if (!here) continue;
     const o = origins.get(sid) ?? shard.sourceOfSession(sid);
-    if (o?.source === 'sync' && o.info.host === host) continue;
+    if (o?.source === 'sync' && o.info.host === host) {
+      if (shard.isArchivedSid(sid) && heldHere(shard, turns, sid) === 'differs')
+        return refuse(rewrote(`in session ${sid} (archived here)`));
+      continue;
+    }
     const held = heldHere(shard, turns, sid);
     if (held === 'all') {
       sameHere.add(sid);
@@ -395,14 +354,8 @@ async function checkHost(
         parseSession((await readObjects(mirror, [`${tip}:${sessionPath(sid)}`]))[0]);
       if (file?.sid === sid && madeBy(file)) continue;
     }
-    const whose =
-      o?.source === 'sync'
-        ? `host ${String(o.info.host)}'s`
-        : copyHere
-          ? 'a copy imported from an arborist export'
-          : "this host's own";
     plan.heldBack.push(sid);
-    plan.problems.push(heldBackLine(host, sid, `which here is ${whose}`));
+    plan.problems.push(heldBackLine(host, sid, `which here is ${whoseHere(o, sid)}`));
   }
   const passedOver = new Set([...sameHere, ...plan.heldBack]);
   if (passedOver.size > 0) {
@@ -411,16 +364,21 @@ async function checkHost(
   }
   plan.turns = turns;
   // A turn below its session's next seq here, and not here, can never be placed (the store mints seqs in order and
-  // never goes back): the writer would throw the whole batch, so its host is refused here, named.
+  // never goes back): the writer would throw the whole batch, so its host is refused here, named. One here must be
+  // the same: a host whose head was not recorded (a session held back) is read again from the commit before, and
+  // its turns imported since may have been rewritten; the writer would skip them as here, and the head be recorded.
   const next = new Map<string, number | undefined>();
   for (let i = 0; i < turns.length; i++) {
     const sid = turns.sid(i);
     if (!next.has(sid)) next.set(sid, nextSeqOf(shard, sid));
     const n = next.get(sid);
-    if (n !== undefined && turns.seq[i] < n && shard.getNode(turns.bates(i)) === undefined)
+    if (n === undefined || turns.seq[i] >= n) continue;
+    const here = shard.getNode(turns.bates(i));
+    if (here === undefined)
       return refuse(
         `host ${host}'s turn ${turns.bates(i)} comes below its session's turns already here; nothing of ${host} imported`,
       );
+    if (!turns.hashIs(i, here.node_hash)) return refuse(rewrote(`at turn ${turns.bates(i)}`));
   }
   // A new session's file: in this commit or, for one pushed earlier without turns, at the tip.
   const missing = turns.sids.filter(

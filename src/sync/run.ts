@@ -14,8 +14,9 @@ import { git, readObjects } from './git.js';
 import { noteSync } from './last.js';
 import { HOST_RE, type SessionFile } from './layout.js';
 import { ensureMirror, hostId, takeLock, usableRemote } from './mirror.js';
-import { type HostPlan, planHost, readTurn, TURN_BATCH } from './pull.js';
+import { type HostPlan, planHost, TURN_BATCH } from './pull.js';
 import { push } from './push.js';
+import { readTurn } from './turn-file.js';
 import type { PulledTurns } from './turns.js';
 import type { Phase, Progress, SyncContext } from './types.js';
 
@@ -72,6 +73,30 @@ async function fetchedHosts(mirror: string, remote: string, self: string): Promi
     const host = ref.slice(hostRefPrefix(remote).length);
     if (HOST_RE.test(host) && host !== self) out.set(host, oid);
   }
+  return out;
+}
+
+/**
+ * The commits a host was imported from in part (its head not recorded: a session held back, a turn not placed), by
+ * host: refs in the mirror, set before the import and dropped once a head is recorded. Its next commits must hold
+ * that one (pull.ts), or what was imported from it is held to nothing: no recorded head pins it.
+ */
+function partialRef(remote: string, host: string): string {
+  return `refs/arborist-partial/${remote}/${host}`;
+}
+
+async function partialRefs(mirror: string, remote: string): Promise<Map<string, string>> {
+  const prefix = partialRef(remote, '');
+  const text = (
+    await git(
+      mirror,
+      ['for-each-ref', '--format=%(objectname) %(refname)', prefix],
+      'reading the commits imported from',
+    )
+  ).toString('utf8');
+  const out = new Map<string, string>();
+  for (const [oid, ref] of text.split('\n').map((l) => l.split(' ')))
+    if (ref?.startsWith(prefix)) out.set(ref.slice(prefix.length), oid);
   return out;
 }
 
@@ -318,11 +343,12 @@ async function syncLocked(ctx: SyncContext, dryRun: boolean): Promise<SyncReport
   // Pull: every other host, checked on its own; only those that pass are imported.
   const hosts = await fetchedHosts(mirror, remote, ctx.host);
   const before = new Map(syncStates(shard, remote).map((r) => [r.host, r]));
+  const partial = await partialRefs(mirror, remote);
   const plans: HostPlan[] = [];
   let done = 0;
   for (const [host, tip] of [...hosts].sort()) {
     ctx.progress('check', done++, hosts.size);
-    plans.push(await planHost(shard, mirror, host, tip, before.get(host)));
+    plans.push(await planHost(shard, mirror, host, tip, before.get(host), partial.get(host)));
   }
   ctx.progress('check', hosts.size, hosts.size);
   settleSharedSessions(plans);
@@ -346,6 +372,8 @@ async function syncLocked(ctx: SyncContext, dryRun: boolean): Promise<SyncReport
       imported.set(p.host, n);
     }
   } else if (ok.length > 0) {
+    const refs = ok.map((p) => `update ${partialRef(remote, p.host)} ${p.commit}\n`).join('');
+    await git(mirror, ['update-ref', '--stdin'], 'noting the commits imported from', refs);
     const r = await importAll(ctx, ok);
     for (const pr of r.problems) report.problems.push(pr);
     const added = r.added;
@@ -402,7 +430,7 @@ async function syncLocked(ctx: SyncContext, dryRun: boolean): Promise<SyncReport
     sessions: pushed.sessions,
   };
   if (dryRun) return report;
-  if (pushed.head !== null || Object.keys(advanced).length > 0 || Object.keys(marks).length > 0)
+  if (pushed.head !== null || Object.keys(advanced).length > 0 || Object.keys(marks).length > 0) {
     report.event = recordSync(shard, {
       remote,
       host: ctx.host,
@@ -412,5 +440,9 @@ async function syncLocked(ctx: SyncContext, dryRun: boolean): Promise<SyncReport
       hosts: advanced,
       marks,
     });
+    const drop = Object.keys(advanced).map((h) => `delete ${partialRef(remote, h)}\n`);
+    if (drop.length > 0)
+      await git(mirror, ['update-ref', '--stdin'], 'noting the heads recorded', drop.join(''));
+  }
   return report;
 }

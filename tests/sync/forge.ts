@@ -1,7 +1,17 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { hashes } from '../../src/store/index.js';
-import { ask, bareRemote, gitIn, type Host, host, hostIdOf, sync, writeFileSync } from './helpers.js';
+import {
+  ask,
+  bareRemote,
+  gitIn,
+  type Host,
+  host,
+  hostIdOf,
+  sync,
+  tempDir,
+  writeFileSync,
+} from './helpers.js';
 
 /** What the attack tests (attack.test.ts, forged.test.ts) forge a host's branch with. */
 
@@ -49,4 +59,45 @@ export function scene(): { remote: string; a: Host; b: Host; h: any; honest: Rec
   const h = ask(a, 'honest');
   sync(a);
   return { remote, a, b, h, honest: honestTurn(remote, hostIdOf(a), h.sid) };
+}
+
+/**
+ * A host's branch made from nothing, as a remote writer can: one event claiming each turn, linked from zero. `force`:
+ * over the branch already there (a history rewritten whole).
+ */
+export function forgeHost(
+  remote: string,
+  id: string,
+  turns: { sid: string; bytes: string; session?: Record<string, unknown> }[],
+  opts: { force?: boolean } = {},
+): void {
+  const dir = join(tempDir('arb-forge-'), 'w');
+  execFileSync('git', ['init', '--quiet', dir]);
+  let prev: Buffer = hashes.ZERO_HASH;
+  const lines: string[] = [];
+  turns.forEach((t, i) => {
+    plant(dir, t.sid, t);
+    const node_hash = hashes
+      .sha256(Buffer.concat([hashes.LEAF, Buffer.from(t.bytes, 'utf8')]))
+      .toString('hex');
+    const body = Buffer.from(
+      hashes.canon({
+        data: { bates: (JSON.parse(t.bytes) as { bates: string }).bates, node_hash },
+        kind: 'node.add',
+      }),
+      'utf8',
+    );
+    prev = hashes.eventHash(prev, body);
+    lines.push(`${i + 1} ${prev.toString('hex')} ${body.toString('utf8')}\n`);
+  });
+  execFileSync('mkdir', ['-p', join(dir, 'events')]);
+  writeFileSync(join(dir, 'events', '000000.txt'), lines.join(''));
+  writeFileSync(
+    join(dir, 'HEAD.json'),
+    `${hashes.canon({ events: { hash: prev.toString('hex'), seq: turns.length }, format: 1, host: id, sessions: 0, turns: 0 })}\n`,
+  );
+  const g = (...args: string[]) => execFileSync('git', args, { cwd: dir, stdio: 'pipe' });
+  g('add', '-A');
+  g('-c', 'user.name=x', '-c', 'user.email=x@example.com', 'commit', '--quiet', '-m', 'forged');
+  g('push', '--quiet', ...(opts.force ? ['--force'] : []), remote, `HEAD:refs/heads/hosts/${id}`);
 }

@@ -1,9 +1,8 @@
-import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hashes } from '../../src/store/index.js';
-import { forgedTurn, honestTurn, plant, scene } from './forge.js';
+import { forgedTurn, forgeHost, honestTurn, plant, scene } from './forge.js';
 import {
   archive,
   ask,
@@ -23,43 +22,6 @@ import {
 } from './helpers.js';
 
 /** The attacker's review, continued (attack.test.ts): a host's branch forged whole, turn by turn. */
-
-/** A host's branch made from nothing, as a remote writer can: one event claiming each turn, linked from zero. */
-function forgeHost(
-  remote: string,
-  id: string,
-  turns: { sid: string; bytes: string; session?: Record<string, unknown> }[],
-): void {
-  const dir = join(tempDir('arb-forge-'), 'w');
-  execFileSync('git', ['init', '--quiet', dir]);
-  let prev: Buffer = hashes.ZERO_HASH;
-  const lines: string[] = [];
-  turns.forEach((t, i) => {
-    plant(dir, t.sid, t);
-    const node_hash = hashes
-      .sha256(Buffer.concat([hashes.LEAF, Buffer.from(t.bytes, 'utf8')]))
-      .toString('hex');
-    const body = Buffer.from(
-      hashes.canon({
-        data: { bates: (JSON.parse(t.bytes) as { bates: string }).bates, node_hash },
-        kind: 'node.add',
-      }),
-      'utf8',
-    );
-    prev = hashes.eventHash(prev, body);
-    lines.push(`${i + 1} ${prev.toString('hex')} ${body.toString('utf8')}\n`);
-  });
-  execFileSync('mkdir', ['-p', join(dir, 'events')]);
-  writeFileSync(join(dir, 'events', '000000.txt'), lines.join(''));
-  writeFileSync(
-    join(dir, 'HEAD.json'),
-    `${hashes.canon({ events: { hash: prev.toString('hex'), seq: turns.length }, format: 1, host: id, sessions: 0, turns: 0 })}\n`,
-  );
-  const g = (...args: string[]) => execFileSync('git', args, { cwd: dir, stdio: 'pipe' });
-  g('add', '-A');
-  g('-c', 'user.name=x', '-c', 'user.email=x@example.com', 'commit', '--quiet', '-m', 'forged');
-  g('push', '--quiet', remote, `HEAD:refs/heads/hosts/${id}`);
-}
 
 describe('what no check can catch, and who then notices', () => {
   it("a remote writer appends a linked event and a turn to a host's branch: other hosts take it (nothing is signed); that host's next sync and check --remote say so", () => {
