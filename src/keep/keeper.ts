@@ -8,7 +8,7 @@ import { SOURCE_KINDS, SOURCES } from '../import/sources.js';
 import { stopsImport, type UnitSummary } from '../import/writer.js';
 import { ArboristError, parseBates, type Shard } from '../store/index.js';
 import { type Fingerprint, fingerprint, sameFp, statOf } from './fingerprint.js';
-import type { BatchReport, KeeperOptions, KeeperStats } from './types.js';
+import { type BatchReport, emptyBatchReport, type KeeperOptions, type KeeperStats } from './types.js';
 
 /**
  * The keeper's engine (docs/keep.md): every findable source's files followed in one process. Folders are watched
@@ -503,17 +503,7 @@ export class Keeper {
       folderProblems.push(...s.problems);
     }
     if (this.rescanWanted.size === 0) this.rescanAt = 0;
-    const report: BatchReport = {
-      files: 0,
-      turns_added: 0,
-      sessions: 0,
-      turns_waiting: 0,
-      by_source: {},
-      by_session: new Map(),
-      problems: [],
-      truncated: [],
-      gone: [],
-    };
+    const report = emptyBatchReport();
     for (const p of folderProblems) this.tellProblem(p, report);
     let taken = 0;
     for (const file of [...this.dirty]) {

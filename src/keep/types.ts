@@ -43,6 +43,21 @@ export interface BatchReport {
   gone: string[];
 }
 
+/** A batch that has read nothing yet. */
+export function emptyBatchReport(): BatchReport {
+  return {
+    files: 0,
+    turns_added: 0,
+    sessions: 0,
+    turns_waiting: 0,
+    by_source: {},
+    by_session: new Map(),
+    problems: [],
+    truncated: [],
+    gone: [],
+  };
+}
+
 export interface KeeperStats {
   batches: number;
   files_read: number;

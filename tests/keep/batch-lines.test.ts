@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { batchLines } from '../../src/keep/run.js';
-import type { BatchReport } from '../../src/keep/types.js';
+import { type BatchReport, emptyBatchReport } from '../../src/keep/types.js';
 import { cli } from '../support/cli.js';
 import { fakeHome, logText, startKeeper, stop, until } from './helpers.js';
 
@@ -42,18 +42,7 @@ describe('keep: a batch of many problems', () => {
   });
 
   it('says a batch with one or two items on its one line, as before; more: counted, the first, a line each', () => {
-    const batch = (over: Partial<BatchReport>): BatchReport => ({
-      files: 1,
-      turns_added: 0,
-      sessions: 0,
-      turns_waiting: 0,
-      by_source: {},
-      by_session: new Map(),
-      problems: [],
-      truncated: [],
-      gone: [],
-      ...over,
-    });
+    const batch = (over: Partial<BatchReport>): BatchReport => ({ ...emptyBatchReport(), files: 1, ...over });
     expect(batchLines(batch({}))).toEqual([]);
     expect(
       batchLines(
