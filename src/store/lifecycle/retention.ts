@@ -139,7 +139,6 @@ export function planMaintenance(shard: Shard, opts: MaintainOptions = {}): Maint
   };
 }
 
-/** A size with its unit ("49.2 MiB"), its bytes too when it reads the same as the one it is compared with. */
 /**
  * A span of time for the reasons, in whole units ("541 days", "12 hours"): the session's line beside it says when it
  * was last active, so the reason need not repeat two raw ISO times (it did: "... 2025-06-14T10:03:00.000Z is older
@@ -159,6 +158,7 @@ function span(ms: number): string {
   return '0 seconds';
 }
 
+/** A size with its unit ("49.2 MiB"), its bytes too when it reads the same as the one it is compared with. */
 function sizeOf(bytes: number, other: number): string {
   const s = formatBytes(bytes);
   return s === formatBytes(other) ? `${s} (${thousands(bytes)} bytes)` : s;
