@@ -136,13 +136,10 @@ export function find(shard: Shard, args: FindArgs) {
   const notes = [
     ...r.unknownFilters.map((name) => unknownFilterNote(name, FILTER_NAMES)),
     ...r.problems.map((p) => line(p)),
-    ...Object.entries(r.corrections)
-      // A name typed as a filter is said above, with the filter meant; its spelling as a word is no news.
-      .filter(([typo]) => !r.unknownFilters.includes(typo.toLowerCase()))
-      .map(
-        ([typo, alts]) =>
-          `no '${line(typo, 60)}' in the shard; also searched ${alts.map((a) => line(a, 60)).join(', ')}`,
-      ),
+    ...Object.entries(r.corrections).map(
+      ([typo, alts]) =>
+        `no '${line(typo, 60)}' in the shard; also searched ${alts.map((a) => line(a, 60)).join(', ')}`,
+    ),
   ];
   const head = { searched: r.searched, ...(notes.length > 0 ? { notes } : {}) };
   const { page, next } = takePage(items, offset, limit, jsonBytes(head) + 200);

@@ -63,11 +63,8 @@ export const findCmd: Command = {
       return 0;
     }
     const c = ctx.out.color;
-    for (const [typo, alts] of Object.entries(corrections)) {
-      // A name typed as a filter was said above (with the filter meant): its spelling as a word is no news.
-      if (unknownFilters.includes(typo.toLowerCase())) continue;
+    for (const [typo, alts] of Object.entries(corrections))
       ctx.out.err(`${c.dim(`(no '${oneLine(typo)}'; also searched ${alts.map(oneLine).join(', ')})`)}\n`);
-    }
     // No number under a date filter: the shard keeps no count of a day's turns (SearchResult.searched).
     if (hits.length === 0)
       ctx.out.out(

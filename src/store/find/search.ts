@@ -72,7 +72,10 @@ export interface SearchResult {
    * cost a scan of the turns.
    */
   searched: number | null;
-  /** Terms that had no hits and were replaced by existing one-edit variants. */
+  /**
+   * Terms that had no hits and were replaced by existing one-edit variants (not those typed as a filter name:
+   * unknownFilters says them).
+   */
   corrections: Record<string, string[]>;
   /** Filters that could not be used, one line each (filters.ts); empty when all were. */
   problems: string[];
@@ -292,6 +295,17 @@ function snippetTermsOf(
 }
 
 export function search(db: Database.Database, text: string, opts: SearchOptions = {}): SearchResult {
+  const r = searchFor(db, text, opts);
+  if (r.unknownFilters.length === 0) return r;
+  // A name typed as a filter (`agnt:`) is said with the filter meant (unknownFilters): its spelling as a word,
+  // corrected and searched too, is no news to say a second time.
+  const said = Object.entries(r.corrections).filter(
+    ([typo]) => !r.unknownFilters.includes(typo.toLowerCase()),
+  );
+  return { ...r, corrections: Object.fromEntries(said) };
+}
+
+function searchFor(db: Database.Database, text: string, opts: SearchOptions): SearchResult {
   const limit = Math.max(1, Math.min(opts.limit ?? 50, MAX_HITS));
   const candidates = Math.max(CANDIDATES, limit);
   const parsed = parseQuery(text);

@@ -96,8 +96,7 @@ export const FIND_QUESTION_MAX = 600;
 
 /**
  * A search answer as the TUI keeps it: hits trimmed to what a line can show, corrections flattened; a name typed as
- * a filter that is none said among the problems with the filter meant (as `arborist find` says it), its spelling as
- * a word not among the corrections.
+ * a filter that is none said among the problems with the filter meant (as `arborist find` says it).
  */
 export function toFound(r: SearchResult): {
   hits: HitLine[];
@@ -125,13 +124,7 @@ export function toFound(r: SearchResult): {
       };
     }),
     searched: r.searched,
-    corrections: [
-      ...new Set(
-        Object.entries(r.corrections)
-          .filter(([typo]) => !r.unknownFilters.includes(typo.toLowerCase()))
-          .flatMap(([, alts]) => alts),
-      ),
-    ],
+    corrections: [...new Set(Object.values(r.corrections).flat())],
     problems: [...r.unknownFilters.map((name) => unknownFilterNote(name, FILTER_NAMES)), ...r.problems],
     match: r.match,
   };
