@@ -44,8 +44,8 @@ const NEWS_LINES = 9;
 /**
  * A batch's lines for the log (and the terminal): the first says what it added and its news; when that is more
  * than NEWS_ON_LINE items, how many of each and the first (a problem's line alone can be 200 columns); the rest
- * follow, a line each, and past NEWS_LINES one says how many more (as keep --status does). Joined into one line, the first five problems of
- * a batch and "N more problems" made a line of a thousand columns.
+ * follow, a line each, and past NEWS_LINES one says how many more (as keep --status does). Joined into one line,
+ * the first five problems of a batch and "N more problems" made a line of a thousand columns.
  */
 export function batchLines(b: BatchReport): string[] {
   const parts: string[] = [];
